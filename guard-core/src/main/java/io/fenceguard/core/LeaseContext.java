@@ -1,0 +1,130 @@
+package io.fenceguard.core;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+/**
+ * The leases a thread works under, for the layers below (SQL fence, HTTP header). Bound for a scope
+ * and always unbound when the scope closes, exceptions included. Threads do not inherit it: carry it
+ * into executors and {@code CompletableFuture} tasks with {@link #wrap} or {@link #propagating}.
+ */
+public final class LeaseContext {
+
+    private static final ThreadLocal<List<Lease>> BOUND = ThreadLocal.withInitial(List::of);
+
+    private LeaseContext() {
+    }
+
+    /** The innermost bound lease. */
+    public static Optional<Lease> current() {
+        List<Lease> leases = BOUND.get();
+        return leases.isEmpty() ? Optional.empty() : Optional.of(leases.get(leases.size() - 1));
+    }
+
+    /** The innermost bound lease on {@code resource}. */
+    public static Optional<Lease> current(ResourceName resource) {
+        List<Lease> leases = BOUND.get();
+        for (int i = leases.size() - 1; i >= 0; i--) {
+            if (leases.get(i).resource().equals(resource)) {
+                return Optional.of(leases.get(i));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Every bound lease, outermost first. */
+    public static List<Lease> all() {
+        return BOUND.get();
+    }
+
+    /**
+     * The innermost bound lease, checked to be still valid: the fail-fast entry point of guarded calls.
+     *
+     * @throws LeaseLostException when it was lost
+     * @throws GuardException when no lease is bound
+     */
+    public static Lease requireValid() {
+        Lease lease = current().orElseThrow(() -> new GuardException("no lease is bound to this thread", null, null));
+        lease.ensureValid();
+        return lease;
+    }
+
+    /** Binds {@code lease} until the returned scope is closed. */
+    public static Scope bind(Lease lease) {
+        if (lease == null) {
+            throw new IllegalArgumentException("lease must not be null");
+        }
+        List<Lease> before = BOUND.get();
+        List<Lease> after = new ArrayList<>(before.size() + 1);
+        after.addAll(before);
+        after.add(lease);
+        BOUND.set(Collections.unmodifiableList(after));
+        return new Scope(before);
+    }
+
+    /** Runs {@code task} with the leases bound now, wherever it runs. */
+    public static Runnable wrap(Runnable task) {
+        List<Lease> captured = BOUND.get();
+        return () -> {
+            try (Scope ignored = restore(captured)) {
+                task.run();
+            }
+        };
+    }
+
+    public static <T> Callable<T> wrap(Callable<T> task) {
+        List<Lease> captured = BOUND.get();
+        return () -> {
+            try (Scope ignored = restore(captured)) {
+                return task.call();
+            }
+        };
+    }
+
+    public static <T> Supplier<T> wrap(Supplier<T> task) {
+        List<Lease> captured = BOUND.get();
+        return () -> {
+            try (Scope ignored = restore(captured)) {
+                return task.get();
+            }
+        };
+    }
+
+    /** An executor that runs each task with the leases bound when it was submitted. */
+    public static Executor propagating(Executor executor) {
+        return task -> executor.execute(wrap(task));
+    }
+
+    private static Scope restore(List<Lease> leases) {
+        List<Lease> before = BOUND.get();
+        BOUND.set(leases);
+        return new Scope(before);
+    }
+
+    /** Restores what was bound before; closing twice does nothing. */
+    public static final class Scope implements AutoCloseable {
+        private final List<Lease> previous;
+        private boolean closed;
+
+        private Scope(List<Lease> previous) {
+            this.previous = previous;
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                if (previous.isEmpty()) {
+                    BOUND.remove();
+                } else {
+                    BOUND.set(previous);
+                }
+            }
+        }
+    }
+}

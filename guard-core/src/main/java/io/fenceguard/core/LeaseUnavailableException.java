@@ -1,0 +1,12 @@
+package io.fenceguard.core;
+
+/**
+ * Redis could not be used: it failed after retries, or the circuit breaker is open after repeated
+ * failures and calls fail fast until it half-opens again.
+ */
+public class LeaseUnavailableException extends GuardException {
+
+    public LeaseUnavailableException(String message, ResourceName resource, Throwable cause) {
+        super(message, resource, null, cause);
+    }
+}
