@@ -86,7 +86,7 @@ public final class LeaseContext {
         };
     }
 
-    public static <T> Supplier<T> wrap(Supplier<T> task) {
+    public static <T> Supplier<T> wrapSupplier(Supplier<T> task) {
         List<Lease> captured = BOUND.get();
         return () -> {
             try (Scope ignored = restore(captured)) {

@@ -1,0 +1,48 @@
+package io.fenceguard.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fenceguard.testsupport.RedisProcess;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+
+/** Rule 5: an idle resource leaves no key behind, and its next token is still greater. */
+class KeyExpiryTest {
+
+    @Test
+    void everyKeyOfAResourceExpiresAndTokensStillGrow() throws Exception {
+        try (RedisProcess redis = RedisProcess.start()) {
+            RedissonClient client = RedisClients.single(redis.uri());
+            LeaseConfig config = RedisClients.fast()
+                    .leaseTime(Duration.ofMillis(600))
+                    .lockDelay(Duration.ofMillis(200))
+                    .tokenIdleTtl(Duration.ofMillis(100))   // raised to lease + delay + 1 s
+                    .build();
+            assertThat(config.tokenIdleTtl()).isEqualTo(Duration.ofMillis(1_800));
+            LeaseManager manager = LeaseManager.of(client, config);
+            long first;
+            try (Lease lease = manager.acquire("idle:1", Duration.ofSeconds(1))) {
+                first = lease.token().value();
+                for (Object key : (List<?>) redis.call("KEYS", "*")) {
+                    assertThat((Long) redis.call("PTTL", String.valueOf(key))).as("ttl of %s", key).isPositive();
+                }
+            }
+            List<?> afterRelease = (List<?>) redis.call("KEYS", "*");
+            assertThat(afterRelease).hasSize(1);   // only the token sequence stays for a while
+            assertThat((Long) redis.call("PTTL", String.valueOf(afterRelease.get(0)))).isPositive();
+
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (redis.call("DBSIZE").equals(1L) && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(redis.call("DBSIZE")).isEqualTo(0L);
+            try (Lease lease = manager.acquire("idle:1", Duration.ofSeconds(1))) {
+                assertThat(lease.token().value()).isGreaterThan(first);
+            }
+            manager.close();
+            client.shutdown();
+        }
+    }
+}

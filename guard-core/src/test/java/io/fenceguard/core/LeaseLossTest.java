@@ -1,0 +1,118 @@
+package io.fenceguard.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fenceguard.testsupport.TestServers;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+
+/** A holder paused past its lease loses it; the next holder gets a greater token. */
+class LeaseLossTest {
+
+    private RedissonClient pausedClient;
+    private RedissonClient otherClient;
+    private LeaseManager paused;
+    private LeaseManager other;
+
+    @BeforeEach
+    void setUp() {
+        pausedClient = RedisClients.single(TestServers.redis().uri());
+        otherClient = RedisClients.single(TestServers.redis().uri());
+        LeaseConfig config = RedisClients.fast()
+                .leaseTime(Duration.ofMillis(800))
+                .lockDelay(Duration.ofMillis(300))
+                .build();
+        paused = LeaseManager.of(pausedClient, config);
+        other = LeaseManager.of(otherClient, config);
+    }
+
+    @AfterEach
+    void tearDown() {
+        paused.close();
+        other.close();
+        pausedClient.shutdown();
+        otherClient.shutdown();
+    }
+
+    @Test
+    void pausedHolderLosesItsLeaseToANewerTokenAndFailsFast() throws Exception {
+        String resource = "account:" + System.nanoTime();
+        List<LeaseLossReason> told = new CopyOnWriteArrayList<>();
+        List<LeaseLossReason> toldManager = new CopyOnWriteArrayList<>();
+        paused.addListener((lease, reason) -> toldManager.add(reason));
+
+        Lease stale = paused.acquire(resource, Duration.ofSeconds(1));
+        stale.onLost((lease, reason) -> told.add(reason));
+        try (LeaseContext.Scope scope = LeaseContext.bind(stale)) {
+            // Renewal keeps it alive well past the lease time while the holder lives.
+            Thread.sleep(1_600);
+            assertThat(stale.isValid()).isTrue();
+            assertThat(other.tryAcquire(resource)).isEmpty();
+
+            stale.suspendRenewal(Duration.ofSeconds(30));   // the stop-the-world pause begins
+            try (Lease newer = other.acquire(resource, Duration.ofSeconds(5))) {
+                assertThat(newer.token()).isGreaterThan(stale.token());
+                assertThat(stale.isValid()).isFalse();
+                assertThatThrownBy(LeaseContext::requireValid)
+                        .isInstanceOf(LeaseLostException.class)
+                        .hasMessageContaining(resource)
+                        .hasMessageContaining(stale.token().toString())
+                        .satisfies(e -> assertThat(((LeaseLostException) e).reason()).isEqualTo(LeaseLossReason.EXPIRED));
+                assertThatThrownBy(() -> paused.acquire(resource, Duration.ZERO))
+                        .as("re-entering a lost lease")
+                        .isInstanceOf(LeaseLostException.class);
+            }
+        }
+        stale.close();
+        assertThat(told).containsExactly(LeaseLossReason.EXPIRED);
+        assertThat(toldManager).containsExactly(LeaseLossReason.EXPIRED);
+    }
+
+    @Test
+    void renewalRejectedByRedisMarksTheLeaseLost() throws Exception {
+        String resource = "account:" + System.nanoTime();
+        List<LeaseLossReason> told = new CopyOnWriteArrayList<>();
+        Lease lease = paused.acquire(resource, Duration.ofSeconds(1));
+        lease.onLost((l, reason) -> told.add(reason));
+        // Somebody else's hand removes the lock (an operator, a flush): the next renewal finds it gone.
+        otherClient.getKeys().deleteByPattern(paused.config().keyPrefix() + "{" + resource + "}:lock");
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (told.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(told).containsExactly(LeaseLossReason.RENEWAL_REJECTED);
+        assertThatThrownBy(lease::ensureValid).isInstanceOf(LeaseLostException.class)
+                .hasMessageContaining("no longer holds it");
+        lease.close();
+    }
+
+    @Test
+    void releaseNeverDeletesAnotherHoldersLock() throws Exception {
+        String resource = "account:" + System.nanoTime();
+        Lease stale = paused.acquire(resource, Duration.ofSeconds(1));
+        stale.suspendRenewal(Duration.ofSeconds(30));
+        try (Lease newer = other.acquire(resource, Duration.ofSeconds(5))) {
+            stale.close();   // the paused holder wakes up and releases: compare-and-delete keeps newer's lock
+            assertThat(paused.tryAcquire(resource)).isEmpty();
+            assertThat(newer.isValid()).isTrue();
+        }
+    }
+
+    @Test
+    void closedLeaseIsNoLongerValidAndSaysSo() {
+        Lease lease = paused.acquire("account:" + System.nanoTime(), Duration.ofSeconds(1));
+        lease.close();
+        lease.close();
+        assertThat(lease.isValid()).isFalse();
+        assertThat(lease.remaining()).isEqualTo(Duration.ZERO);
+        assertThatThrownBy(lease::ensureValid).isInstanceOf(GuardException.class)
+                .isNotInstanceOf(LeaseLostException.class)
+                .hasMessageContaining("already released");
+    }
+}
