@@ -35,16 +35,8 @@ public final class RedisCalls {
 
     /** Uses {@code breaker} when given (for example one from a registry), else builds one from the config. */
     public static RedisCalls of(LeaseConfig config, CircuitBreaker breaker) {
-        CircuitBreaker cb = breaker != null ? breaker : CircuitBreaker.of(config.clientName() + "-redis",
-                CircuitBreakerConfig.custom()
-                        .failureRateThreshold(config.failureRateThreshold())
-                        .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-                        .slidingWindowSize(config.slidingWindowSize())
-                        .minimumNumberOfCalls(Math.min(5, config.slidingWindowSize()))
-                        .waitDurationInOpenState(config.openStateDuration())
-                        .permittedNumberOfCallsInHalfOpenState(2)
-                        .recordExceptions(RedisException.class)
-                        .build());
+        CircuitBreaker cb = breaker != null ? breaker
+                : CircuitBreaker.of(config.clientName() + "-redis", breakerConfig(config));
         Retry retry = Retry.of(config.clientName() + "-redis", RetryConfig.custom()
                 .maxAttempts(config.redisAttempts())
                 .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(config.redisBackoff(), 2.0, 0.5))
@@ -54,6 +46,19 @@ public final class RedisCalls {
                 .ignoreExceptions(CallNotPermittedException.class)
                 .build());
         return new RedisCalls(cb, retry);
+    }
+
+    /** Opens on the configured share of failed Redis calls and stays open the configured time. */
+    public static CircuitBreakerConfig breakerConfig(LeaseConfig config) {
+        return CircuitBreakerConfig.custom()
+                .failureRateThreshold(config.failureRateThreshold())
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(config.slidingWindowSize())
+                .minimumNumberOfCalls(Math.min(5, config.slidingWindowSize()))
+                .waitDurationInOpenState(config.openStateDuration())
+                .permittedNumberOfCallsInHalfOpenState(2)
+                .recordExceptions(RedisException.class)
+                .build();
     }
 
     public CircuitBreaker breaker() {
