@@ -1,0 +1,197 @@
+package io.fenceguard.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fenceguard.core.internal.LeaseKeys;
+import io.fenceguard.testsupport.RedisProcess;
+import io.fenceguard.testsupport.RedisSentinelGroup;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+
+/**
+ * Token rules 2-4 through a Sentinel failover to a replica that missed the last writes of its master:
+ * the replica is frozen (SIGSTOP) and cut off from the master, more tokens are minted on the master
+ * alone, the master is killed, and the sentinels promote the replica without those writes.
+ */
+class SentinelTest {
+
+    private static final String MASTER = RedisSentinelGroup.MASTER_NAME;
+
+    @Test
+    void tokensKeepGrowingAfterFailoverToAReplicaThatMissedWrites() {
+        try (RedisSentinelGroup group = RedisSentinelGroup.start()) {
+            RedissonClient clientA = RedisClients.sentinel(MASTER, group.sentinelUris());
+            RedissonClient clientB = RedisClients.sentinel(MASTER, group.sentinelUris());
+            // Leases long enough to outlive the failover, so that a lease held across it stays valid.
+            LeaseConfig config = RedisClients.fast()
+                    .leaseTime(Duration.ofSeconds(20))
+                    .openStateDuration(Duration.ofMillis(500))
+                    .build();
+            LeaseManager managerA = LeaseManager.of(clientA, config);
+            LeaseManager managerB = LeaseManager.of(clientB, config);
+            try {
+                run(group, config, managerA, managerB);
+            } finally {
+                managerA.close();
+                managerB.close();
+                clientA.shutdown();
+                clientB.shutdown();
+            }
+        }
+    }
+
+    private void run(RedisSentinelGroup group, LeaseConfig config, LeaseManager managerA, LeaseManager managerB) {
+        RedisProcess master = group.master();
+        RedisProcess replica = group.replica();
+        String resource = "ledger:7";
+        String strandedResource = "ledger:stranded";
+        String heldResource = "ledger:held";
+        LeaseKeys keys = LeaseKeys.of(config.keyPrefix(), ResourceName.of(resource));
+        LeaseKeys strandedKeys = LeaseKeys.of(config.keyPrefix(), ResourceName.of(strandedResource));
+        LeaseKeys heldKeys = LeaseKeys.of(config.keyPrefix(), ResourceName.of(heldResource));
+        List<Long> issued = new ArrayList<>();
+
+        // Before the fault: tokens grow across both clients, and a re-entrant lease is held.
+        for (int i = 0; i < 30; i++) {
+            mint(i % 2 == 0 ? managerA : managerB, resource, issued);
+        }
+        Lease held = managerA.acquire(heldResource, Duration.ofSeconds(5));
+        try (Lease inner = managerA.acquire(heldResource, Duration.ofSeconds(5))) {
+            assertThat(inner.token()).isEqualTo(held.token());
+        }
+        assertThat(master.call("WAIT", "1", "5000")).as("replica acknowledged everything so far").isEqualTo(1L);
+        long lastReplicated = last(issued);
+        assertThat(replica.call("GET", keys.seq())).isEqualTo(String.valueOf(lastReplicated));
+        assertThat(replica.call("HGET", heldKeys.lock(), "token")).isEqualTo(held.token().toString());
+
+        // The replica stops and loses its link; the master goes on minting alone, then dies.
+        String replicaPid = processId(replica);
+        signal("STOP", replicaPid);
+        Lease stranded;
+        try {
+            assertThat((Long) master.call("CLIENT", "KILL", "TYPE", "replica")).isGreaterThanOrEqualTo(1L);
+            for (int i = 0; i < 20; i++) {
+                mint(i % 2 == 0 ? managerA : managerB, resource, issued);
+            }
+            stranded = managerA.acquire(strandedResource, Duration.ofSeconds(5));
+            master.kill();
+        } finally {
+            signal("CONT", replicaPid);
+        }
+        long lastBeforeFailover = last(issued);
+        assertThat(lastBeforeFailover).isGreaterThan(lastReplicated);
+        group.killMasterAndAwaitFailover();
+
+        // The promoted replica really lacks the writes made while it was cut off.
+        assertThat(group.currentMasterPort()).isEqualTo(replica.port());
+        assertThat(replica.call("GET", keys.seq())).as("sequence on the promoted replica")
+                .isEqualTo(String.valueOf(lastReplicated));
+        assertThat(replica.call("EXISTS", strandedKeys.lock())).as("lock taken while the replica was cut off")
+                .isEqualTo(0L);
+
+        // After the failover: every new token is above every token issued before it.
+        long highestBefore = issued.stream().mapToLong(Long::longValue).max().orElseThrow();
+        int before = issued.size();
+        for (int i = 0; i < 20; i++) {
+            LeaseManager manager = i % 2 == 0 ? managerB : managerA;
+            try (Lease lease = retrying(() -> manager.acquire(resource, Duration.ofSeconds(5)))) {
+                issued.add(lease.token().value());
+            }
+        }
+        assertThat(issued.get(before)).as("first token after the failover").isGreaterThan(highestBefore);
+        assertStrictlyIncreasing(issued);
+        assertThat(replica.call("GET", keys.seq())).isEqualTo(String.valueOf(last(issued)));
+
+        // The lease whose lock died with the old master: another client now gets a greater token.
+        try (Lease taken = retrying(() -> managerB.acquire(strandedResource, Duration.ofSeconds(5)))) {
+            assertThat(taken.token()).isGreaterThan(stranded.token());
+        }
+        stranded.close();
+
+        // Rule 3 across the failover: the replicated lease is still held and re-entry keeps its token.
+        try (Lease again = retrying(() -> managerA.acquire(heldResource, Duration.ofSeconds(5)))) {
+            assertThat(again.token()).isEqualTo(held.token());
+        }
+        Optional<Lease> intruder = retrying(() -> managerB.tryAcquire(heldResource));
+        assertThat(intruder).as("lease replicated before the failover is still exclusive").isEmpty();
+        assertThat(held.isValid()).isTrue();
+        held.close();
+        try (Lease next = retrying(() -> managerB.acquire(heldResource, Duration.ofSeconds(5)))) {
+            assertThat(next.token()).isGreaterThan(held.token());
+            try (Lease inner = managerB.acquire(heldResource, Duration.ZERO)) {
+                assertThat(inner.token()).isEqualTo(next.token());
+            }
+            assertThat(replica.call("HGET", heldKeys.lock(), "token")).isEqualTo(next.token().toString());
+        }
+    }
+
+    private static void mint(LeaseManager manager, String resource, List<Long> issued) {
+        try (Lease lease = manager.acquire(resource, Duration.ofSeconds(5))) {
+            if (!issued.isEmpty()) {
+                assertThat(lease.token().value()).isGreaterThan(last(issued));
+            }
+            issued.add(lease.token().value());
+        }
+    }
+
+    /** Retries while Redisson learns the new master: unavailability for up to 30 s. */
+    private static <T> T retrying(Supplier<T> call) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return call.get();
+            } catch (LeaseUnavailableException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                sleep(200);
+            }
+        }
+    }
+
+    private static String processId(RedisProcess server) {
+        return String.valueOf(server.call("INFO", "server")).lines()
+                .filter(l -> l.startsWith("process_id:"))
+                .map(l -> l.substring("process_id:".length()).trim())
+                .findFirst().orElseThrow();
+    }
+
+    private static void signal(String signal, String pid) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, pid).inheritIO().start();
+            assertThat(kill.waitFor()).as("kill -%s %s", signal, pid).isZero();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void assertStrictlyIncreasing(List<Long> tokens) {
+        for (int i = 1; i < tokens.size(); i++) {
+            assertThat(tokens.get(i)).as("token %d of %d", i, tokens.size()).isGreaterThan(tokens.get(i - 1));
+        }
+    }
+
+    private static long last(List<Long> tokens) {
+        return tokens.get(tokens.size() - 1);
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
