@@ -25,6 +25,7 @@ public final class RedisProcess implements AutoCloseable {
     private final List<String> extraArgs;
     private Process process;
     private List<String> lastModeArgs = List.of();
+    private String binary;
 
     private RedisProcess(int port, Path dir, List<String> extraArgs) {
         this.port = port;
@@ -35,6 +36,14 @@ public final class RedisProcess implements AutoCloseable {
     /** Starts a plain server; {@code extraArgs} are redis-server options such as {@code --replicaof}. */
     public static RedisProcess start(String... extraArgs) {
         RedisProcess p = create(freePort(), extraArgs);
+        p.startProcess(List.of());
+        return p;
+    }
+
+    /** Starts the redis-server binary shipped in the embedded-redis jar from Maven, whatever the PATH has. */
+    public static RedisProcess startEmbedded() {
+        RedisProcess p = create(freePort());
+        p.binary = bundledExecutable();
         p.startProcess(List.of());
         return p;
     }
@@ -115,7 +124,7 @@ public final class RedisProcess implements AutoCloseable {
     private void startProcess(List<String> modeArgs) {
         lastModeArgs = modeArgs;
         List<String> cmd = new ArrayList<>();
-        cmd.add(executable());
+        cmd.add(binary != null ? binary : executable());
         cmd.addAll(modeArgs);
         if (modeArgs.isEmpty()) {
             cmd.addAll(Arrays.asList("--port", String.valueOf(port), "--bind", "127.0.0.1",
@@ -195,12 +204,16 @@ public final class RedisProcess implements AutoCloseable {
                 return candidate.getAbsolutePath();
             }
         }
+        return bundledExecutable();
+    }
+
+    private static String bundledExecutable() {
         try {
             File bundled = ExecutableProvider.newJarResourceProvider().get();
             bundled.setExecutable(true);
             return bundled.getAbsolutePath();
         } catch (IOException e) {
-            throw new UncheckedIOException("no redis-server on the PATH and none in embedded-redis", e);
+            throw new UncheckedIOException("no redis-server binary in embedded-redis for this platform", e);
         }
     }
 }

@@ -45,7 +45,8 @@ public final class TestServers {
                 redis.start();
                 return new RedisEndpoint(redis.getHost(), redis.getMappedPort(6379));
             }
-            RedisProcess process = RedisProcess.start();
+            RedisProcess process = RedisProcess.startEmbedded();
+            Runtime.getRuntime().addShutdownHook(new Thread(process::close));
             return process.endpoint();
         });
     }
