@@ -1,0 +1,122 @@
+package io.fenceguard.jdbc;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/** How a {@link FencedDataSource} fences: immutable, built with {@link #builder()}. */
+public final class FencingConfig {
+
+    public static final String DEFAULT_GATE_TABLE = "guard_gate";
+    public static final int DEFAULT_PLAN_CACHE_SIZE = 4096;
+
+    private final List<FencedTable> tables;
+    private final GateMode gateMode;
+    private final String gateTable;
+    private final SqlDialect dialect;
+    private final int planCacheSize;
+    private final FenceSource fenceSource;
+
+    private FencingConfig(Builder b) {
+        this.tables = List.copyOf(b.tables);
+        this.gateMode = Objects.requireNonNull(b.gateMode, "gateMode");
+        this.gateTable = FencedTable.of(b.gateTable).qualifiedName();
+        this.dialect = b.dialect;
+        if (b.planCacheSize < 16) {
+            throw new IllegalArgumentException("planCacheSize must be at least 16, got " + b.planCacheSize);
+        }
+        this.planCacheSize = b.planCacheSize;
+        this.fenceSource = Objects.requireNonNull(b.fenceSource, "fenceSource");
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public List<FencedTable> tables() {
+        return tables;
+    }
+
+    /** The fenced table a reference as written in SQL denotes, if any. */
+    public Optional<FencedTable> fencedTable(String sqlSchema, String sqlName) {
+        for (FencedTable table : tables) {
+            if (table.matches(sqlSchema, sqlName)) {
+                return Optional.of(table);
+            }
+        }
+        return Optional.empty();
+    }
+
+    public GateMode gateMode() {
+        return gateMode;
+    }
+
+    public String gateTable() {
+        return gateTable;
+    }
+
+    /** The dialect, or empty to detect it from the first connection. */
+    public Optional<SqlDialect> dialect() {
+        return Optional.ofNullable(dialect);
+    }
+
+    public int planCacheSize() {
+        return planCacheSize;
+    }
+
+    public FenceSource fenceSource() {
+        return fenceSource;
+    }
+
+    public static final class Builder {
+        private final List<FencedTable> tables = new ArrayList<>();
+        private GateMode gateMode = GateMode.EXPLICIT;
+        private String gateTable = DEFAULT_GATE_TABLE;
+        private SqlDialect dialect;
+        private int planCacheSize = DEFAULT_PLAN_CACHE_SIZE;
+        private FenceSource fenceSource = FenceSource.leaseContext();
+
+        private Builder() {
+        }
+
+        /** Fences {@code [schema.]table} with the token column {@value FencedTable#DEFAULT_TOKEN_COLUMN}. */
+        public Builder fence(String table) {
+            return fence(FencedTable.of(table));
+        }
+
+        public Builder fence(FencedTable table) {
+            tables.add(Objects.requireNonNull(table, "table"));
+            return this;
+        }
+
+        public Builder gateMode(GateMode mode) {
+            this.gateMode = mode;
+            return this;
+        }
+
+        public Builder gateTable(String table) {
+            this.gateTable = table;
+            return this;
+        }
+
+        public Builder dialect(SqlDialect dialect) {
+            this.dialect = dialect;
+            return this;
+        }
+
+        public Builder planCacheSize(int size) {
+            this.planCacheSize = size;
+            return this;
+        }
+
+        public Builder fenceSource(FenceSource source) {
+            this.fenceSource = source;
+            return this;
+        }
+
+        public FencingConfig build() {
+            return new FencingConfig(this);
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.fenceguard.jdbc.internal;
+
+import io.fenceguard.jdbc.Fence;
+import io.fenceguard.jdbc.FencingRefusedException;
+import io.fenceguard.jdbc.FencingRefusedException.Reason;
+import io.fenceguard.jdbc.GateMode;
+import io.fenceguard.jdbc.SqlDialect;
+import io.fenceguard.jdbc.Unfenced;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.CallableStatement;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Optional;
+
+/**
+ * Behind every fenced {@link Connection}: prepares rewritten SQL, hands out fenced statements and
+ * tracks which fence has claimed the gate in the current transaction.
+ */
+final class ConnectionHandler implements InvocationHandler {
+
+    private final JdbcGuard guard;
+    private final Connection raw;
+    private final SqlDialect dialect;
+    private Connection proxy;
+    /** The fence whose gate claim the current transaction holds; confined to the connection's user. */
+    private Fence claimed;
+
+    ConnectionHandler(JdbcGuard guard, Connection raw, SqlDialect dialect) {
+        this.guard = guard;
+        this.raw = raw;
+        this.dialect = dialect;
+    }
+
+    void bind(Connection proxy) {
+        this.proxy = proxy;
+    }
+
+    @Override
+    public Object invoke(Object self, Method method, Object[] args) throws Throwable {
+        Object wrapperResult = Invocations.wrapperMethod(self, raw, method, args);
+        if (wrapperResult != Invocations.NOT_HANDLED) {
+            return wrapperResult;
+        }
+        switch (method.getName()) {
+            case "prepareStatement":
+                return prepare(method, args, PreparedStatement.class);
+            case "prepareCall":
+                return prepare(method, args, CallableStatement.class);
+            case "createStatement":
+                return statement(Invocations.call(raw, method, args), Statement.class, null, false);
+            case "claimGate":
+                claimGate();
+                return null;
+            case "dialect":
+                return dialect;
+            case "commit", "rollback", "setAutoCommit", "close":
+                claimed = null;
+                return Invocations.call(raw, method, args);
+            default:
+                return Invocations.call(raw, method, args);
+        }
+    }
+
+    private Object prepare(Method method, Object[] args, Class<? extends Statement> type) throws Throwable {
+        String sql = (String) args[0];
+        RewritePlan plan = guard.plan(sql);
+        if (plan.kind() == RewritePlan.Kind.PASS_THROUGH) {
+            return statement(Invocations.call(raw, method, args), type, plan, false);
+        }
+        if (Unfenced.isActive()) {
+            return statement(Invocations.call(raw, method, args), type, plan, true);
+        }
+        if (plan.kind() == RewritePlan.Kind.NOT_REWRITABLE) {
+            throw refusal(plan, guard.config().fenceSource().current().isPresent());
+        }
+        if (type == CallableStatement.class) {
+            throw new FencingRefusedException(Reason.UNSUPPORTED_FORM,
+                    "prepareCall cannot run a fenced write; use prepareStatement", sql, null);
+        }
+        Object[] rewritten = args.clone();
+        rewritten[0] = plan.rewrittenSql();
+        return statement(Invocations.call(raw, method, rewritten), type, plan, false);
+    }
+
+    private Object statement(Object rawStatement, Class<? extends Statement> type, RewritePlan plan,
+                             boolean preparedUnfenced) {
+        StatementHandler handler = new StatementHandler(this, (Statement) rawStatement, plan, preparedUnfenced);
+        return Proxy.newProxyInstance(JdbcGuard.class.getClassLoader(), new Class<?>[] {type}, handler);
+    }
+
+    /** Why a fenced write that cannot be sent is refused, given whether a lease is in context. */
+    static FencingRefusedException refusal(RewritePlan plan, boolean leasePresent) {
+        if (!leasePresent) {
+            return new FencingRefusedException(Reason.NO_LEASE, "it writes fenced table "
+                    + (plan.table() == null ? "(named in it)" : plan.table())
+                    + " and no lease is in context; run admin work inside Unfenced.run(...)", plan.sql(), null);
+        }
+        if (plan.kind() == RewritePlan.Kind.REWRITTEN) {
+            return new FencingRefusedException(Reason.TOKEN_WOULD_BE_INLINED, "a plain Statement write to fenced table "
+                    + plan.table() + " would need the token inlined; use a PreparedStatement", plan.sql(), null);
+        }
+        return new FencingRefusedException(plan.reason(), plan.why(), plan.sql(), null);
+    }
+
+    Connection proxy() {
+        return proxy;
+    }
+
+    JdbcGuard guard() {
+        return guard;
+    }
+
+    /**
+     * Runs before every statement: in {@link GateMode#FIRST_STATEMENT}, claims the gate once per
+     * transaction and fence. Returns true when the caller must run the statement in a transaction of
+     * its own (an auto-commit write), which {@link #inOwnTransaction} provides.
+     */
+    boolean prepareGate(Optional<Fence> fence, boolean read) throws SQLException {
+        if (fence.isEmpty() || guard.config().gateMode() != GateMode.FIRST_STATEMENT || Unfenced.isActive()) {
+            return false;
+        }
+        if (raw.getAutoCommit()) {
+            return !read;
+        }
+        if (!fence.get().sameAs(claimed)) {
+            GateClaims.claim(raw, dialect, guard.config().gateTable(), fence.get());
+            claimed = fence.get();
+        }
+        return false;
+    }
+
+    <T> T inOwnTransaction(Fence fence, SqlCall<T> work) throws Throwable {
+        raw.setAutoCommit(false);
+        try {
+            GateClaims.claim(raw, dialect, guard.config().gateTable(), fence);
+            T result = work.call();
+            raw.commit();
+            return result;
+        } catch (Throwable e) {
+            try {
+                raw.rollback();
+            } catch (SQLException rollbackFailure) {
+                e.addSuppressed(rollbackFailure);
+            }
+            throw e;
+        } finally {
+            raw.setAutoCommit(true);
+        }
+    }
+
+    private void claimGate() throws SQLException {
+        String what = "gate claim";
+        Optional<Fence> fence = guard.fence(what);
+        if (fence.isEmpty()) {
+            throw new FencingRefusedException(Reason.NO_LEASE, "no lease is in context to claim the gate for", what,
+                    null);
+        }
+        GateClaims.claim(raw, dialect, guard.config().gateTable(), fence.get());
+        if (!raw.getAutoCommit()) {
+            claimed = fence.get();
+        }
+    }
+
+    @FunctionalInterface
+    interface SqlCall<T> {
+        T call() throws Throwable;
+    }
+}

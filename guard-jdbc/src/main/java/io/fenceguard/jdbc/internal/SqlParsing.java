@@ -1,0 +1,43 @@
+package io.fenceguard.jdbc.internal;
+
+import io.fenceguard.jdbc.SqlDialect;
+import net.sf.jsqlparser.parser.CCJSqlParser;
+import net.sf.jsqlparser.parser.CCJSqlParserConstants;
+import net.sf.jsqlparser.statement.Statement;
+import net.sf.jsqlparser.statement.UnsupportedStatement;
+
+/**
+ * Parses one statement with the parser itself: {@code CCJSqlParserUtil.parse} starts a thread per
+ * call, which costs ten times the parse.
+ */
+final class SqlParsing {
+
+    private SqlParsing() {
+    }
+
+    /** The statement, or {@code null} when the text is not exactly one statement JSqlParser understands. */
+    static Statement parse(String sql, SqlDialect dialect) {
+        Statement statement = parse(sql, dialect, false);
+        return statement != null ? statement : parse(sql, dialect, true);
+    }
+
+    private static Statement parse(String sql, SqlDialect dialect, boolean complex) {
+        try {
+            CCJSqlParser parser = new CCJSqlParser(sql)
+                    .withAllowComplexParsing(complex)
+                    .withBackslashEscapeCharacter(dialect == SqlDialect.MARIADB);
+            Statement statement = parser.Statement();
+            // Statement() stops after the first statement; anything after it must not slip through.
+            if (statement == null || statement instanceof UnsupportedStatement
+                    || parser.getNextToken().kind != CCJSqlParserConstants.EOF) {
+                return null;
+            }
+            return statement;
+        } catch (Exception | Error e) {
+            if (e instanceof VirtualMachineError vme) {
+                throw vme;
+            }
+            return null;
+        }
+    }
+}

@@ -1,0 +1,164 @@
+package io.fenceguard.jdbc.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fenceguard.jdbc.FencedTable;
+import io.fenceguard.jdbc.FencingConfig;
+import io.fenceguard.jdbc.FencingRefusedException.Reason;
+import io.fenceguard.jdbc.SqlDialect;
+import org.junit.jupiter.api.Test;
+
+/** String in, string out: the rewrite of every supported form, and the parameter mapping. */
+class StatementRewriterTest {
+
+    private static final FencingConfig CONFIG = FencingConfig.builder()
+            .fence("accounts")
+            .fence(FencedTable.of("billing.ledger", "fence_token"))
+            .build();
+    private final StatementRewriter postgres = new StatementRewriter(CONFIG, SqlDialect.POSTGRESQL);
+    private final StatementRewriter mariadb = new StatementRewriter(CONFIG, SqlDialect.MARIADB);
+
+    private static final String SET_PG = "current_token = CASE WHEN accounts.current_token IS NULL"
+            + " OR accounts.current_token <= ? THEN ? ELSE fenceguard_stale('accounts', accounts.current_token, ?) END";
+
+    @Test
+    void updateGetsTokenAssignmentAndKeepsParameterIndexes() {
+        RewritePlan plan = postgres.plan("UPDATE accounts SET balance = ? WHERE id = ?");
+        assertThat(plan.rewrittenSql()).isEqualTo("UPDATE accounts SET balance = ?, " + SET_PG + " WHERE id = ?");
+        assertThat(plan.positionsOf(1)).containsExactly(1);
+        assertThat(plan.positionsOf(2)).containsExactly(5);
+        assertThat(plan.tokenPositions()).containsExactly(2, 3, 4);
+        assertThat(plan.positionsOf(3)).isNull();
+    }
+
+    @Test
+    void aliasQualifiesTheTokenColumnInUpdateFrom() {
+        RewritePlan plan = postgres.plan("UPDATE accounts a SET balance = a.balance + ? FROM users u"
+                + " WHERE a.owner = u.id AND u.name = ? RETURNING a.id, ?");
+        assertThat(plan.rewrittenSql()).isEqualTo("UPDATE accounts a SET balance = a.balance + ?, current_token ="
+                + " CASE WHEN a.current_token IS NULL OR a.current_token <= ? THEN ? ELSE"
+                + " fenceguard_stale('accounts', a.current_token, ?) END FROM users u"
+                + " WHERE a.owner = u.id AND u.name = ? RETURNING a.id, ?");
+        assertThat(plan.positionsOf(2)).containsExactly(5);
+        assertThat(plan.positionsOf(3)).containsExactly(6);
+    }
+
+    @Test
+    void deleteWrapsOrPredicateAndRepeatsItInsideTheGuard() {
+        RewritePlan plan = postgres.plan("DELETE FROM accounts WHERE id = ? OR owner = ?");
+        assertThat(plan.rewrittenSql()).isEqualTo("DELETE FROM accounts WHERE (id = ? OR owner = ?) AND CASE WHEN"
+                + " accounts.current_token IS NULL OR accounts.current_token <= ? THEN true WHEN (id = ? OR owner = ?)"
+                + " THEN fenceguard_stale('accounts', accounts.current_token, ?) < 0 ELSE false END");
+        assertThat(plan.positionsOf(1)).containsExactly(1, 4);
+        assertThat(plan.positionsOf(2)).containsExactly(2, 5);
+        assertThat(plan.tokenPositions()).containsExactly(3, 6);
+    }
+
+    @Test
+    void deleteWithoutWhere() {
+        assertThat(postgres.plan("DELETE FROM accounts").rewrittenSql()).isEqualTo("DELETE FROM accounts WHERE CASE"
+                + " WHEN accounts.current_token IS NULL OR accounts.current_token <= ? THEN true ELSE"
+                + " fenceguard_stale('accounts', accounts.current_token, ?) < 0 END");
+    }
+
+    @Test
+    void cteSubSelectMultiColumnSetQuotedSchemaQualifiedName() {
+        RewritePlan plan = postgres.plan("WITH c AS (SELECT id FROM users WHERE k = ?) UPDATE \"billing\".\"Ledger\""
+                + " SET (a, b) = (?, ?) WHERE id IN (SELECT id FROM c) OR z = ?");
+        assertThat(plan.rewrittenSql()).isEqualTo("WITH c AS (SELECT id FROM users WHERE k = ?) UPDATE"
+                + " \"billing\".\"Ledger\" SET (a, b) = (?, ?), fence_token = CASE WHEN \"billing\".\"Ledger\".fence_token"
+                + " IS NULL OR \"billing\".\"Ledger\".fence_token <= ? THEN ? ELSE fenceguard_stale('billing.ledger',"
+                + " \"billing\".\"Ledger\".fence_token, ?) END WHERE id IN (SELECT id FROM c) OR z = ?");
+        assertThat(plan.positionsOf(1)).containsExactly(1);
+        assertThat(plan.positionsOf(4)).containsExactly(7);
+    }
+
+    @Test
+    void subSelectInWhereKeepsItsParameters() {
+        RewritePlan plan = postgres.plan("UPDATE accounts SET balance = 0 WHERE owner IN"
+                + " (SELECT id FROM users WHERE name = ? OFFSET ? LIMIT ?)");
+        // the deparser writes LIMIT before OFFSET: the mapping follows the parameters, not the order
+        assertThat(plan.rewrittenSql()).endsWith("WHERE owner IN (SELECT id FROM users WHERE name = ? LIMIT ? OFFSET ?)");
+        assertThat(plan.positionsOf(1)).containsExactly(4);
+        assertThat(plan.positionsOf(2)).containsExactly(6);
+        assertThat(plan.positionsOf(3)).containsExactly(5);
+    }
+
+    @Test
+    void insertStampsEveryRow() {
+        RewritePlan plan = postgres.plan("INSERT INTO accounts (id, balance) VALUES (?, ?), (?, ?)");
+        assertThat(plan.rewrittenSql())
+                .isEqualTo("INSERT INTO accounts (id, balance, current_token) VALUES (?, ?, ?), (?, ?, ?)");
+        assertThat(plan.positionsOf(3)).containsExactly(4);
+        assertThat(plan.tokenPositions()).containsExactly(3, 6);
+        assertThat(postgres.plan("INSERT INTO accounts (id, balance) SELECT id, ? FROM users WHERE name = ?")
+                .rewrittenSql()).isEqualTo(
+                "INSERT INTO accounts (id, balance, current_token) SELECT id, ?, ? FROM users WHERE name = ?");
+    }
+
+    @Test
+    void onConflictDoUpdateFencesTheExistingRow() {
+        RewritePlan plan = postgres.plan("INSERT INTO accounts AS a (id, balance) VALUES (?, ?) ON CONFLICT (id)"
+                + " DO UPDATE SET balance = EXCLUDED.balance WHERE a.balance < ? RETURNING id");
+        assertThat(plan.rewrittenSql()).isEqualTo("INSERT INTO accounts AS a (id, balance, current_token) VALUES"
+                + " (?, ?, ?) ON CONFLICT (id) DO UPDATE SET balance = EXCLUDED.balance, current_token = CASE WHEN"
+                + " a.current_token IS NULL OR a.current_token <= ? THEN ? ELSE fenceguard_stale('accounts',"
+                + " a.current_token, ?) END WHERE a.balance < ? RETURNING id");
+        assertThat(plan.positionsOf(3)).containsExactly(7);
+    }
+
+    @Test
+    void mariadbBackticksOrderByLimit() {
+        RewritePlan plan = mariadb.plan("UPDATE `accounts` SET `x` = ? WHERE id = ? ORDER BY id LIMIT ?");
+        assertThat(plan.rewrittenSql()).isEqualTo("UPDATE `accounts` SET `x` = ?, current_token = CASE WHEN"
+                + " `accounts`.current_token IS NULL OR `accounts`.current_token <= ? THEN ? ELSE"
+                + " fenceguard_stale('accounts', `accounts`.current_token, ?) END WHERE id = ? ORDER BY id LIMIT ?");
+        assertThat(plan.positionsOf(3)).containsExactly(6);
+    }
+
+    @Test
+    void mariadbOnDuplicateKeyUpdateAssignsTokenLast() {
+        assertThat(mariadb.plan("INSERT INTO accounts (id, b) VALUES (?, ?) ON DUPLICATE KEY UPDATE b = VALUES(b)")
+                .rewrittenSql()).isEqualTo("INSERT INTO accounts (id, b, current_token) VALUES (?, ?, ?) ON DUPLICATE"
+                + " KEY UPDATE b = VALUES(b), current_token = CASE WHEN accounts.current_token IS NULL OR"
+                + " accounts.current_token <= ? THEN ? ELSE fenceguard_stale('accounts', accounts.current_token, ?) END");
+    }
+
+    @Test
+    void mariadbJoinedUpdateQualifiesTheSetTarget() {
+        assertThat(mariadb.plan("UPDATE accounts a JOIN users u ON a.owner = u.id SET a.balance = ? WHERE u.name = ?")
+                .rewrittenSql()).isEqualTo("UPDATE accounts a JOIN users u ON a.owner = u.id SET a.balance = ?,"
+                + " a.current_token = CASE WHEN a.current_token IS NULL OR a.current_token <= ? THEN ? ELSE"
+                + " fenceguard_stale('accounts', a.current_token, ?) END WHERE u.name = ?");
+    }
+
+    @Test
+    void readsAndOtherTablesPassThroughAsWritten() {
+        String select = "select *   from accounts where id = ? -- comment";
+        assertThat(postgres.plan(select).kind()).isEqualTo(RewritePlan.Kind.PASS_THROUGH);
+        assertThat(postgres.plan(select).rewrittenSql()).isSameAs(select);
+        assertThat(postgres.plan("UPDATE other SET x = ?").kind()).isEqualTo(RewritePlan.Kind.PASS_THROUGH);
+        assertThat(postgres.plan("SELECT * FROM accounts").isRead()).isTrue();
+    }
+
+    @Test
+    void unrewritableWritesAreMarkedWithTheReason() {
+        assertRefused("UPDATE accounts SET current_token = 5", Reason.UNSUPPORTED_FORM, "current_token");
+        assertRefused("WITH x AS (DELETE FROM accounts RETURNING id) SELECT * FROM x", Reason.UNSUPPORTED_FORM,
+                "nested");
+        assertRefused("UPDATE accounts SET x = 1; DELETE FROM accounts", Reason.UNPARSEABLE, "single statement");
+        assertRefused("TRUNCATE accounts", Reason.UNSUPPORTED_FORM, "TRUNCATE");
+        assertRefused("UPDATE accounts SET x = ?1", Reason.UNSUPPORTED_FORM, "numbered parameter");
+        assertRefused("INSERT INTO accounts VALUES (1, 2)", Reason.UNSUPPORTED_FORM, "column list");
+        assertRefused("UPDATE IGNORE accounts SET x = 1", Reason.UNSUPPORTED_FORM, "IGNORE");
+        assertRefused("DELETE a FROM accounts a JOIN users u ON a.owner = u.id", Reason.UNSUPPORTED_FORM,
+                "multi-table");
+    }
+
+    private void assertRefused(String sql, Reason reason, String why) {
+        RewritePlan plan = mariadb.plan(sql);
+        assertThat(plan.kind()).as(sql).isEqualTo(RewritePlan.Kind.NOT_REWRITABLE);
+        assertThat(plan.reason()).as(sql).isEqualTo(reason);
+        assertThat(plan.why()).as(sql).contains(why);
+    }
+}
