@@ -24,6 +24,27 @@ public final class Lease implements AutoCloseable {
         this.manager = manager;
     }
 
+    /**
+     * A token that a caller presented to this process (for example in an HTTP header) and that this
+     * resource admitted. Binding it to {@link LeaseContext} makes this process's own writes carry the
+     * caller's token, so the fence holds along the whole chain. It is not held here: nothing renews it,
+     * it stays valid until closed, and closing touches no lock.
+     *
+     * @param source who presented it, for logs and {@link #holder()} (such as {@code "http:10.0.0.7"})
+     */
+    public static Lease presented(ResourceName resource, FencingToken token, String source) {
+        if (resource == null || token == null || source == null) {
+            throw new IllegalArgumentException("resource, token and source are required");
+        }
+        return new Lease(new LeaseState(resource, token, "presented:" + source, null, Long.MAX_VALUE / 4,
+                System.nanoTime()), null);
+    }
+
+    /** Whether this is a {@link #presented} token rather than a lease held by this process. */
+    public boolean isPresented() {
+        return manager == null;
+    }
+
     public ResourceName resource() {
         return state.resource();
     }
@@ -98,7 +119,11 @@ public final class Lease implements AutoCloseable {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            manager.release(this);
+            if (manager != null) {
+                manager.release(this);
+            } else {
+                state.exit();
+            }
         }
     }
 

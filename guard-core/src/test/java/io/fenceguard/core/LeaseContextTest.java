@@ -91,6 +91,24 @@ class LeaseContextTest {
     }
 
     @Test
+    void presentedTokenIsBoundLikeALeaseButHoldsNothing() {
+        ResourceName resource = ResourceName.of("ctx:presented" + System.nanoTime());
+        Lease presented = Lease.presented(resource, FencingToken.of(77), "http:127.0.0.1");
+        assertThat(presented.isPresented()).isTrue();
+        assertThat(presented.holder()).isEqualTo("presented:http:127.0.0.1");
+        try (LeaseContext.Scope scope = LeaseContext.bind(presented)) {
+            assertThat(LeaseContext.requireValid().token()).isEqualTo(FencingToken.of(77));
+            // Nothing is held in Redis: a real lease on the same resource is free.
+            try (Lease real = manager.acquire(resource, Duration.ofMillis(200))) {
+                assertThat(real.isPresented()).isFalse();
+            }
+        }
+        presented.close();
+        assertThat(presented.isValid()).isFalse();
+        assertThatThrownBy(() -> Lease.presented(resource, null, "x")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void requireValidWithoutALeaseSaysSo() {
         assertThatThrownBy(LeaseContext::requireValid).isInstanceOf(GuardException.class)
                 .hasMessageContaining("no lease");
