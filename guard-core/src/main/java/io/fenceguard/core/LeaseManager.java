@@ -139,8 +139,9 @@ public final class LeaseManager implements AutoCloseable {
     }
 
     /** The leases this manager holds now, one per resource and holder. */
-    public List<Lease> heldLeases() {
-        return held.values().stream().map(state -> new Lease(state, this)).toList();
+    public List<LeaseSnapshot> heldLeases() {
+        return held.values().stream().map(state -> new LeaseSnapshot(state.resource(), state.token(),
+                state.holder(), Duration.ofNanos(state.remainingNanos()), state.isValid())).toList();
     }
 
     public LeaseConfig config() {

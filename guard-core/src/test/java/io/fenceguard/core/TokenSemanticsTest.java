@@ -92,7 +92,10 @@ class TokenSemanticsTest {
             }
             assertThat(outer.isValid()).isTrue();
             assertThat(other.tryAcquire(resource)).as("still held after the inner close").isEmpty();
+            assertThat(manager.heldLeases()).singleElement()
+                    .satisfies(held -> assertThat(held.token()).isEqualTo(outer.token()));
         }
+        assertThat(manager.heldLeases()).isEmpty();
         try (Lease next = other.acquire(resource, Duration.ofSeconds(1))) {
             assertThat(next.token().value()).isGreaterThan(0);
         }

@@ -57,6 +57,24 @@ class GuardCoreAutoConfigurationTest {
     }
 
     @Test
+    void consumesTheRedissonStartersClientWithoutCreatingAnother() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration.class,
+                        org.redisson.spring.starter.RedissonAutoConfigurationV4.class,
+                        GuardCoreAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.host=" + TestServers.redis().host(),
+                        "spring.data.redis.port=" + TestServers.redis().port())
+                .run(context -> {
+                    assertThat(context).hasSingleBean(RedissonClient.class).hasSingleBean(LeaseManager.class);
+                    try (Lease lease = context.getBean(LeaseManager.class)
+                            .acquire("starter:" + System.nanoTime(), Duration.ofSeconds(1))) {
+                        assertThat(lease.isValid()).isTrue();
+                    }
+                });
+    }
+
+    @Test
     void circuitBreakerComesFromTheRegistryWhenThereIsOne() {
         CircuitBreakerRegistry registry = CircuitBreakerRegistry.ofDefaults();
         runner.withBean(RedissonClient.class, () -> redisson)
