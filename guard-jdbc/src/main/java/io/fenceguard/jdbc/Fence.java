@@ -33,6 +33,11 @@ public final class Fence {
         return new Fence(resource, token, () -> { });
     }
 
+    /** A fence with its own validity check, which throws (a {@code GuardException}) once it must not be used. */
+    public static Fence of(ResourceName resource, FencingToken token, Runnable validityCheck) {
+        return new Fence(resource, token, validityCheck);
+    }
+
     public ResourceName resource() {
         return resource;
     }
