@@ -44,7 +44,7 @@ public final class LeaseManager implements AutoCloseable {
     private final ContentionRetry contention;
     private final Watchdog watchdog;
     private final Map<String, LeaseState> held = new ConcurrentHashMap<>();
-    private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<LeaseObserver> observers = new CopyOnWriteArrayList<>();
 
     private LeaseManager(RedissonClient redisson, LeaseConfig config, CircuitBreaker breaker) {
         this.config = Objects.requireNonNull(config, "config");
@@ -92,6 +92,7 @@ public final class LeaseManager implements AutoCloseable {
             return reentered;
         }
         LeaseKeys keys = LeaseKeys.of(config.keyPrefix(), resource);
+        long start = System.nanoTime();
         ContentionRetry.Attempt attempt = attempt(resource, keys, holder);
         if (!attempt.acquired() && !wait.isZero()) {
             long deadline = System.nanoTime() + wait.toNanos();
@@ -99,10 +100,14 @@ public final class LeaseManager implements AutoCloseable {
                 attempt = contention.await(resource, deadline, releases, () -> attempt(resource, keys, holder));
             }
         }
+        Duration waited = Duration.ofNanos(System.nanoTime() - start);
         if (!attempt.acquired()) {
+            observers.forEach(o -> o.notObtained(resource, waited));
             throw new LeaseTimeoutException(resource, wait, attempt.describe());
         }
-        return newLease(resource, keys, holder, attempt);
+        Lease lease = newLease(resource, keys, holder, attempt);
+        observers.forEach(o -> o.acquired(lease, waited));
+        return lease;
     }
 
     /** One attempt, no waiting: empty when another holder has it or its lock-delay runs. */
@@ -133,9 +138,9 @@ public final class LeaseManager implements AutoCloseable {
         return callWithLease(resource, config.defaultWait(), work);
     }
 
-    /** Told of every lease of this manager that is lost. */
-    public void addListener(LeaseListener listener) {
-        listeners.add(Objects.requireNonNull(listener, "listener"));
+    /** Told of every lease this manager grants, fails to obtain or loses. */
+    public void addObserver(LeaseObserver observer) {
+        observers.add(Objects.requireNonNull(observer, "observer"));
     }
 
     /** The leases this manager holds now, one per resource and holder. */
@@ -194,7 +199,7 @@ public final class LeaseManager implements AutoCloseable {
         Lease lease = new Lease(state, this);
         state.onLost(reason -> {
             log.warn("lost {}: {}", lease, reason.describe());
-            listeners.forEach(l -> l.onLost(lease, reason));
+            observers.forEach(o -> o.lost(lease, reason));
         });
         held.put(heldKey(resource, holder), state);
         watchdog.watch(state, config.renewInterval().toNanos(), s -> scripts.renew(s.keys(), s.holder(),

@@ -45,7 +45,18 @@ class LeaseLossTest {
         String resource = "account:" + System.nanoTime();
         List<LeaseLossReason> told = new CopyOnWriteArrayList<>();
         List<LeaseLossReason> toldManager = new CopyOnWriteArrayList<>();
-        paused.addListener((lease, reason) -> toldManager.add(reason));
+        List<Long> acquiredTokens = new CopyOnWriteArrayList<>();
+        paused.addObserver(new LeaseObserver() {
+            @Override
+            public void acquired(Lease lease, Duration waited) {
+                acquiredTokens.add(lease.token().value());
+            }
+
+            @Override
+            public void lost(Lease lease, LeaseLossReason reason) {
+                toldManager.add(reason);
+            }
+        });
 
         Lease stale = paused.acquire(resource, Duration.ofSeconds(1));
         stale.onLost((lease, reason) -> told.add(reason));
@@ -72,6 +83,7 @@ class LeaseLossTest {
         stale.close();
         assertThat(told).containsExactly(LeaseLossReason.EXPIRED);
         assertThat(toldManager).containsExactly(LeaseLossReason.EXPIRED);
+        assertThat(acquiredTokens).containsExactly(stale.token().value());
     }
 
     @Test
