@@ -1,0 +1,89 @@
+package io.fenceguard.core.autoconfigure;
+
+import io.fenceguard.core.GuardException;
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseContext;
+import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.annotation.Fenced;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+
+/** Applies {@link Fenced}: evaluates the resource, takes the lease, binds it, runs the method, releases. */
+public class FencedMethodInterceptor implements MethodInterceptor {
+
+    private final LeaseManager leases;
+    private final SpelExpressionParser parser = new SpelExpressionParser();
+    private final ParameterNameDiscoverer names = new DefaultParameterNameDiscoverer();
+    private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
+
+    public FencedMethodInterceptor(LeaseManager leases) {
+        this.leases = leases;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Method method = invocation.getMethod();
+        Plan plan = plans.computeIfAbsent(method, this::plan);
+        String resource = plan.resourceFor(invocation, names);
+        try (Lease lease = leases.acquire(resource, plan.waitFor() != null ? plan.waitFor() : leases.config().defaultWait());
+             LeaseContext.Scope scope = LeaseContext.bind(lease)) {
+            return invocation.proceed();
+        }
+    }
+
+    private Plan plan(Method method) {
+        Fenced fenced = AnnotatedElementUtils.findMergedAnnotation(method, Fenced.class);
+        if (fenced == null) {
+            throw new IllegalStateException("no @Fenced on " + method);
+        }
+        Expression expression;
+        try {
+            expression = parser.parseExpression(fenced.value());
+        } catch (RuntimeException e) {
+            throw new GuardException("@Fenced on " + method.toGenericString() + ": cannot parse resource expression '"
+                    + fenced.value() + "': " + e.getMessage(), null, null, e);
+        }
+        Duration waitFor = null;
+        if (!fenced.waitFor().isBlank()) {
+            try {
+                waitFor = DurationStyle.detectAndParse(fenced.waitFor());
+            } catch (RuntimeException e) {
+                throw new GuardException("@Fenced on " + method.toGenericString() + ": wait '" + fenced.waitFor()
+                        + "' is not a duration such as 500ms or 5s", null, null, e);
+            }
+        }
+        return new Plan(method, fenced.value(), expression, waitFor);
+    }
+
+    private record Plan(Method method, String source, Expression expression, Duration waitFor) {
+
+        String resourceFor(MethodInvocation invocation, ParameterNameDiscoverer names) {
+            // The expression comes from code, not from requests; its variables are the parameters.
+            MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(null, method,
+                    invocation.getArguments(), names);
+            Object value;
+            try {
+                value = expression.getValue(context);
+            } catch (RuntimeException e) {
+                throw new GuardException("@Fenced on " + method.getName() + ": resource expression '" + source
+                        + "' failed: " + e.getMessage(), null, null, e);
+            }
+            if (value == null) {
+                throw new GuardException("@Fenced on " + method.getName() + ": resource expression '" + source
+                        + "' gave null", null, null);
+            }
+            return value.toString();
+        }
+    }
+}
