@@ -13,12 +13,12 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
@@ -104,7 +104,7 @@ public final class LeaseBenchmark {
                     measure(pool, impl, threads, warmup);
                 }
             }
-            Map<Integer, Map<Impl, Result>> results = new java.util.TreeMap<>();
+            Map<Integer, Map<Impl, Result>> results = new TreeMap<>();
             for (int round = 0; round < rounds; round++) {
                 for (int threads : threadCounts) {
                     Map<Impl, Result> byImpl = results.computeIfAbsent(threads, t -> new EnumMap<>(Impl.class));
