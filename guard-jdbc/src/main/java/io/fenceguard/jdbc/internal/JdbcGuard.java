@@ -47,6 +47,11 @@ public final class JdbcGuard {
         return rewriter(raw).rewrite(sql);
     }
 
+    /** The SQL a PreparedStatement for {@code sql} is prepared with, from the plan cache. */
+    public String preparedSql(String sql) {
+        return plan(sql).rewrittenSql();
+    }
+
     RewritePlan plan(String sql) {
         return plans.get(sql, rewriter::plan);
     }
