@@ -1,0 +1,80 @@
+package io.fenceguard.http.spring;
+
+import io.fenceguard.http.Fenced;
+import io.fenceguard.http.GuardedRoute;
+import io.fenceguard.http.ResourceTemplate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+import org.springframework.web.util.pattern.PathPattern;
+
+/**
+ * The routes of the filter: the configured ones, then one per mapping of each {@link Fenced}
+ * controller method, matched with Spring MVC's own path patterns. Collected once, on the first
+ * request, when all handler mappings are known.
+ */
+public final class FencedHandlerRoutes implements Supplier<List<GuardedRoute>> {
+
+    private final List<GuardedRoute> configured;
+    private final Supplier<List<RequestMappingHandlerMapping>> mappings;
+    private volatile List<GuardedRoute> routes;
+
+    public FencedHandlerRoutes(List<GuardedRoute> configured, Supplier<List<RequestMappingHandlerMapping>> mappings) {
+        this.configured = List.copyOf(configured);
+        this.mappings = mappings;
+    }
+
+    @Override
+    public List<GuardedRoute> get() {
+        List<GuardedRoute> known = routes;
+        if (known == null) {
+            synchronized (this) {
+                if (routes == null) {
+                    routes = collect();
+                }
+                known = routes;
+            }
+        }
+        return known;
+    }
+
+    private List<GuardedRoute> collect() {
+        List<GuardedRoute> all = new ArrayList<>(configured);
+        for (RequestMappingHandlerMapping mapping : mappings.get()) {
+            for (Map.Entry<RequestMappingInfo, HandlerMethod> entry : mapping.getHandlerMethods().entrySet()) {
+                Fenced fenced = entry.getValue().getMethodAnnotation(Fenced.class);
+                if (fenced != null) {
+                    all.addAll(routes(entry.getKey(), ResourceTemplate.of(fenced.resource()), entry.getValue()));
+                }
+            }
+        }
+        return List.copyOf(all);
+    }
+
+    private static List<GuardedRoute> routes(RequestMappingInfo info, ResourceTemplate resource, HandlerMethod handler) {
+        Set<String> methods = info.getMethodsCondition().getMethods().stream().map(Enum::name)
+                .collect(Collectors.toSet());
+        if (info.getPathPatternsCondition() == null) {
+            throw new IllegalStateException("@Fenced on " + handler + " needs Spring MVC's PathPattern matching "
+                    + "(the default); AntPathMatcher mappings are not supported");
+        }
+        List<GuardedRoute> routes = new ArrayList<>();
+        for (PathPattern pattern : info.getPathPatternsCondition().getPatterns()) {
+            routes.add(GuardedRoute.of(methods, path -> match(pattern, path), resource));
+        }
+        return routes;
+    }
+
+    private static Optional<Map<String, String>> match(PathPattern pattern, String path) {
+        PathPattern.PathMatchInfo info = pattern.matchAndExtract(PathContainer.parsePath(path));
+        return info == null ? Optional.empty() : Optional.of(info.getUriVariables());
+    }
+}
