@@ -203,7 +203,7 @@ public final class LeaseManager implements AutoCloseable {
         });
         held.put(heldKey(resource, holder), state);
         watchdog.watch(state, config.renewInterval().toNanos(), s -> scripts.renew(s.keys(), s.holder(),
-                config.leaseTime().toMillis(), config.lockDelay().toMillis()));
+                config.leaseTime().toMillis(), config.lockDelay().toMillis(), config.tokenIdleTtl().toMillis()));
         return lease;
     }
 

@@ -22,6 +22,14 @@ class KeyExpiryTest {
                     .build();
             assertThat(config.tokenIdleTtl()).isEqualTo(Duration.ofMillis(1_800));
             LeaseManager manager = LeaseManager.of(client, config);
+            try (Lease held = manager.acquire("busy:1", Duration.ofSeconds(1))) {
+                // Held and renewed for longer than the sequence's own TTL: renewal keeps it.
+                Thread.sleep(3_000);
+                String seq = config.keyPrefix() + "{busy:1}:seq";
+                assertThat(held.isValid()).isTrue();
+                assertThat(redis.call("GET", seq)).isEqualTo(held.token().toString());
+            }
+            redis.call("DEL", config.keyPrefix() + "{busy:1}:seq");
             long first;
             try (Lease lease = manager.acquire("idle:1", Duration.ofSeconds(1))) {
                 first = lease.token().value();

@@ -28,6 +28,7 @@ public final class RedisLeaseScripts {
             if holder == ARGV[1] then
               redis.call('PEXPIRE', KEYS[1], lease)
               redis.call('PEXPIRE', KEYS[2], lease + tonumber(ARGV[3]))
+              redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[4]))
               return {1, tonumber(redis.call('HGET', KEYS[1], 'token'))}
             end
             if holder then
@@ -49,12 +50,14 @@ public final class RedisLeaseScripts {
             return {1, token}
             """;
 
-    // KEYS: lock, delay. ARGV: holder, lease ms, lock-delay ms. Returns 1 when renewed, 0 when not ours.
+    // KEYS: lock, delay, seq. ARGV: holder, lease ms, lock-delay ms, seq ttl ms.
+    // Returns 1 when renewed, 0 when not ours. The sequence is kept as long as the lock is.
     static final String RENEW = """
             if redis.call('HGET', KEYS[1], 'holder') == ARGV[1] then
               local lease = tonumber(ARGV[2])
               redis.call('PEXPIRE', KEYS[1], lease)
               redis.call('PEXPIRE', KEYS[2], lease + tonumber(ARGV[3]))
+              redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[4]))
               return 1
             end
             return 0
@@ -83,10 +86,10 @@ public final class RedisLeaseScripts {
         return new long[] {toLong(reply.get(0)), toLong(reply.get(1))};
     }
 
-    public CompletionStage<Boolean> renew(LeaseKeys keys, String holder, long leaseMs, long delayMs) {
+    public CompletionStage<Boolean> renew(LeaseKeys keys, String holder, long leaseMs, long delayMs, long seqTtlMs) {
         CompletionStage<Long> reply = script.evalAsync(keys.lock(), RScript.Mode.READ_WRITE, RENEW,
-                RScript.ReturnType.LONG, List.of(keys.lock(), keys.delay()), holder,
-                Long.toString(leaseMs), Long.toString(delayMs));
+                RScript.ReturnType.LONG, keys.all(), holder,
+                Long.toString(leaseMs), Long.toString(delayMs), Long.toString(seqTtlMs));
         return reply.thenApply(r -> r != null && r == 1L);
     }
 

@@ -2,8 +2,8 @@ package io.fenceguard.core.internal;
 
 import io.fenceguard.core.LeaseLossReason;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -21,11 +21,14 @@ public final class Watchdog implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
 
     public Watchdog(String name) {
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, name + "-watchdog");
             t.setDaemon(true);
             return t;
         });
+        // A released lease's renewal must leave the queue at once, not at its next due time.
+        executor.setRemoveOnCancelPolicy(true);
+        this.scheduler = executor;
     }
 
     /** Renews {@code state} every {@code intervalNanos} with {@code renew}, which answers "still ours". */
