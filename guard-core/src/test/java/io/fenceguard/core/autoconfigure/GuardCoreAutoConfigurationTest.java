@@ -75,6 +75,42 @@ class GuardCoreAutoConfigurationTest {
     }
 
     @Test
+    void recordsLeaseMetricsAndReportsHealth() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(GuardCoreAutoConfiguration.class,
+                        GuardObservabilityAutoConfiguration.class))
+                .withBean(RedissonClient.class, () -> redisson)
+                .withBean(io.micrometer.core.instrument.MeterRegistry.class,
+                        io.micrometer.core.instrument.simple.SimpleMeterRegistry::new)
+                .run(context -> {
+                    LeaseManager manager = context.getBean(LeaseManager.class);
+                    var registry = context.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+                    String resource = "metrics:" + System.nanoTime();
+                    Lease held = manager.acquire(resource, Duration.ofSeconds(1));
+                    Thread other = new Thread(() -> {
+                        try {
+                            manager.acquire(resource, Duration.ofMillis(50));
+                        } catch (io.fenceguard.core.LeaseTimeoutException expected) {
+                            // counted as not obtained
+                        }
+                    });
+                    other.start();
+                    other.join();
+                    held.close();
+                    assertThat(registry.get("guard.lease.acquire").tag("outcome", "acquired").timer().count())
+                            .isEqualTo(1);
+                    assertThat(registry.get("guard.lease.acquire").tag("outcome", "not_obtained").timer().count())
+                            .isEqualTo(1);
+                    var health = context.getBean(GuardHealthIndicator.class).health(true);
+                    assertThat(health.getStatus().getCode()).isEqualTo("UP");
+                    assertThat(health.getDetails()).containsEntry("circuitBreaker", "CLOSED");
+                    manager.circuitBreaker().transitionToForcedOpenState();
+                    assertThat(context.getBean(GuardHealthIndicator.class).health(true).getStatus().getCode())
+                            .isEqualTo("DOWN");
+                });
+    }
+
+    @Test
     void circuitBreakerComesFromTheRegistryWhenThereIsOne() {
         CircuitBreakerRegistry registry = CircuitBreakerRegistry.ofDefaults();
         runner.withBean(RedissonClient.class, () -> redisson)
