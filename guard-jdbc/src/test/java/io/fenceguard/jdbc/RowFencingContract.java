@@ -35,6 +35,16 @@ abstract class RowFencingContract {
     /** UPDATE of {@link #table} (alias a) joined with {@link #users} (alias u): balance += ?1 where u.name = ?2. */
     abstract String joinedUpdate();
 
+    /** The schema (MariaDB: database) the test tables live in, as the database reports it. */
+    String schema() throws SQLException {
+        try (Connection c = raw.getConnection()) {
+            return dialect() == SqlDialect.MARIADB ? c.getCatalog() : c.getSchema();
+        }
+    }
+
+    /** {@code identifier} quoted the dialect's way, in the case the database stores it. */
+    abstract String quoted(String identifier);
+
     @BeforeEach
     void createTables() throws Exception {
         raw = TestDatabases.of(dialect());
@@ -293,5 +303,68 @@ abstract class RowFencingContract {
                 .isInstanceOfSatisfying(FencingRefusedException.class,
                         e -> assertThat(e.reason()).isEqualTo(FencingRefusedException.Reason.LEASE_LOST));
         assertThat(rows()).containsExactly("1:100:null", "2:200:null", "3:300:null");
+    }
+
+    @Test
+    void existingOrPredicatesKeepTheirPrecedence() throws Exception {
+        as(RESOURCE, 10, () -> update("UPDATE " + table + " SET note = ? WHERE id = ?", "newer", 3));
+        assertThat(as(RESOURCE, 9, () -> update("UPDATE " + table + " SET balance = ? WHERE id = ? OR id = ?",
+                5, 1, 2))).isEqualTo(2);
+        assertThat(rows()).containsExactly("1:5:9", "2:5:9", "3:300:10");
+        assertThatThrownBy(() -> as(RESOURCE, 9, () -> update("UPDATE " + table
+                + " SET balance = ? WHERE id = ? OR id = ?", 6, 2, 3))).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> as(RESOURCE, 9, () -> update("DELETE FROM " + table
+                + " WHERE id = ? OR balance > ?", 99, 250))).isInstanceOf(StaleTokenException.class);
+        assertThat(rows()).containsExactly("1:5:9", "2:5:9", "3:300:10");
+        // row 3 is outside (owner = 1 OR id = 99): no error, and only rows 1 and 2 go
+        assertThat(as(RESOURCE, 9, () -> update("DELETE FROM " + table + " WHERE owner = ? OR id = ?", 1, 99)))
+                .isEqualTo(2);
+        assertThat(rows()).containsExactly("3:300:10");
+    }
+
+    @Test
+    void subSelectsAndInsertSelectKeepTheirParameters() throws Exception {
+        String sub = "UPDATE " + table + " SET balance = ? WHERE owner IN (SELECT u.id FROM " + users
+                + " u WHERE u.name = ?) AND balance > ?";
+        assertThat(as(RESOURCE, 5, () -> update(sub, 1, "ann", 150))).isEqualTo(1);
+        assertThat(rows()).containsExactly("1:100:null", "2:1:5", "3:300:null");
+        assertThatThrownBy(() -> as(RESOURCE, 4, () -> update(sub, 2, "ann", 0)))
+                .isInstanceOf(StaleTokenException.class);
+        assertThat(as(RESOURCE, 4, () -> update(sub, 3, "bob", 0))).isEqualTo(1);
+        assertThat(as(RESOURCE, 6, () -> update("INSERT INTO " + table + " (id, owner, balance) SELECT u.id + ?,"
+                + " u.id, ? FROM " + users + " u WHERE u.name = ?", 10, 77, "bob"))).isEqualTo(1);
+        assertThat(rows()).containsExactly("1:100:null", "2:1:5", "3:3:4", "12:77:6");
+    }
+
+    @Test
+    void aliasesQuotedIdentifiersAndSchemaQualifiedNames() throws Exception {
+        String qualified = quoted(schema()) + "." + quoted(table);
+        String aliased = "UPDATE " + qualified + " x SET " + quoted("balance") + " = ? WHERE x." + quoted("id") + " = ?";
+        assertThat(as(RESOURCE, 10, () -> update(aliased, 110, 1))).isEqualTo(1);
+        assertThatThrownBy(() -> as(RESOURCE, 9, () -> update(aliased, 90, 1))).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> as(RESOURCE, 9, () -> update("DELETE FROM " + qualified + " WHERE "
+                + quoted("id") + " = ?", 1))).isInstanceOf(StaleTokenException.class);
+        assertThat(as(RESOURCE, 9, () -> update("DELETE FROM " + qualified + " WHERE " + quoted("id") + " = ?", 2)))
+                .isEqualTo(1);
+        assertThat(as(RESOURCE, 9, () -> update("INSERT INTO " + qualified + " (" + quoted("id") + ", "
+                + quoted("owner") + ", " + quoted("balance") + ") VALUES (?, ?, ?)", 4, 1, 400))).isEqualTo(1);
+        assertThat(rows()).containsExactly("1:110:10", "3:300:null", "4:400:9");
+
+        // the configuration names the table with its schema; the SQL does not
+        FencedDataSource bySchema = FencedDataSource.wrap(raw, FencingConfig.builder()
+                .fence(schema() + "." + table).fenceSource(TestFence.source()).build());
+        TestFence.SqlWork<Integer> unqualified = () -> {
+            try (Connection c = bySchema.getConnection(); PreparedStatement ps = c.prepareStatement(
+                    "UPDATE " + table + " SET balance = ? WHERE id = ?")) {
+                ps.setInt(1, 1);
+                ps.setInt(2, 1);
+                return ps.executeUpdate();
+            }
+        };
+        assertThatThrownBy(() -> as(RESOURCE, 8, unqualified)).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(unqualified::run).isInstanceOfSatisfying(FencingRefusedException.class,
+                e -> assertThat(e.reason()).isEqualTo(FencingRefusedException.Reason.NO_LEASE));
+        assertThat(as(RESOURCE, 11, unqualified)).isEqualTo(1);
+        assertThat(rows()).containsExactly("1:1:11", "3:300:null", "4:400:9");
     }
 }

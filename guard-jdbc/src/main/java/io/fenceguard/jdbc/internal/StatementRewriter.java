@@ -42,6 +42,11 @@ public final class StatementRewriter {
         if (fencedNames.isEmpty()) {
             return RewritePlan.passThrough(sql, false);
         }
+        String readDifferently = SqlParsing.readDifferently(sql, dialect);
+        if (readDifferently != null && mentionsFencedTable(sql)) {
+            return RewritePlan.notRewritable(sql, null, Reason.UNPARSEABLE,
+                    readDifferently + ", and it names a fenced table");
+        }
         Statement statement = SqlParsing.parse(sql, dialect);
         if (statement == null) {
             return mentionsFencedTable(sql)
@@ -93,12 +98,22 @@ public final class StatementRewriter {
             }
         }
         if (statement instanceof Truncate truncate) {
-            return refuseIfFenced(sql, List.of(truncate.getTable()), "TRUNCATE");
+            return refuseIfFenced(sql, allOf(truncate.getTables(), truncate.getTable()), "TRUNCATE");
         }
         if (statement instanceof Drop drop && "TABLE".equalsIgnoreCase(drop.getType())) {
-            return refuseIfFenced(sql, List.of(drop.getName()), "DROP TABLE");
+            return refuseIfFenced(sql, allOf(drop.getNames(), drop.getName()), "DROP TABLE");
         }
         return RewritePlan.passThrough(sql, statement instanceof Select);
+    }
+
+    /** Every table a TRUNCATE or DROP names, not only the first. */
+    private static List<Table> allOf(List<Table> names, Table first) {
+        List<Table> all = new java.util.ArrayList<>();
+        if (names != null) {
+            all.addAll(names);
+        }
+        all.add(first);
+        return all;
     }
 
     private RewritePlan refuseIfFenced(String sql, List<Table> tables, String what) {

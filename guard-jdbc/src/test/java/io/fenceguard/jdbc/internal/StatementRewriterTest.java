@@ -155,6 +155,30 @@ class StatementRewriterTest {
                 "multi-table");
     }
 
+    @Test
+    void everyTableOfAMultiTableDropOrTruncateIsChecked() {
+        for (StatementRewriter rewriter : new StatementRewriter[] {postgres, mariadb}) {
+            assertThat(rewriter.plan("DROP TABLE IF EXISTS other, accounts").kind())
+                    .isEqualTo(RewritePlan.Kind.NOT_REWRITABLE);
+            assertThat(rewriter.plan("TRUNCATE TABLE other, billing.ledger").why()).contains("TRUNCATE");
+            assertThat(rewriter.plan("DROP TABLE other, users").kind()).isEqualTo(RewritePlan.Kind.PASS_THROUGH);
+        }
+    }
+
+    @Test
+    void textTheDatabaseReadsDifferentlyIsRefusedWhenItNamesAFencedTable() {
+        String executableComment = "UPDATE other /*!, accounts */ SET balance = 0";
+        assertRefused(executableComment, Reason.UNPARSEABLE, "/*!");
+        assertThat(postgres.plan(executableComment).kind()).isEqualTo(RewritePlan.Kind.PASS_THROUGH);
+        String escapeString = "WITH c AS (SELECT E'a\\') UPDATE other SET x = 1 --') UPDATE accounts SET x = 2";
+        RewritePlan plan = postgres.plan(escapeString);
+        assertThat(plan.kind()).isEqualTo(RewritePlan.Kind.NOT_REWRITABLE);
+        assertThat(plan.why()).contains("E'");
+        assertThat(postgres.plan("UPDATE other SET x = E'\\n'").kind()).isEqualTo(RewritePlan.Kind.PASS_THROUGH);
+        assertThat(postgres.plan("UPDATE accounts SET note = E'no backslash'").kind())
+                .isEqualTo(RewritePlan.Kind.REWRITTEN);
+    }
+
     private void assertRefused(String sql, Reason reason, String why) {
         RewritePlan plan = mariadb.plan(sql);
         assertThat(plan.kind()).as(sql).isEqualTo(RewritePlan.Kind.NOT_REWRITABLE);
