@@ -1,0 +1,35 @@
+package io.fenceguard.example.ledger;
+
+import java.util.Map;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.http.MediaType;
+import org.springframework.stereotype.Component;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestClientResponseException;
+
+/**
+ * Records audit entries through the guarded HTTP endpoint. The fencing header is added by the
+ * client interceptor for the configured destination ({@code guard.http.client.destinations}); this
+ * class never touches it.
+ */
+@Component
+public class AuditClient {
+
+    private final RestClient client;
+
+    public AuditClient(RestClient.Builder builder, @Value("${example.audit.base-url}") String baseUrl) {
+        this.client = builder.baseUrl(baseUrl).build();
+    }
+
+    public void record(String accountId, long amount, long balance) {
+        try {
+            client.post().uri("/audit/{id}", accountId)
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .body(Map.of("amount", amount, "balance", balance))
+                    .retrieve()
+                    .toBodilessEntity();
+        } catch (RestClientResponseException e) {
+            throw new AuditRejectedException(e.getStatusCode().value(), e.getResponseBodyAsString());
+        }
+    }
+}

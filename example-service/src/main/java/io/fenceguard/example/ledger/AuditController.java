@@ -1,0 +1,44 @@
+package io.fenceguard.example.ledger;
+
+import java.net.URI;
+import java.util.List;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
+
+/** The audit trail: a fenced HTTP resource ({@code account:<id>}) that stores entries with their tokens. */
+@RestController
+public class AuditController {
+
+    private final AuditDao audit;
+    private final LedgerDao ledger;
+
+    public AuditController(AuditDao audit, LedgerDao ledger) {
+        this.audit = audit;
+        this.ledger = ledger;
+    }
+
+    public record EntryBody(Long amount, Long balance) {
+    }
+
+    @PostMapping("/audit/{id}")
+    @io.fenceguard.http.Fenced(resource = "account:{id}")
+    public ResponseEntity<AuditDao.Entry> record(@PathVariable String id, @RequestBody EntryBody body) {
+        AccountIds.require(id);
+        if (body == null || body.amount() == null || body.balance() == null) {
+            throw new IllegalArgumentException("amount and balance are required");
+        }
+        AuditDao.Entry entry = audit.record(id, body.amount(), body.balance());
+        return ResponseEntity.created(URI.create("/audit/" + id)).body(entry);
+    }
+
+    @GetMapping("/audit/{id}")
+    public List<AuditDao.Entry> list(@PathVariable String id) {
+        AccountIds.require(id);
+        ledger.find(id).orElseThrow(() -> new AccountNotFoundException(id));
+        return audit.list(id);
+    }
+}

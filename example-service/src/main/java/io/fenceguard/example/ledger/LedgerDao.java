@@ -1,0 +1,98 @@
+package io.fenceguard.example.ledger;
+
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseContext;
+import io.fenceguard.core.annotation.Fenced;
+import io.fenceguard.jdbc.Gate;
+import io.fenceguard.jdbc.Unfenced;
+import java.sql.SQLException;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
+import org.springframework.stereotype.Repository;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The ledger's accounts. Deposits are read-modify-write under a lease on {@code account:<id>}: each of
+ * the two transactions first claims the resource's gate row, so a holder whose lease was taken over
+ * cannot write a balance computed from what it read before the newer holder's read.
+ */
+@Repository
+public class LedgerDao {
+
+    private final JdbcClient jdbc;
+    private final DataSource dataSource;
+    private final TransactionTemplate transactions;
+    private final AuditClient audit;
+    private final Chaos chaos;
+    private final SQLExceptionTranslator translator;
+
+    public LedgerDao(DataSource dataSource, TransactionTemplate transactions, AuditClient audit, Chaos chaos) {
+        this.jdbc = JdbcClient.create(dataSource);
+        this.dataSource = dataSource;
+        this.transactions = transactions;
+        this.audit = audit;
+        this.chaos = chaos;
+        this.translator = new SQLErrorCodeSQLExceptionTranslator(dataSource);
+    }
+
+    public record Account(String id, long balance, Long currentToken) {
+    }
+
+    public record Deposit(long balance, long token) {
+    }
+
+    /** Creates or resets an account: an admin write, through the named unfenced escape. */
+    public boolean reset(String id, long balance) {
+        boolean[] created = new boolean[1];
+        Unfenced.run(() -> transactions.executeWithoutResult(status -> {
+            int updated = jdbc.sql("UPDATE accounts SET balance = ? WHERE id = ?").params(balance, id).update();
+            if (updated == 0) {
+                jdbc.sql("INSERT INTO accounts (id, balance) VALUES (?, ?)").params(id, balance).update();
+                jdbc.sql("INSERT INTO audit_heads (account_id) VALUES (?)").params(id).update();
+                created[0] = true;
+            }
+        }));
+        return created[0];
+    }
+
+    public Optional<Account> find(String id) {
+        return jdbc.sql("SELECT id, balance, current_token FROM accounts WHERE id = ?").param(id)
+                .query((rs, n) -> new Account(rs.getString(1), rs.getLong(2), (Long) rs.getObject(3)))
+                .optional();
+    }
+
+    /**
+     * Adds {@code amount}: reads the balance, (optionally) pauses, writes the new absolute balance and
+     * records an audit entry downstream, all under the lease. The audit call is inside the write's
+     * transaction, so a refused entry rolls the balance back.
+     */
+    @Fenced("'account:' + #id")
+    public Deposit deposit(String id, long amount, int pauseMs) {
+        Lease lease = LeaseContext.requireValid();
+        long balance = transactions.execute(status -> {
+            claimGate();
+            return jdbc.sql("SELECT balance FROM accounts WHERE id = ?").param(id).query(Long.class).optional()
+                    .orElseThrow(() -> new AccountNotFoundException(id));
+        });
+        chaos.pause(lease, pauseMs);
+        long newBalance = Math.addExact(balance, amount);
+        return transactions.execute(status -> {
+            claimGate();
+            jdbc.sql("UPDATE accounts SET balance = ? WHERE id = ?").params(newBalance, id).update();
+            audit.record(id, amount, newBalance);
+            return new Deposit(newBalance, lease.token().value());
+        });
+    }
+
+    private void claimGate() {
+        try {
+            Gate.claim(DataSourceUtils.getConnection(dataSource));
+        } catch (SQLException e) {
+            throw translator.translate("claim gate", null, e);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.fenceguard.example.ops;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import org.springframework.stereotype.Component;
+
+/**
+ * The most recent stale-token rejections of this instance, and the metric
+ * {@code guard.stale.rejections{layer, resource}}.
+ */
+@Component
+public class RejectionLog {
+
+    static final int KEPT = 100;
+
+    private final MeterRegistry meters;
+    private final Deque<Rejection> recent = new ArrayDeque<>();
+
+    public RejectionLog(MeterRegistry meters) {
+        this.meters = meters;
+    }
+
+    public record Rejection(Instant at, String layer, String resource, Long token, String reason) {
+    }
+
+    public void record(String layer, String resource, Long token, String reason) {
+        meters.counter("guard.stale.rejections", "layer", layer, "resource", resource == null ? "unknown" : resource)
+                .increment();
+        synchronized (recent) {
+            recent.addFirst(new Rejection(Instant.now(), layer, resource, token, reason));
+            while (recent.size() > KEPT) {
+                recent.removeLast();
+            }
+        }
+    }
+
+    public List<Rejection> recent() {
+        synchronized (recent) {
+            return List.copyOf(recent);
+        }
+    }
+}
