@@ -1,0 +1,59 @@
+package io.fenceguard.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
+import io.fenceguard.http.Admission.Outcome;
+import io.fenceguard.http.support.Stores;
+import java.util.UUID;
+import org.flywaydb.core.Flyway;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+
+/** The admission rule on every store, including the locking-read dialect on H2. */
+class HighWaterStoresTest {
+
+    static void assertRule(HighWaterStore store) {
+        ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+        assertThat(store.admit(r, FencingToken.of(5)).outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(store.admit(r, FencingToken.of(5)).outcome()).isEqualTo(Outcome.CONTINUED);
+        Admission stale = store.admit(r, FencingToken.of(4));
+        assertThat(stale.outcome()).isEqualTo(Outcome.STALE);
+        assertThat(stale.highWater()).isEqualTo(FencingToken.of(5));
+        assertThat(store.admit(r, FencingToken.of(Long.MAX_VALUE)).outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(store.admit(r, FencingToken.of(Long.MAX_VALUE - 1)).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(store.admit(r, FencingToken.of(6)).highWater()).isEqualTo(FencingToken.of(Long.MAX_VALUE));
+    }
+
+    @Test
+    void inMemory() {
+        assertRule(InMemoryHighWaterStore.create());
+    }
+
+    @Test
+    void postgres() {
+        try (var ds = Stores.postgres(Stores.migratedPostgresSchema(), 2)) {
+            assertRule(JdbcHighWaterStore.of(ds));
+        }
+    }
+
+    @Test
+    void h2LockingRead() {
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:hw" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        Flyway.configure().dataSource(ds).locations("classpath:db/migration/h2").load().migrate();
+        assertRule(JdbcHighWaterStore.of(ds));
+    }
+
+    @Test
+    void redis() {
+        RedissonClient redis = Stores.redis();
+        try {
+            assertRule(RedisHighWaterStore.of(redis, Stores.uniquePrefix()));
+        } finally {
+            redis.shutdown();
+        }
+    }
+}
