@@ -1,13 +1,14 @@
 package io.fenceguard.http;
 
-import io.fenceguard.http.internal.CoreLeaseBridge;
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseContext;
 import java.util.Optional;
 
 /**
  * The inbound token the current request was admitted with, bound to the request's thread by
- * {@link FencingFilter}. It is also bound into core's {@code LeaseContext} when core offers a lease
- * for inbound tokens (see {@link CoreLeaseBridge}), so SQL fencing and outgoing calls use it as the
- * server's own lease.
+ * {@link FencingFilter}. It is also bound into core's {@link LeaseContext} as a
+ * {@link Lease#presented presented} lease, so SQL fencing and outgoing calls use it as the server's
+ * own lease: the chain lock → header → filter → SQL fence holds without code in the handler.
  */
 public final class InboundContext {
 
@@ -24,18 +25,20 @@ public final class InboundContext {
     public static Scope bind(InboundToken token) {
         InboundToken previous = BOUND.get();
         BOUND.set(token);
-        AutoCloseable coreScope = CoreLeaseBridge.bind(token.resource(), token.token());
-        return new Scope(previous, coreScope);
+        Lease presented = Lease.presented(token.resource(), token.token(), "http");
+        return new Scope(previous, presented, LeaseContext.bind(presented));
     }
 
     /** Restores what was bound before; closing twice does nothing. */
     public static final class Scope implements AutoCloseable {
         private final InboundToken previous;
-        private final AutoCloseable coreScope;
+        private final Lease presented;
+        private final LeaseContext.Scope coreScope;
         private boolean closed;
 
-        private Scope(InboundToken previous, AutoCloseable coreScope) {
+        private Scope(InboundToken previous, Lease presented, LeaseContext.Scope coreScope) {
             this.previous = previous;
+            this.presented = presented;
             this.coreScope = coreScope;
         }
 
@@ -45,16 +48,12 @@ public final class InboundContext {
                 return;
             }
             closed = true;
-            try {
-                coreScope.close();
-            } catch (Exception e) {
-                throw new IllegalStateException("could not unbind the inbound lease", e);
-            } finally {
-                if (previous == null) {
-                    BOUND.remove();
-                } else {
-                    BOUND.set(previous);
-                }
+            coreScope.close();
+            presented.close();
+            if (previous == null) {
+                BOUND.remove();
+            } else {
+                BOUND.set(previous);
             }
         }
     }

@@ -9,8 +9,6 @@ import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.http.support.Instances;
 import io.fenceguard.http.support.Stores;
-import io.fenceguard.jdbc.Fence;
-import io.fenceguard.jdbc.FenceSource;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.StaleTokenException;
@@ -59,7 +57,7 @@ class EndToEndTest {
             this.ledger = ledger;
         }
 
-        @Fenced(resource = "account:{id}")
+        @FencedEndpoint(resource = "account:{id}")
         @PutMapping("/ledger/{id}")
         ResponseEntity<String> setBalance(@PathVariable int id, @RequestParam long balance) throws SQLException {
             try (Connection c = ledger.getConnection();
@@ -82,11 +80,8 @@ class EndToEndTest {
             s.execute("CREATE TABLE e2e_ledger (id INT PRIMARY KEY, balance BIGINT NOT NULL, current_token BIGINT)");
             s.execute("INSERT INTO e2e_ledger (id, balance) VALUES (1, 100)");
         }
-        // Until core binds inbound tokens as leases, the fence falls back to the filter's InboundContext.
-        FenceSource source = () -> LeaseContext.current().map(Fence::of)
-                .or(() -> InboundContext.current().map(in -> Fence.of(in.resource(), in.token())));
         FencedDataSource ledger = FencedDataSource.wrap(raw,
-                FencingConfig.builder().fence("e2e_ledger").fenceSource(source).build());
+                FencingConfig.builder().fence("e2e_ledger").build());
 
         Map<String, Object> properties = new LinkedHashMap<>(Instances.defaults());
         guarded = instances.start("guarded", properties, ctx -> {

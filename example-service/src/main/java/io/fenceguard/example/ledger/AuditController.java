@@ -1,5 +1,6 @@
 package io.fenceguard.example.ledger;
 
+import io.fenceguard.http.FencedEndpoint;
 import java.net.URI;
 import java.util.List;
 import org.springframework.http.ResponseEntity;
@@ -25,7 +26,7 @@ public class AuditController {
     }
 
     @PostMapping("/audit/{id}")
-    @io.fenceguard.http.Fenced(resource = "account:{id}")
+    @FencedEndpoint(resource = "account:{id}")
     public ResponseEntity<AuditDao.Entry> record(@PathVariable String id, @RequestBody EntryBody body) {
         AccountIds.require(id);
         if (body == null || body.amount() == null || body.balance() == null) {

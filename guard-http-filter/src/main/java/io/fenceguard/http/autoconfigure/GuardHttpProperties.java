@@ -129,7 +129,7 @@ public class GuardHttpProperties {
         /** Order of the fencing filter; after security filters by default. */
         private int filterOrder = 0;
 
-        /** Guarded routes besides the @Fenced controller methods. */
+        /** Guarded routes besides the @FencedEndpoint controller methods. */
         private List<Route> routes = new ArrayList<>();
 
         public boolean isEnabled() {

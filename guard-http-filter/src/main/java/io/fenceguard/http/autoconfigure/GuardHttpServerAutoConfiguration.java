@@ -20,7 +20,7 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
-/** The fencing filter in a servlet web application, guarding the configured routes and @Fenced methods. */
+/** The fencing filter in a servlet web application, guarding the configured routes and @FencedEndpoint methods. */
 @AutoConfiguration(after = {GuardHttpSigningAutoConfiguration.class, GuardHttpStoreAutoConfiguration.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass({Filter.class, RequestMappingHandlerMapping.class})

@@ -1,6 +1,6 @@
 package io.fenceguard.http.spring;
 
-import io.fenceguard.http.Fenced;
+import io.fenceguard.http.FencedEndpoint;
 import io.fenceguard.http.GuardedRoute;
 import io.fenceguard.http.ResourceTemplate;
 import java.util.ArrayList;
@@ -17,7 +17,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 import org.springframework.web.util.pattern.PathPattern;
 
 /**
- * The routes of the filter: the configured ones, then one per mapping of each {@link Fenced}
+ * The routes of the filter: the configured ones, then one per mapping of each {@link FencedEndpoint}
  * controller method, matched with Spring MVC's own path patterns. Collected once, on the first
  * request, when all handler mappings are known.
  */
@@ -50,7 +50,7 @@ public final class FencedHandlerRoutes implements Supplier<List<GuardedRoute>> {
         List<GuardedRoute> all = new ArrayList<>(configured);
         for (RequestMappingHandlerMapping mapping : mappings.get()) {
             for (Map.Entry<RequestMappingInfo, HandlerMethod> entry : mapping.getHandlerMethods().entrySet()) {
-                Fenced fenced = entry.getValue().getMethodAnnotation(Fenced.class);
+                FencedEndpoint fenced = entry.getValue().getMethodAnnotation(FencedEndpoint.class);
                 if (fenced != null) {
                     all.addAll(routes(entry.getKey(), ResourceTemplate.of(fenced.resource()), entry.getValue()));
                 }
@@ -63,7 +63,7 @@ public final class FencedHandlerRoutes implements Supplier<List<GuardedRoute>> {
         Set<String> methods = info.getMethodsCondition().getMethods().stream().map(Enum::name)
                 .collect(Collectors.toSet());
         if (info.getPathPatternsCondition() == null) {
-            throw new IllegalStateException("@Fenced on " + handler + " needs Spring MVC's PathPattern matching "
+            throw new IllegalStateException("@FencedEndpoint on " + handler + " needs Spring MVC's PathPattern matching "
                     + "(the default); AntPathMatcher mappings are not supported");
         }
         List<GuardedRoute> routes = new ArrayList<>();

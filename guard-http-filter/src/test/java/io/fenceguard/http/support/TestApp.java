@@ -1,7 +1,7 @@
 package io.fenceguard.http.support;
 
 import io.fenceguard.core.LeaseContext;
-import io.fenceguard.http.Fenced;
+import io.fenceguard.http.FencedEndpoint;
 import io.fenceguard.http.InboundContext;
 import io.fenceguard.http.InboundToken;
 import java.util.Queue;
@@ -37,7 +37,7 @@ public class TestApp {
             this.instance = environment.getProperty("test.instance", "?");
         }
 
-        @Fenced(resource = "account:{id}")
+        @FencedEndpoint(resource = "account:{id}")
         @PutMapping("/accounts/{id}")
         String put(@PathVariable String id, @RequestBody(required = false) String body) {
             return record("/accounts/" + id);
@@ -50,7 +50,7 @@ public class TestApp {
         }
 
         /** Guarded by annotation with the resource taken from the header. */
-        @Fenced
+        @FencedEndpoint
         @PutMapping("/jobs")
         String job() {
             return record("/jobs");

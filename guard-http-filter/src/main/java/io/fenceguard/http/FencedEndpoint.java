@@ -14,7 +14,7 @@ import java.lang.annotation.Target;
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.METHOD)
-public @interface Fenced {
+public @interface FencedEndpoint {
 
     /**
      * The resource, as a template over the mapping's path variables ({@code account:{id}}); empty
