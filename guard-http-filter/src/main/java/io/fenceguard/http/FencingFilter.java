@@ -25,13 +25,20 @@ public final class FencingFilter implements Filter {
     public static final String ADMISSION_ATTRIBUTE = FencingFilter.class.getName() + ".admission";
 
     private final FenceGate gate;
+    private final RefusalListener listener;
 
-    private FencingFilter(FenceGate gate) {
+    private FencingFilter(FenceGate gate, RefusalListener listener) {
         this.gate = gate;
+        this.listener = listener;
     }
 
     public static FencingFilter of(FenceGate gate) {
-        return new FencingFilter(Objects.requireNonNull(gate, "gate"));
+        return of(gate, (method, path, problem) -> { });
+    }
+
+    /** With a listener told of every refusal. */
+    public static FencingFilter of(FenceGate gate, RefusalListener listener) {
+        return new FencingFilter(Objects.requireNonNull(gate, "gate"), Objects.requireNonNull(listener, "listener"));
     }
 
     public FenceGate gate() {
@@ -55,6 +62,7 @@ public final class FencingFilter implements Filter {
         }
         if (verdict.problem().isPresent()) {
             refuse(out, verdict.problem().get(), http.getRequestURI());
+            listener.refused(http.getMethod(), path, verdict.problem().get());
             return;
         }
         Admission admission = verdict.admission().orElseThrow();

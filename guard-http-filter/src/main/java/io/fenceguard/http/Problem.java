@@ -60,6 +60,21 @@ public final class Problem {
                 "the high-water store could not be consulted; the request was refused", resource, token, null);
     }
 
+    /** The resource concerned, when known. */
+    public java.util.Optional<ResourceName> resource() {
+        return java.util.Optional.ofNullable(resource);
+    }
+
+    /** The presented token, when it could be read. */
+    public java.util.Optional<FencingToken> token() {
+        return java.util.Optional.ofNullable(token);
+    }
+
+    /** The highest token the resource has admitted, for stale refusals. */
+    public java.util.Optional<FencingToken> highWater() {
+        return java.util.Optional.ofNullable(highWater);
+    }
+
     public int status() {
         return status;
     }

@@ -29,6 +29,7 @@ class JdbcStoreServersTest {
     static final SigningKeys CLIENT_K2 = SigningKeys.of(Map.of("k2", Base64.getDecoder().decode(Instances.KEY_B)), "k2");
 
     static Instances instances = new Instances();
+    static final List<String> refusalsOnA = new java.util.concurrent.CopyOnWriteArrayList<>();
     static HikariDataSource check;
     static int a;
     static int b;
@@ -39,8 +40,13 @@ class JdbcStoreServersTest {
         check = Stores.postgres(schema, 2);
         Map<String, Object> properties = new LinkedHashMap<>(Instances.defaults());
         properties.put("guard.http.store.type", "jdbc");
-        a = Instances.port(instances.start("a", properties,
-                ctx -> ctx.registerBean(DataSource.class, () -> Stores.postgres(schema, 8))));
+        a = Instances.port(instances.start("a", properties, ctx -> {
+            ctx.registerBean(DataSource.class, () -> Stores.postgres(schema, 8));
+            ctx.registerBean(RefusalListener.class, () -> (method, path, problem) -> refusalsOnA.add(
+                    method + " " + path + " " + problem.status() + " " + problem.resource().map(Object::toString).orElse("-")
+                            + " " + problem.token().map(Object::toString).orElse("-")
+                            + " " + problem.highWater().map(Object::toString).orElse("-")));
+        }));
         b = Instances.port(instances.start("b", properties,
                 ctx -> ctx.registerBean(DataSource.class, () -> Stores.postgres(schema, 8))));
     }
@@ -78,6 +84,7 @@ class JdbcStoreServersTest {
                     "\"type\":\"https://fenceguard.io/problems/stale-token\"");
             assertThat(stale.body()).doesNotContain("Exception", "\tat ");
         }
+        assertThat(refusalsOnA).contains("PUT /accounts/1 409 account:1 100 200");
         assertThat(Http.put(a, "/accounts/1", header("account:1", 200)).status()).isEqualTo(200);
         assertThat(Http.put(b, "/accounts/1", header("account:1", 200)).status()).isEqualTo(200);
         assertThat(storedMark("account:1")).isEqualTo(200L);

@@ -2,6 +2,7 @@ package io.fenceguard.http.autoconfigure;
 
 import io.fenceguard.http.FenceGate;
 import io.fenceguard.http.FencingFilter;
+import io.fenceguard.http.RefusalListener;
 import io.fenceguard.http.GuardedRoute;
 import io.fenceguard.http.HighWaterStore;
 import io.fenceguard.http.SigningKeys;
@@ -41,8 +42,11 @@ public class GuardHttpServerAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "fencingFilterRegistration")
-    FilterRegistrationBean<FencingFilter> fencingFilterRegistration(FenceGate gate, GuardHttpProperties properties) {
-        FilterRegistrationBean<FencingFilter> registration = new FilterRegistrationBean<>(FencingFilter.of(gate));
+    FilterRegistrationBean<FencingFilter> fencingFilterRegistration(FenceGate gate, GuardHttpProperties properties,
+            ObjectProvider<RefusalListener> listeners) {
+        List<RefusalListener> all = listeners.orderedStream().toList();
+        RefusalListener each = (method, path, problem) -> all.forEach(l -> l.refused(method, path, problem));
+        FilterRegistrationBean<FencingFilter> registration = new FilterRegistrationBean<>(FencingFilter.of(gate, each));
         registration.setName("fencingFilter");
         registration.setOrder(properties.getServer().getFilterOrder());
         registration.setDispatcherTypes(DispatcherType.REQUEST);
