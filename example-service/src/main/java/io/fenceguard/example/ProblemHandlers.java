@@ -88,7 +88,7 @@ public class ProblemHandlers extends ResponseEntityExceptionHandler {
         if (stale != null) {
             String resource = stale.resource() == null ? null : stale.resource().value();
             Long token = stale.token() == null ? null : stale.token().value();
-            rejections.record("jdbc", resource, token, "stale token on table " + stale.table());
+            rejections.record("jdbc", resource, token, true, "stale token on table " + stale.table());
             ProblemDetail p = problem(HttpStatus.CONFLICT, "stale-token", "Fenced out",
                     "a newer holder has written to " + stale.table() + "; this holder's write was refused and rolled back");
             p.setProperty("resource", resource);
@@ -100,7 +100,7 @@ public class ProblemHandlers extends ResponseEntityExceptionHandler {
         if (refused != null && refused.reason() == FencingRefusedException.Reason.LEASE_LOST) {
             LeaseLostException lost = find(e, LeaseLostException.class);
             rejections.record("jdbc", lost == null ? null : lost.resource().value(),
-                    lost == null ? null : lost.token().value(), "lease lost before the write");
+                    lost == null ? null : lost.token().value(), false, "lease lost before the write");
             return guardFailure(lost != null ? lost : new GuardException(refused.getMessage(), null, null));
         }
         return problem(HttpStatus.SERVICE_UNAVAILABLE, "database-failure", "Database failure",

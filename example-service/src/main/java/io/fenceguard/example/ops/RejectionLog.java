@@ -8,8 +8,8 @@ import java.util.List;
 import org.springframework.stereotype.Component;
 
 /**
- * The most recent stale-token rejections of this instance, and the metric
- * {@code guard.stale.rejections{layer, resource}}.
+ * The most recent refusals of this instance (stale tokens, lost leases, bad headers), and the metric
+ * {@code guard.stale.rejections{layer, resource}} for the stale ones.
  */
 @Component
 public class RejectionLog {
@@ -23,14 +23,16 @@ public class RejectionLog {
         this.meters = meters;
     }
 
-    public record Rejection(Instant at, String layer, String resource, Long token, String reason) {
+    public record Rejection(Instant at, String layer, String resource, Long token, boolean stale, String reason) {
     }
 
-    public void record(String layer, String resource, Long token, String reason) {
-        meters.counter("guard.stale.rejections", "layer", layer, "resource", resource == null ? "unknown" : resource)
-                .increment();
+    public void record(String layer, String resource, Long token, boolean stale, String reason) {
+        if (stale) {
+            meters.counter("guard.stale.rejections", "layer", layer,
+                    "resource", resource == null ? "unknown" : resource).increment();
+        }
         synchronized (recent) {
-            recent.addFirst(new Rejection(Instant.now(), layer, resource, token, reason));
+            recent.addFirst(new Rejection(Instant.now(), layer, resource, token, stale, reason));
             while (recent.size() > KEPT) {
                 recent.removeLast();
             }
