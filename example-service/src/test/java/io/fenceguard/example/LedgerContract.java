@@ -24,7 +24,11 @@ abstract class LedgerContract {
     static final List<String> COMMON = List.of("--example.chaos.enabled=true", "--guard.lease-time=2s",
             "--guard.lock-delay=300ms", "--guard.default-wait=20s");
 
+    /** The example's demonstration signing key (application.properties), to forge nothing but sign like a client. */
+    static final String DEMO_KEY = "ZmVuY2VndWFyZC1leGFtcGxlLWtleS1kby1ub3QtdXNlLWluLXByb2R1Y3Rpb24=";
+
     private final List<Long> applied = new ArrayList<>();
+    private long staleToken;
 
     void runContract(RunningJar app) throws Exception {
         String account = "acc-" + UUID.randomUUID().toString().substring(0, 8);
@@ -40,6 +44,7 @@ abstract class LedgerContract {
         pausedDepositIsFencedOut(app, account);
         badInputChangesNothing(app, account);
 
+        operationsViewShowsLeasesAndRejections(app);
         long expected = 1000 + applied.stream().mapToLong(Long::longValue).sum();
         HttpResponse<String> end = app.send("GET", "/accounts/" + account, null);
         assertThat(((Number) JsonPath.read(end.body(), "$.balance")).longValue()).isEqualTo(expected);
@@ -87,6 +92,7 @@ abstract class LedgerContract {
         long takeoverToken = ((Number) JsonPath.read(takeover.body(), "$.token")).longValue();
         long staleToken = ((Number) JsonPath.read(stale.body(), "$.token")).longValue();
         assertThat(takeoverToken).isGreaterThan(staleToken);
+        this.staleToken = staleToken;
         pool.shutdown();
     }
 
@@ -117,8 +123,35 @@ abstract class LedgerContract {
                 new String[] {"Fencing-Token", "v1;r=account:" + account + ";t=99999999999999999999"}), 400);
         expectProblem(app.send("POST", "/audit/" + account, "{\"amount\":5,\"balance\":5}",
                 new String[] {"Fencing-Token", "v1;r=account:" + account + ";t=9223372036854775807"}), 403);
+        // A correctly signed header with the paused holder's older token: refused by the HTTP fence.
+        HttpResponse<String> staleAudit = app.send("POST", "/audit/" + account, "{\"amount\":5,\"balance\":5}",
+                new String[] {"Fencing-Token", signedHeader("account:" + account, staleToken)});
+        expectProblem(staleAudit, 409);
+        assertThat(staleAudit.body()).contains(String.valueOf(staleToken));
         assertThat(app.send("GET", "/accounts/" + account, null).body()).isEqualTo(before);
         assertThat(app.send("GET", "/audit/" + account, null).body()).isEqualTo(auditBefore);
+    }
+
+    static String signedHeader(String resource, long token) throws Exception {
+        String unsigned = "v1;r=" + resource + ";t=" + token + ";k=example-1";
+        javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+        mac.init(new javax.crypto.spec.SecretKeySpec(java.util.Base64.getDecoder().decode(DEMO_KEY), "HmacSHA256"));
+        byte[] signature = mac.doFinal(unsigned.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return unsigned + ";s=" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(signature);
+    }
+
+    /** Health, metrics and the guard endpoint tell what happened. */
+    void operationsViewShowsLeasesAndRejections(RunningJar app) throws Exception {
+        String health = app.send("GET", "/actuator/health", null).body();
+        assertThat((String) JsonPath.read(health, "$.components.guard.status")).isEqualTo("UP");
+        assertThat((String) JsonPath.read(health, "$.components.redis.status")).isEqualTo("UP");
+        String guard = app.send("GET", "/actuator/fenceguard", null).body();
+        List<String> layers = JsonPath.read(guard, "$.recentRejections[*].layer");
+        assertThat(layers).contains("http", "jdbc");
+        String acquired = app.send("GET", "/actuator/metrics/guard.lease.acquire", null).body();
+        assertThat(((Number) JsonPath.read(acquired, "$.measurements[0].value")).longValue()).isPositive();
+        String stale = app.send("GET", "/actuator/metrics/guard.stale.rejections", null).body();
+        assertThat(((Number) JsonPath.read(stale, "$.measurements[0].value")).doubleValue()).isPositive();
     }
 
     private static void expectProblem(HttpResponse<String> response, int status) {
