@@ -19,7 +19,7 @@ final class Quiet {
             root.setLevel(Level.WARN);
         }
         if (LoggerFactory.getLogger("org.redisson") instanceof Logger redisson) {
-            redisson.setLevel(Level.ERROR);
+            redisson.setLevel(Level.OFF);   // decoder noise after the proxy drops connections
         }
         if (LoggerFactory.getLogger("io.fenceguard") instanceof Logger guard) {
             guard.setLevel(Level.ERROR);
