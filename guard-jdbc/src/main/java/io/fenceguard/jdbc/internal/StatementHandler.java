@@ -7,6 +7,7 @@ import io.fenceguard.jdbc.Unfenced;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.sql.CallableStatement;
+import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -51,6 +52,9 @@ final class StatementHandler implements InvocationHandler {
                 return withSql ? addText(method, args) : addPrepared(method, args);
             case "executeBatch", "executeLargeBatch":
                 return executeBatch(method, args);
+            case "getParameterMetaData":
+                ParameterMetaData driver = (ParameterMetaData) Invocations.call(raw, method, args);
+                return remaps ? new RemappedParameterMetaData(driver, plan) : driver;
             default:
                 if (remaps && isParameterSetter(method, args)) {
                     bind(method, args);
