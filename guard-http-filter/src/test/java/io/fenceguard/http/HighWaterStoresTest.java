@@ -47,6 +47,46 @@ class HighWaterStoresTest {
         assertRule(JdbcHighWaterStore.of(ds));
     }
 
+    /** MariaDB takes the locking-read path; many first admissions of one resource race to insert its row. */
+    @Test
+    void mariadbLockingReadUnderConcurrentFirstAdmissions() throws Exception {
+        io.fenceguard.testsupport.JdbcEndpoint server = io.fenceguard.testsupport.TestServers.mariadb();
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setJdbcUrl(server.url());
+        config.setUsername(server.user());
+        config.setPassword(server.password());
+        config.setMaximumPoolSize(8);
+        String table = "hw_" + UUID.randomUUID().toString().substring(0, 8);
+        try (var ds = new com.zaxxer.hikari.HikariDataSource(config)) {
+            try (var c = ds.getConnection(); var s = c.createStatement()) {
+                s.execute("CREATE TABLE " + table + " (resource VARCHAR(200) NOT NULL PRIMARY KEY, token BIGINT NOT NULL,"
+                        + " updated_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)");
+            }
+            try {
+                JdbcHighWaterStore store = JdbcHighWaterStore.of(ds, table);
+                assertRule(store);
+                for (int round = 0; round < 20; round++) {
+                    ResourceName r = ResourceName.of("race:" + round + ":" + UUID.randomUUID().toString().substring(0, 8));
+                    var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+                    var outcomes = new java.util.ArrayList<java.util.concurrent.Future<Admission>>();
+                    for (int t = 1; t <= 8; t++) {
+                        long token = t;
+                        outcomes.add(pool.submit(() -> store.admit(r, FencingToken.of(token))));
+                    }
+                    for (var outcome : outcomes) {
+                        assertThat(outcome.get().outcome()).isIn(Outcome.CLAIMED, Outcome.STALE);
+                    }
+                    pool.shutdown();
+                    assertThat(store.admit(r, FencingToken.of(8)).outcome()).isEqualTo(Outcome.CONTINUED);
+                }
+            } finally {
+                try (var c = ds.getConnection(); var s = c.createStatement()) {
+                    s.execute("DROP TABLE " + table);
+                }
+            }
+        }
+    }
+
     @Test
     void redis() {
         RedissonClient redis = Stores.redis();

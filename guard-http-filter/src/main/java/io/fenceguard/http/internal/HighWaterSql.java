@@ -74,7 +74,11 @@ public abstract class HighWaterSql {
         }
     }
 
-    /** SELECT … FOR UPDATE, then INSERT or UPDATE, in one transaction (MySQL, MariaDB, H2). */
+    /**
+     * SELECT … FOR UPDATE, then UPDATE, in one transaction (MySQL, MariaDB, H2). A resource's first row
+     * is inserted on its own, outside that transaction: two transactions that both lock the gap of a
+     * missing row and then insert would deadlock on InnoDB. A losing insert sees the row and locks it.
+     */
     static final class LockingRead extends HighWaterSql {
 
         LockingRead(String table) {
@@ -83,13 +87,38 @@ public abstract class HighWaterSql {
 
         @Override
         public Admission admit(Connection connection, ResourceName resource, FencingToken token) throws SQLException {
+            Admission admission = admitExisting(connection, resource, token);
+            if (admission != null) {
+                return admission;
+            }
+            try {
+                connection.setAutoCommit(true);
+                write(connection, "INSERT INTO " + table + " (token, resource) VALUES (?, ?)", resource, token);
+                return Admission.claimed(resource, token);
+            } catch (SQLException e) {
+                if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+                    throw e;
+                }
+            }
+            admission = admitExisting(connection, resource, token);
+            if (admission == null) {
+                throw new SQLException("high-water row for '" + resource + "' vanished; refusing");
+            }
+            return admission;
+        }
+
+        /** The admission against the locked row, or {@code null} when the resource has no row yet. */
+        private Admission admitExisting(Connection connection, ResourceName resource, FencingToken token)
+                throws SQLException {
             connection.setAutoCommit(false);
             try {
                 FencingToken previous = read(connection, resource, " FOR UPDATE");
-                Admission admission = Admission.of(resource, token, previous);
                 if (previous == null) {
-                    write(connection, "INSERT INTO " + table + " (token, resource) VALUES (?, ?)", resource, token);
-                } else if (admission.outcome() == Admission.Outcome.CLAIMED) {
+                    connection.rollback();
+                    return null;
+                }
+                Admission admission = Admission.of(resource, token, previous);
+                if (admission.outcome() == Admission.Outcome.CLAIMED) {
                     write(connection, "UPDATE " + table + " SET token = ?, updated_at = CURRENT_TIMESTAMP "
                             + "WHERE resource = ?", resource, token);
                 }
