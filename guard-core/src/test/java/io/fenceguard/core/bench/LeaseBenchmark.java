@@ -34,10 +34,14 @@ import org.redisson.config.Config;
  * interleaved in rounds, in a rotating order, after a warm-up; throughput is the median over rounds,
  * latency percentiles are over all measured operations.
  *
+ * <p>The floor: before the rounds, {@code redis-benchmark -t ping_mbulk -q} (when on the PATH) measures
+ * the raw round-trip rate of the same Redis with one connection per thread; an acquire + release is two
+ * round trips, so each implementation's rate is also shown as a share of half the PING rate.
+ *
  * <pre>
  * ./mvnw -B -pl guard-core -am -Pbench -DskipTests verify
  *   env GUARD_TEST_REDIS_URL (default redis://127.0.0.1:6379)
- *   -Dbench.rounds=8 -Dbench.seconds=1.5 -Dbench.warmup=3 -Dbench.threads=1,4
+ *   -Dbench.rounds=6 -Dbench.seconds=1.5 -Dbench.warmup=2 -Dbench.threads=1,4 -Dbench.floor.requests=100000
  * </pre>
  */
 public final class LeaseBenchmark {
@@ -69,9 +73,10 @@ public final class LeaseBenchmark {
 
     public static void main(String[] args) throws Exception {
         String url = System.getenv().getOrDefault("GUARD_TEST_REDIS_URL", "redis://127.0.0.1:6379").trim();
-        int rounds = Integer.getInteger("bench.rounds", 8);
+        int rounds = Integer.getInteger("bench.rounds", 6);
         double seconds = Double.parseDouble(System.getProperty("bench.seconds", "1.5"));
-        double warmup = Double.parseDouble(System.getProperty("bench.warmup", "3"));
+        double warmup = Double.parseDouble(System.getProperty("bench.warmup", "2"));
+        int floorRequests = Integer.getInteger("bench.floor.requests", 100_000);
         int[] threadCounts = Arrays.stream(System.getProperty("bench.threads", "1,4").split(","))
                 .mapToInt(s -> Integer.parseInt(s.trim())).toArray();
 
@@ -85,7 +90,8 @@ public final class LeaseBenchmark {
             System.out.printf("rounds %d x %.1f s per implementation and thread count, warm-up %.1f s each; "
                     + "one operation = acquire + release, uncontended, %d resources per thread%n",
                     rounds, seconds, warmup, RESOURCES_PER_THREAD);
-            bench.run(rounds, seconds, warmup, threadCounts);
+            Map<Integer, Double> floor = floor(url, threadCounts, floorRequests);
+            bench.run(rounds, seconds, warmup, threadCounts, floor);
         } finally {
             bench.manager.close();
             long deleted = redisson.getKeys().deleteByPattern(prefix + "*")
@@ -95,7 +101,26 @@ public final class LeaseBenchmark {
         }
     }
 
-    private void run(int rounds, double seconds, double warmup, int[] threadCounts) throws Exception {
+    /** redis-benchmark's PING requests/s by connection count (= thread count); empty when not available. */
+    private static Map<Integer, Double> floor(String url, int[] threadCounts, int requests) {
+        Map<Integer, Double> floor = new TreeMap<>();
+        java.util.Optional<String> executable = RedisFloor.executable();
+        if (executable.isEmpty()) {
+            System.out.println("floor: redis-benchmark is not on the PATH; skipped");
+            return floor;
+        }
+        for (int connections : threadCounts) {
+            RedisFloor.pingRate(executable.get(), url, connections, requests).ifPresent(rate -> {
+                floor.put(connections, rate);
+                System.out.printf("floor: redis-benchmark -t ping_mbulk -n %d -c %d: %.0f requests/s%n",
+                        requests, connections, rate);
+            });
+        }
+        return floor;
+    }
+
+    private void run(int rounds, double seconds, double warmup, int[] threadCounts, Map<Integer, Double> floor)
+            throws Exception {
         int maxThreads = Arrays.stream(threadCounts).max().orElse(1);
         ExecutorService pool = Executors.newFixedThreadPool(maxThreads);
         try {
@@ -116,7 +141,7 @@ public final class LeaseBenchmark {
                 }
                 System.out.printf("round %d/%d done%n", round + 1, rounds);
             }
-            print(results);
+            print(results, floor);
         } finally {
             pool.shutdownNow();
         }
@@ -190,7 +215,7 @@ public final class LeaseBenchmark {
         }
     }
 
-    private static void print(Map<Integer, Map<Impl, Result>> results) {
+    private static void print(Map<Integer, Map<Impl, Result>> results, Map<Integer, Double> floor) {
         System.out.println();
         String header = String.format("%-26s %8s %12s %10s %10s %14s %10s", "implementation", "threads", "ops/s",
                 "p50 µs", "p99 µs", "JVM CPU µs/op", "vs RLock");
@@ -214,6 +239,23 @@ public final class LeaseBenchmark {
             System.out.printf("fenceguard / RLock throughput, %d thread%s: %.2f (goal >= 1.00)%s%n", e.getKey(),
                     e.getKey() == 1 ? "" : "s", ratio, ratio >= 1.0 ? "" : "  BELOW GOAL");
         }
+        System.out.println();
+        if (floor.isEmpty()) {
+            System.out.println("floor: no redis-benchmark figures (see above)");
+        }
+        for (Map.Entry<Integer, Double> f : floor.entrySet()) {
+            Map<Impl, Result> byImpl = results.get(f.getKey());
+            if (byImpl == null) {
+                continue;
+            }
+            double ceiling = f.getValue() / 2; // acquire + release = 2 round trips
+            System.out.printf("floor, %d connection%s: PING %.0f/s, so at most %.0f acquire+release/s; reached:",
+                    f.getKey(), f.getKey() == 1 ? "" : "s", f.getValue(), ceiling);
+            for (Impl impl : Impl.values()) {
+                System.out.printf(" %s %.2f", impl.label, byImpl.get(impl).medianOpsPerSecond() / ceiling);
+            }
+            System.out.println();
+        }
         System.out.println("per-round ops/s (min..max):");
         for (Map.Entry<Integer, Map<Impl, Result>> e : results.entrySet()) {
             for (Impl impl : Impl.values()) {
@@ -232,7 +274,7 @@ public final class LeaseBenchmark {
         return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
     }
 
-    private static String machineLine(String url) {
+    static String machineLine(String url) {
         String redisVersion = "?";
         try {
             URI uri = URI.create(url);

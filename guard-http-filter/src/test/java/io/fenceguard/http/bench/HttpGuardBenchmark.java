@@ -4,7 +4,6 @@ import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.SigningKeys;
 import io.fenceguard.http.support.Instances;
-import io.fenceguard.http.support.Stores;
 import io.fenceguard.http.support.TestApp;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -24,21 +23,29 @@ import javax.sql.DataSource;
 /**
  * Requests/s and median latency of PUT /accounts/bench through the fencing filter (in-memory and
  * JDBC stores, signed header, same token each time, so every request consults the store) against
- * the same endpoint with the filter disabled.
+ * the same endpoint with the filter disabled. The header's parse and verification alone are the JMH
+ * micro-benchmark {@link FenceHeaderBenchmark}.
  *
- * <pre>./mvnw -B -q -pl guard-http-filter -am -Pbench -DskipTests verify</pre>
+ * <pre>
+ * ./mvnw -B -pl guard-http-filter -am -Pbench -DskipTests verify
+ *   env GUARD_TEST_POSTGRES_URL, _USER, _PASSWORD (default jdbc:postgresql://127.0.0.1:5432/test, postgres)
+ *   -Dbench.http.seconds=8 -Dbench.http.warmup=3 -Dbench.http.threads=8
+ * </pre>
  */
 public final class HttpGuardBenchmark {
 
-    private static final int THREADS = 8;
-    private static final Duration WARMUP = Duration.ofSeconds(3);
-    private static final Duration MEASURE = Duration.ofSeconds(8);
+    private static final int THREADS = Integer.getInteger("bench.http.threads", 8);
+    private static final Duration WARMUP = seconds("bench.http.warmup", "3");
+    private static final Duration MEASURE = seconds("bench.http.seconds", "8");
+
+    private static Duration seconds(String property, String fallback) {
+        return Duration.ofMillis((long) (1000 * Double.parseDouble(System.getProperty(property, fallback))));
+    }
 
     public static void main(String[] args) throws Exception {
         SigningKeys keys = SigningKeys.of(Map.of("k1", Base64.getDecoder().decode(Instances.KEY_A)), "k1");
         String header = keys.header(ResourceName.of("account:bench"), FencingToken.of(42)).value();
-        String schema = Stores.migratedPostgresSchema();
-        try (Instances instances = new Instances()) {
+        try (BenchPostgres postgres = new BenchPostgres(); Instances instances = new Instances()) {
             Map<String, Object> open = new LinkedHashMap<>(Instances.defaults());
             open.put("guard.http.server.enabled", "false");
             Map<String, Object> memory = new LinkedHashMap<>(Instances.defaults());
@@ -47,18 +54,24 @@ public final class HttpGuardBenchmark {
             int openPort = Instances.port(instances.start("open", open, ctx -> { }));
             int memoryPort = Instances.port(instances.start("memory", memory, ctx -> { }));
             int jdbcPort = Instances.port(instances.start("jdbc", jdbc,
-                    ctx -> ctx.registerBean(DataSource.class, () -> Stores.postgres(schema, THREADS))));
+                    ctx -> ctx.registerBean(DataSource.class, () -> postgres.pool(THREADS))));
 
-            System.out.printf("%-32s %10s %10s%n", "endpoint", "req/s", "p50 µs");
-            report("unguarded", run(openPort, null));
-            report("guarded, in-memory store", run(memoryPort, header));
-            report("guarded, JDBC store (PostgreSQL)", run(jdbcPort, header));
+            System.out.printf("%nfenceguard HTTP benchmark: PUT /accounts/bench, %d client threads (java.net.http, "
+                    + "HTTP/1.1), %.1f s after %.1f s warm-up; JDBC store on %s%n", THREADS,
+                    MEASURE.toMillis() / 1e3, WARMUP.toMillis() / 1e3, postgres.describe());
+            long[] unguarded = run(openPort, null);
+            long[] memoryResult = run(memoryPort, header);
+            long[] jdbcResult = run(jdbcPort, header);
+            System.out.printf("%-32s %10s %10s %16s%n", "endpoint", "req/s", "p50 µs", "vs unguarded");
+            report("unguarded", unguarded, unguarded);
+            report("guarded, in-memory store", memoryResult, unguarded);
+            report("guarded, JDBC store (PostgreSQL)", jdbcResult, unguarded);
         }
         System.exit(0);
     }
 
-    private static void report(String name, long[] result) {
-        System.out.printf("%-32s %10d %10d%n", name, result[0], result[1]);
+    private static void report(String name, long[] result, long[] unguarded) {
+        System.out.printf("%-32s %10d %10d %16.2f%n", name, result[0], result[1], (double) result[0] / unguarded[0]);
     }
 
     /** {requests per second, median latency in µs}. */

@@ -6,12 +6,10 @@ import io.fenceguard.jdbc.Fence;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.Gate;
-import io.fenceguard.jdbc.SqlDialect;
-import io.fenceguard.jdbc.TestDatabases;
-import io.fenceguard.jdbc.internal.JdbcGuard;
+import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.util.Arrays;
+import java.sql.Statement;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -22,21 +20,28 @@ import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
 
 /**
- * On PostgreSQL: guarded vs raw UPDATE throughput on the same table and pool, the cost of a gate
- * claim per transaction, and the rewrite-plan cache hit time. Run with
- * {@code ./mvnw -B -pl guard-jdbc -Pbench -DskipTests verify} (server from GUARD_TEST_POSTGRES_URL).
+ * On PostgreSQL: guarded vs raw UPDATE throughput on the same table and pool, and the cost of a gate
+ * claim per transaction. The rewrite-plan cache hit is a JMH micro-benchmark: {@link PlanCacheBenchmark}.
+ *
+ * <pre>
+ * ./mvnw -B -pl guard-jdbc -Pbench -DskipTests verify
+ *   env GUARD_TEST_POSTGRES_URL, _USER, _PASSWORD (default jdbc:postgresql://127.0.0.1:5432/test, postgres)
+ *   -Dbench.jdbc.seconds=3 -Dbench.jdbc.threads=4 -Dbench.jdbc.transactions=3000
+ * </pre>
  */
 public final class JdbcFencingBenchmark {
 
     private static final String TABLE = "fg_bench";
     private static final String UPDATE = "UPDATE " + TABLE + " SET v = v + ? WHERE id = ?";
     private static final int ROWS = 10_000;
-    private static final int THREADS = 4;
-    private static final long ROUND_MILLIS = 3_000;
+    private static final int THREADS = Integer.getInteger("bench.jdbc.threads", 4);
+    private static final long ROUND_MILLIS = (long) (1000 * Double.parseDouble(System.getProperty("bench.jdbc.seconds", "3")));
+    private static final int TRANSACTIONS = Integer.getInteger("bench.jdbc.transactions", 3_000);
 
     public static void main(String[] args) throws Exception {
-        DataSource raw = TestDatabases.of(SqlDialect.POSTGRESQL);
-        TestDatabases.execute(raw, "DROP TABLE IF EXISTS " + TABLE,
+        HikariDataSource raw = BenchDatabase.pool(10);
+        System.out.println("database: " + BenchDatabase.describe(raw));
+        execute(raw, "DROP TABLE IF EXISTS " + TABLE,
                 "CREATE TABLE " + TABLE + " (id INT PRIMARY KEY, v BIGINT NOT NULL, current_token BIGINT)",
                 "INSERT INTO " + TABLE + " SELECT g, 0, NULL FROM generate_series(1, " + ROWS + ") g");
         Fence fence = Fence.of(ResourceName.of("bench"), FencingToken.of(1));
@@ -51,10 +56,12 @@ public final class JdbcFencingBenchmark {
             rawBest = Math.max(rawBest, updates(raw, ROUND_MILLIS));
             guardedBest = Math.max(guardedBest, updates(fenced, ROUND_MILLIS));
         }
-        double plain = transactions(fenced, false, 3_000);
-        double claimed = transactions(fenced, true, 3_000);
-        plain = Math.min(plain, transactions(fenced, false, 3_000));
-        claimed = Math.min(claimed, transactions(fenced, true, 3_000));
+        double plain = transactions(fenced, false, TRANSACTIONS);
+        double claimed = transactions(fenced, true, TRANSACTIONS);
+        plain = Math.min(plain, transactions(fenced, false, TRANSACTIONS));
+        claimed = Math.min(claimed, transactions(fenced, true, TRANSACTIONS));
+        execute(raw, "DROP TABLE IF EXISTS " + TABLE);
+        raw.close();
 
         System.out.printf("%nfenceguard JDBC benchmark (PostgreSQL, %d threads, pool of 10, %d rows)%n", THREADS, ROWS);
         System.out.printf("raw UPDATE throughput:      %,10.0f statements/s%n", rawBest);
@@ -63,7 +70,7 @@ public final class JdbcFencingBenchmark {
         System.out.printf("transaction, 1 UPDATE:      %10.1f us%n", plain);
         System.out.printf("same plus gate claim:       %10.1f us (claim costs %.1f us per transaction)%n",
                 claimed, claimed - plain);
-        System.out.printf("plan cache hit p50:         %10.3f us (goal <= 1 us)%n", cacheHitMicros());
+        System.out.println("plan cache hit:             see the JMH PlanCacheBenchmark that follows");
         System.exit(0);
     }
 
@@ -114,26 +121,11 @@ public final class JdbcFencingBenchmark {
         }
     }
 
-    private static double cacheHitMicros() {
-        JdbcGuard guard = new JdbcGuard(FencingConfig.builder().fence(TABLE).dialect(SqlDialect.POSTGRESQL).build());
-        String[] statements = {UPDATE, "SELECT v FROM " + TABLE + " WHERE id = ?", "DELETE FROM " + TABLE + " WHERE id = ?"};
-        for (String sql : statements) {
-            guard.preparedSql(sql);
+    private static void execute(DataSource dataSource, String... statements) throws Exception {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            for (String sql : statements) {
+                statement.execute(sql);
+            }
         }
-        long sink = 0;
-        for (int i = 0; i < 200_000; i++) {
-            sink += guard.preparedSql(statements[i % 3]).length();
-        }
-        long[] samples = new long[100_000];
-        for (int i = 0; i < samples.length; i++) {
-            long t0 = System.nanoTime();
-            sink += guard.preparedSql(statements[i % 3]).length();
-            samples[i] = System.nanoTime() - t0;
-        }
-        Arrays.sort(samples);
-        if (sink == 42) {
-            System.out.println();
-        }
-        return samples[samples.length / 2] / 1e3;
     }
 }

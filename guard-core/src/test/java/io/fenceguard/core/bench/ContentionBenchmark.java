@@ -1,0 +1,321 @@
+package io.fenceguard.core.bench;
+
+import io.fenceguard.core.GuardException;
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.LeaseTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * Contention: N clients (threads, spread over a few Redisson clients, each with its own
+ * {@link LeaseManager}) hammer resources for a fixed time, each operation being acquire (waiting) +
+ * a short critical section + release. Loads: 1, 8 and 64 clients on ONE resource, and 8 clients on
+ * 10,000 resources (a random one per operation). fenceguard {@code LeaseManager.acquire(resource, wait)}
+ * against Redisson {@link RLock} {@code lock()} / {@code unlock()} under the same loads.
+ *
+ * <p>Per load and implementation: grants/s (grants within the measured time), the wait until granted
+ * (time in {@code acquire}/{@code lock}, the round trip included) at p50/p90/p99/max, timeouts
+ * (fenceguard only: {@code lock()} has no wait limit), and the fewest and most grants of one client.
+ * Operations begun before the end run to completion and their waits count, so a queue at the end is
+ * not cut off.
+ *
+ * <pre>
+ * ./mvnw -B -pl guard-core -am -Pbench -DskipTests verify
+ *   env GUARD_TEST_REDIS_URL (default redis://127.0.0.1:6379)
+ *   -Dbench.contention.seconds=4 -Dbench.contention.warmup=1 -Dbench.contention.clients=1,8,64
+ *   -Dbench.contention.resources=10000 -Dbench.contention.many-clients=8 -Dbench.contention.hold-us=100
+ *   -Dbench.contention.wait-ms=2000 -Dbench.contention.redissons=4
+ * </pre>
+ */
+public final class ContentionBenchmark {
+
+    enum Impl {
+        FENCEGUARD("fenceguard LeaseManager"),
+        RLOCK("Redisson RLock");
+
+        final String label;
+
+        Impl(String label) {
+            this.label = label;
+        }
+    }
+
+    record Load(String label, int clients, int resources) {
+    }
+
+    private final RedissonClient[] redissons;
+    private final LeaseManager[] managers;
+    private final String prefix;
+    private final long holdNanos;
+    private final Duration wait;
+    private volatile long sink;
+
+    private ContentionBenchmark(RedissonClient[] redissons, String prefix, long holdNanos, Duration wait) {
+        this.redissons = redissons;
+        this.prefix = prefix;
+        this.holdNanos = holdNanos;
+        this.wait = wait;
+        this.managers = new LeaseManager[redissons.length];
+        for (int i = 0; i < redissons.length; i++) {
+            managers[i] = LeaseManager.of(redissons[i],
+                    LeaseConfig.builder().keyPrefix(prefix + "fg:").clientName("bench" + i).build());
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        String url = System.getenv().getOrDefault("GUARD_TEST_REDIS_URL", "redis://127.0.0.1:6379").trim();
+        double seconds = Double.parseDouble(System.getProperty("bench.contention.seconds", "4"));
+        double warmup = Double.parseDouble(System.getProperty("bench.contention.warmup", "1"));
+        int[] clientCounts = Arrays.stream(System.getProperty("bench.contention.clients", "1,8,64").split(","))
+                .mapToInt(s -> Integer.parseInt(s.trim())).toArray();
+        int manyResources = Integer.getInteger("bench.contention.resources", 10_000);
+        int manyClients = Integer.getInteger("bench.contention.many-clients", 8);
+        long holdMicros = Long.getLong("bench.contention.hold-us", 100);
+        long waitMillis = Long.getLong("bench.contention.wait-ms", 2_000);
+        int redissonCount = Integer.getInteger("bench.contention.redissons", 4);
+
+        List<Load> loads = new ArrayList<>();
+        for (int clients : clientCounts) {
+            loads.add(new Load("1 resource", clients, 1));
+        }
+        if (manyResources > 0 && manyClients > 0) {
+            loads.add(new Load(String.format("%,d resources", manyResources), manyClients, manyResources));
+        }
+        int maxClients = loads.stream().mapToInt(Load::clients).max().orElse(1);
+
+        RedissonClient[] redissons = new RedissonClient[Math.max(1, Math.min(redissonCount, maxClients))];
+        for (int i = 0; i < redissons.length; i++) {
+            Config config = new Config();
+            config.useSingleServer().setAddress(url).setConnectionMinimumIdleSize(8)
+                    .setConnectionPoolSize(Math.max(64, maxClients));
+            redissons[i] = Redisson.create(config);
+        }
+        String prefix = "fgbench-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+        ContentionBenchmark bench = new ContentionBenchmark(redissons, prefix, holdMicros * 1_000,
+                Duration.ofMillis(waitMillis));
+        try {
+            System.out.println(LeaseBenchmark.machineLine(url));
+            System.out.printf("contention: %.1f s per load and implementation after a %.1f s warm-up; operation = "
+                    + "acquire (fenceguard wait limit %d ms; RLock lock() waits without limit) + critical section "
+                    + "(park %d µs) + release; clients are threads over %d Redisson client(s)%n",
+                    seconds, warmup, waitMillis, holdMicros, redissons.length);
+            bench.run(loads, seconds, warmup, maxClients);
+        } finally {
+            for (LeaseManager manager : bench.managers) {
+                manager.close();
+            }
+            long deleted = redissons[0].getKeys().deleteByPattern(prefix + "*");
+            System.out.println("cleaned up " + deleted + " keys under " + prefix);
+            for (RedissonClient redisson : redissons) {
+                redisson.shutdown();
+            }
+        }
+    }
+
+    private void run(List<Load> loads, double seconds, double warmup, int maxClients) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(maxClients);
+        Map<Load, Map<Impl, Run>> results = new LinkedHashMap<>();
+        try {
+            int n = 0;
+            for (Load load : loads) {
+                Map<Impl, Run> byImpl = new EnumMap<>(Impl.class);
+                for (int i = 0; i < Impl.values().length; i++) {
+                    Impl impl = Impl.values()[(i + n) % Impl.values().length];
+                    if (warmup > 0) {
+                        measure(pool, impl, load, warmup);
+                    }
+                    Run run = measure(pool, impl, load, seconds);
+                    byImpl.put(impl, run);
+                    System.out.printf("  %-18s %3d clients  %-24s %10.0f grants/s%n", load.label(), load.clients(),
+                            impl.label, run.grantsPerSecond());
+                }
+                results.put(load, byImpl);
+                n++;
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        print(results);
+    }
+
+    /** One timed run of {@code load}: every client loops until the end, then finishes its operation. */
+    private Run measure(ExecutorService pool, Impl impl, Load load, double seconds) throws Exception {
+        CyclicBarrier start = new CyclicBarrier(load.clients());
+        long durationNanos = (long) (seconds * 1e9);
+        List<Future<Client>> futures = new ArrayList<>();
+        for (int t = 0; t < load.clients(); t++) {
+            int index = t % redissons.length;
+            futures.add(pool.submit(() -> {
+                Client client = new Client();
+                start.await();
+                long end = System.nanoTime() + durationNanos;
+                while (System.nanoTime() < end) {
+                    String name = load.resources() == 1 ? "one"
+                            : "r" + ThreadLocalRandom.current().nextInt(load.resources());
+                    once(impl, index, name, end, client);
+                }
+                return client;
+            }));
+        }
+        Run run = new Run(seconds);
+        for (Future<Client> f : futures) {
+            run.add(f.get());
+        }
+        return run;
+    }
+
+    private void once(Impl impl, int index, String name, long end, Client client) {
+        long began = System.nanoTime();
+        switch (impl) {
+            case FENCEGUARD -> {
+                Lease lease;
+                try {
+                    lease = managers[index].acquire(name, wait);
+                } catch (LeaseTimeoutException e) {
+                    client.timeouts++;
+                    return;
+                } catch (GuardException e) {
+                    client.errors++;
+                    return;
+                }
+                try (lease) {
+                    client.granted(System.nanoTime() - began, began, end);
+                    sink += lease.token().value();
+                    hold();
+                }
+            }
+            case RLOCK -> {
+                RLock lock = redissons[index].getLock(prefix + "rlock:" + name);
+                lock.lock();
+                try {
+                    client.granted(System.nanoTime() - began, began, end);
+                    hold();
+                } finally {
+                    lock.unlock();
+                }
+            }
+            default -> throw new IllegalStateException();
+        }
+    }
+
+    private void hold() {
+        if (holdNanos > 0) {
+            LockSupport.parkNanos(holdNanos);
+        }
+    }
+
+    private static void print(Map<Load, Map<Impl, Run>> results) {
+        System.out.println();
+        String header = String.format("%-18s %7s %-24s %11s %9s %9s %9s %9s %8s %15s", "load", "clients",
+                "implementation", "grants/s", "p50 µs", "p90 µs", "p99 µs", "max µs", "timeouts",
+                "per client");
+        System.out.println(header);
+        System.out.println("-".repeat(header.length()));
+        for (Map.Entry<Load, Map<Impl, Run>> e : results.entrySet()) {
+            for (Impl impl : Impl.values()) {
+                Run r = e.getValue().get(impl);
+                long[] w = r.sortedWaits();
+                System.out.printf("%-18s %7d %-24s %11.0f %9.0f %9.0f %9.0f %9.0f %8s %15s%n", e.getKey().label(),
+                        e.getKey().clients(), impl.label, r.grantsPerSecond(), percentile(w, 0.50) / 1e3,
+                        percentile(w, 0.90) / 1e3, percentile(w, 0.99) / 1e3,
+                        (w.length == 0 ? 0 : w[w.length - 1]) / 1e3,
+                        impl == Impl.RLOCK ? "-" : r.timeouts + (r.errors > 0 ? "+" + r.errors + "err" : ""),
+                        r.minGrants + ".." + r.maxGrants);
+            }
+        }
+        System.out.println();
+        for (Map.Entry<Load, Map<Impl, Run>> e : results.entrySet()) {
+            Run fg = e.getValue().get(Impl.FENCEGUARD);
+            Run rl = e.getValue().get(Impl.RLOCK);
+            long[] fw = fg.sortedWaits();
+            long[] rw = rl.sortedWaits();
+            System.out.printf("fenceguard / RLock, %s, %d client%s: grants/s %.2f, wait p50 %.2f, p99 %.2f%n",
+                    e.getKey().label(), e.getKey().clients(), e.getKey().clients() == 1 ? "" : "s",
+                    fg.grantsPerSecond() / rl.grantsPerSecond(),
+                    ratio(percentile(fw, 0.50), percentile(rw, 0.50)), ratio(percentile(fw, 0.99), percentile(rw, 0.99)));
+        }
+    }
+
+    private static double ratio(long a, long b) {
+        return b == 0 ? Double.NaN : (double) a / b;
+    }
+
+    private static long percentile(long[] sorted, double p) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        int index = (int) Math.ceil(p * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+    }
+
+    /** One client's operations in one run. */
+    private static final class Client {
+        long[] waits = new long[1 << 12];
+        int size;
+        long grantsInTime;
+        long timeouts;
+        long errors;
+
+        void granted(long waitNanos, long began, long end) {
+            if (size == waits.length) {
+                waits = Arrays.copyOf(waits, size * 2);
+            }
+            waits[size++] = waitNanos;
+            if (began + waitNanos <= end) {
+                grantsInTime++;
+            }
+        }
+    }
+
+    /** All clients of one load and implementation. */
+    private static final class Run {
+        private final double seconds;
+        private final List<long[]> waits = new ArrayList<>();
+        long grants;
+        long timeouts;
+        long errors;
+        long minGrants = Long.MAX_VALUE;
+        long maxGrants;
+
+        Run(double seconds) {
+            this.seconds = seconds;
+        }
+
+        void add(Client client) {
+            waits.add(Arrays.copyOf(client.waits, client.size));
+            grants += client.grantsInTime;
+            timeouts += client.timeouts;
+            errors += client.errors;
+            minGrants = Math.min(minGrants, client.grantsInTime);
+            maxGrants = Math.max(maxGrants, client.grantsInTime);
+        }
+
+        double grantsPerSecond() {
+            return grants / seconds;
+        }
+
+        long[] sortedWaits() {
+            long[] all = waits.stream().flatMapToLong(Arrays::stream).toArray();
+            Arrays.sort(all);
+            return all;
+        }
+    }
+}

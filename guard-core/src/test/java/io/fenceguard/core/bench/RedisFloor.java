@@ -1,0 +1,93 @@
+package io.fenceguard.core.bench;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The floor under any lock on Redis: the raw round-trip rate of the same server, measured by
+ * {@code redis-benchmark -t ping_mbulk -q} with as many connections as the lock benchmark has threads.
+ * An acquire + release is two round trips, so a lock can reach at most half of this rate.
+ */
+final class RedisFloor {
+
+    private static final Pattern RATE = Pattern.compile("PING_MBULK:\\s*([0-9.]+) requests per second");
+
+    private RedisFloor() {
+    }
+
+    /** Where redis-benchmark is on the PATH, if it is. */
+    static Optional<String> executable() {
+        String path = System.getenv().getOrDefault("PATH", "");
+        for (String dir : path.split(File.pathSeparator)) {
+            File candidate = new File(dir, "redis-benchmark");
+            if (!dir.isEmpty() && candidate.isFile() && candidate.canExecute()) {
+                return Optional.of(candidate.getAbsolutePath());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * PING requests per second over {@code connections} connections, {@code requests} in all; empty
+     * (with the reason printed) when redis-benchmark is missing or fails.
+     */
+    static Optional<Double> pingRate(String executable, String url, int connections, int requests) {
+        URI uri = URI.create(url);
+        List<String> command = new ArrayList<>(List.of(executable, "-h", uri.getHost(),
+                "-p", String.valueOf(uri.getPort() > 0 ? uri.getPort() : 6379),
+                "-t", "ping_mbulk", "-n", String.valueOf(requests), "-c", String.valueOf(connections), "-q"));
+        String userInfo = uri.getUserInfo();
+        if (userInfo != null && !userInfo.isEmpty()) {
+            int colon = userInfo.indexOf(':');
+            if (colon > 0) {
+                command.addAll(List.of("--user", userInfo.substring(0, colon)));
+            }
+            command.addAll(List.of("-a", colon >= 0 ? userInfo.substring(colon + 1) : userInfo));
+        }
+        if ("rediss".equalsIgnoreCase(uri.getScheme())) {
+            command.add("--tls");
+        }
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            StringBuilder output = new StringBuilder();
+            try (BufferedReader reader = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                    output.append(line).append('\n');
+                }
+            }
+            if (!process.waitFor(5, TimeUnit.MINUTES)) {
+                process.destroyForcibly();
+                System.out.println("redis-benchmark did not finish; floor skipped");
+                return Optional.empty();
+            }
+            // -q prints progress with carriage returns; the last PING_MBULK figure is the result.
+            Matcher m = RATE.matcher(output.toString().replace('\r', '\n'));
+            Double rate = null;
+            while (m.find()) {
+                rate = Double.parseDouble(m.group(1));
+            }
+            if (rate == null || process.exitValue() != 0) {
+                System.out.println("redis-benchmark gave no rate (exit " + process.exitValue() + "): "
+                        + output.toString().strip());
+                return Optional.empty();
+            }
+            return Optional.of(rate);
+        } catch (java.io.IOException e) {
+            System.out.println("redis-benchmark could not run (" + e.getMessage() + "); floor skipped");
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+}

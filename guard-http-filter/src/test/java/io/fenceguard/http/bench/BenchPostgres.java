@@ -1,0 +1,64 @@
+package io.fenceguard.http.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+import org.flywaydb.core.Flyway;
+
+/**
+ * The PostgreSQL the HTTP benchmark's JDBC store runs on: {@code GUARD_TEST_POSTGRES_URL} ({@code _USER},
+ * {@code _PASSWORD}) as the tests use it, or by default the local server
+ * {@code jdbc:postgresql://127.0.0.1:5432/test} as {@code postgres}; a fresh schema with the fenceguard-db
+ * migrations, dropped at the end.
+ */
+final class BenchPostgres implements AutoCloseable {
+
+    static final String URL = env("GUARD_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test");
+    static final String USER = env("GUARD_TEST_POSTGRES_USER", "postgres");
+    static final String PASSWORD = env("GUARD_TEST_POSTGRES_PASSWORD", "");
+
+    final String schema = "http_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+
+    BenchPostgres() {
+        Flyway.configure()
+                .dataSource(URL, USER, PASSWORD)
+                .schemas(schema)
+                .locations("classpath:db/migration/postgresql")
+                .load()
+                .migrate();
+    }
+
+    HikariDataSource pool(int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(URL);
+        config.setUsername(USER);
+        config.setPassword(PASSWORD);
+        config.setSchema(schema);
+        config.setMaximumPoolSize(size);
+        return new HikariDataSource(config);
+    }
+
+    String describe() throws SQLException {
+        try (Connection c = DriverManager.getConnection(URL, USER, PASSWORD)) {
+            DatabaseMetaData meta = c.getMetaData();
+            return meta.getDatabaseProductName() + " " + meta.getDatabaseProductVersion() + " at " + URL;
+        }
+    }
+
+    @Override
+    public void close() throws SQLException {
+        try (Connection c = DriverManager.getConnection(URL, USER, PASSWORD); Statement s = c.createStatement()) {
+            s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        }
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value.trim();
+    }
+}

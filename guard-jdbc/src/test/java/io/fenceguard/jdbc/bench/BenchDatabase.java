@@ -1,0 +1,58 @@
+package io.fenceguard.jdbc.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import org.flywaydb.core.Flyway;
+
+/**
+ * The PostgreSQL the benchmarks run against: {@code GUARD_TEST_POSTGRES_URL} ({@code _USER},
+ * {@code _PASSWORD}) as the tests use it, or by default the local server
+ * {@code jdbc:postgresql://127.0.0.1:5432/test} as {@code postgres} (never an embedded or container one:
+ * a benchmark measures the server it is pointed at).
+ */
+final class BenchDatabase {
+
+    static final String URL = env("GUARD_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test");
+    static final String USER = env("GUARD_TEST_POSTGRES_USER", "postgres");
+    static final String PASSWORD = env("GUARD_TEST_POSTGRES_PASSWORD", "");
+
+    private BenchDatabase() {
+    }
+
+    /** A pool of {@code size} with the fenceguard-db migrations applied (as the tests apply them). */
+    static HikariDataSource pool(int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(URL);
+        config.setUsername(USER);
+        config.setPassword(PASSWORD);
+        config.setMaximumPoolSize(size);
+        config.setPoolName("bench");
+        HikariDataSource dataSource = new HikariDataSource(config);
+        Flyway.configure()
+                .dataSource(dataSource)
+                .locations("classpath:db/migration/postgresql")
+                .table("fenceguard_jdbc_test_history")
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
+                .load()
+                .migrate();
+        return dataSource;
+    }
+
+    /** "PostgreSQL 15.2 at jdbc:…" */
+    static String describe(javax.sql.DataSource dataSource) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            DatabaseMetaData meta = c.getMetaData();
+            return meta.getDatabaseProductName() + " " + meta.getDatabaseProductVersion() + " at " + URL
+                    + " (driver " + meta.getDriverVersion() + ")";
+        }
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value.trim();
+    }
+}

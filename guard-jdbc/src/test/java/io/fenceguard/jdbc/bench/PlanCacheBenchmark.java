@@ -1,0 +1,86 @@
+package io.fenceguard.jdbc.bench;
+
+import io.fenceguard.jdbc.FencingConfig;
+import io.fenceguard.jdbc.SqlDialect;
+import io.fenceguard.jdbc.internal.JdbcGuard;
+import java.util.Collection;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * JMH: what a fenced DataSource adds when a statement is prepared whose rewrite is already in the plan
+ * cache (the common case: an application prepares the same few statements over and over), for a fenced
+ * UPDATE (rewritten) and a SELECT (passed through unchanged).
+ *
+ * <pre>
+ * ./mvnw -B -pl guard-jdbc -Pbench -DskipTests verify
+ *   -Dbench.jmh.forks=1 -Dbench.jmh.warmup=2 -Dbench.jmh.iterations=3 -Dbench.jmh.time=1 (seconds per iteration)
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class PlanCacheBenchmark {
+
+    private static final String TABLE = "fg_bench";
+    static final String UPDATE = "UPDATE " + TABLE + " SET v = v + ? WHERE id = ?";
+    static final String SELECT = "SELECT v FROM " + TABLE + " WHERE id = ?";
+
+    private JdbcGuard guard;
+
+    @Setup
+    public void setUp() {
+        guard = new JdbcGuard(FencingConfig.builder().fence(TABLE).dialect(SqlDialect.POSTGRESQL).build());
+        for (String sql : new String[] {UPDATE, SELECT, "DELETE FROM " + TABLE + " WHERE id = ?"}) {
+            guard.preparedSql(sql);
+        }
+        if (guard.preparedSql(UPDATE).equals(UPDATE)) {
+            throw new IllegalStateException("the UPDATE was not rewritten: " + guard.preparedSql(UPDATE));
+        }
+    }
+
+    @Benchmark
+    public String cachedFencedUpdate() {
+        return guard.preparedSql(UPDATE);
+    }
+
+    @Benchmark
+    public String cachedSelect() {
+        return guard.preparedSql(SELECT);
+    }
+
+    public static void main(String[] args) throws Exception {
+        Collection<RunResult> results = new Runner(new OptionsBuilder()
+                .include(Pattern.quote(PlanCacheBenchmark.class.getName()) + "\\.")
+                .forks(Integer.getInteger("bench.jmh.forks", 1))
+                .warmupIterations(Integer.getInteger("bench.jmh.warmup", 2))
+                .warmupTime(TimeValue.milliseconds(jmhMillis()))
+                .measurementIterations(Integer.getInteger("bench.jmh.iterations", 3))
+                .measurementTime(TimeValue.milliseconds(jmhMillis()))
+                .shouldFailOnError(true)
+                .build()).run();
+        System.out.println();
+        System.out.println("fenceguard JDBC plan cache (JMH, average time per lookup)");
+        for (RunResult r : results) {
+            String name = r.getParams().getBenchmark();
+            System.out.printf("%-40s %10.1f ± %.1f %s%s%n", name.substring(name.lastIndexOf('.') + 1),
+                    r.getPrimaryResult().getScore(), r.getPrimaryResult().getScoreError(),
+                    r.getPrimaryResult().getScoreUnit(), name.endsWith("cachedFencedUpdate") ? "  (goal <= 1 µs)" : "");
+        }
+    }
+
+    private static long jmhMillis() {
+        return (long) (1000 * Double.parseDouble(System.getProperty("bench.jmh.time", "1")));
+    }
+}
