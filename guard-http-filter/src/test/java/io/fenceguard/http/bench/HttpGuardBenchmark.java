@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,13 +24,15 @@ import javax.sql.DataSource;
 /**
  * Requests/s and median latency of PUT /accounts/bench through the fencing filter (in-memory and
  * JDBC stores, signed header, same token each time, so every request consults the store) against
- * the same endpoint with the filter disabled. The header's parse and verification alone are the JMH
- * micro-benchmark {@link FenceHeaderBenchmark}.
+ * the same endpoint with the filter disabled. All three are warmed up first, then measured in rounds in a
+ * rotating order (so neither JIT warm-up nor a drift in machine load favours one); figures are over all
+ * rounds. The header's parse and verification alone are the JMH micro-benchmark {@link FenceHeaderBenchmark}.
  *
  * <pre>
  * ./mvnw -B -pl guard-http-filter -am -Pbench -DskipTests verify
  *   env GUARD_TEST_POSTGRES_URL, _USER, _PASSWORD (default jdbc:postgresql://127.0.0.1:5432/test, postgres)
- *   -Dbench.http.seconds=8 -Dbench.http.warmup=3 -Dbench.http.threads=8
+ *   -Dbench.http.seconds=8 (per endpoint, over all rounds) -Dbench.http.rounds=4 -Dbench.http.warmup=3
+ *   -Dbench.http.threads=8
  * </pre>
  */
 public final class HttpGuardBenchmark {
@@ -37,6 +40,7 @@ public final class HttpGuardBenchmark {
     private static final int THREADS = Integer.getInteger("bench.http.threads", 8);
     private static final Duration WARMUP = seconds("bench.http.warmup", "3");
     private static final Duration MEASURE = seconds("bench.http.seconds", "8");
+    private static final int ROUNDS = Math.max(1, Integer.getInteger("bench.http.rounds", 4));
 
     private static Duration seconds(String property, String fallback) {
         return Duration.ofMillis((long) (1000 * Double.parseDouble(System.getProperty(property, fallback))));
@@ -57,35 +61,55 @@ public final class HttpGuardBenchmark {
                     ctx -> ctx.registerBean(DataSource.class, () -> postgres.pool(THREADS))));
 
             System.out.printf("%nfenceguard HTTP benchmark: PUT /accounts/bench, %d client threads (java.net.http, "
-                    + "HTTP/1.1), %.1f s after %.1f s warm-up; JDBC store on %s%n", THREADS,
-                    MEASURE.toMillis() / 1e3, WARMUP.toMillis() / 1e3, postgres.describe());
-            long[] unguarded = run(openPort, null);
-            long[] memoryResult = run(memoryPort, header);
-            long[] jdbcResult = run(jdbcPort, header);
-            System.out.printf("%-32s %10s %10s %16s%n", "endpoint", "req/s", "p50 µs", "vs unguarded");
-            report("unguarded", unguarded, unguarded);
-            report("guarded, in-memory store", memoryResult, unguarded);
-            report("guarded, JDBC store (PostgreSQL)", jdbcResult, unguarded);
+                    + "HTTP/1.1), %.1f s per endpoint in %d rounds after %.1f s warm-up each; JDBC store on %s%n",
+                    THREADS, MEASURE.toMillis() / 1e3, ROUNDS, WARMUP.toMillis() / 1e3, postgres.describe());
+            String[] names = {"unguarded", "guarded, in-memory store", "guarded, JDBC store (PostgreSQL)"};
+            HttpRequest[] requests = {request(openPort, null), request(memoryPort, header), request(jdbcPort, header)};
+            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            for (HttpRequest request : requests) {
+                drive(client, request, WARMUP);
+            }
+            Duration slice = MEASURE.dividedBy(ROUNDS);
+            List<List<long[]>> samples = new ArrayList<>();
+            double[][] perRound = new double[requests.length][ROUNDS];
+            for (int i = 0; i < requests.length; i++) {
+                samples.add(new ArrayList<>());
+            }
+            for (int round = 0; round < ROUNDS; round++) {
+                for (int k = 0; k < requests.length; k++) {
+                    int i = (k + round) % requests.length;
+                    TestApp.REACHED.clear();
+                    List<long[]> got = drive(client, requests[i], slice);
+                    samples.get(i).addAll(got);
+                    perRound[i][round] = got.stream().mapToLong(l -> l[0]).sum() * 1e9 / slice.toNanos();
+                }
+            }
+            long[][] results = new long[requests.length][];
+            for (int i = 0; i < requests.length; i++) {
+                results[i] = summary(samples.get(i), slice.multipliedBy(ROUNDS));
+            }
+            System.out.printf("%-32s %10s %10s %16s %20s%n", "endpoint", "req/s", "p50 µs", "vs unguarded",
+                    "rounds req/s");
+            for (int i = 0; i < requests.length; i++) {
+                System.out.printf("%-32s %10d %10d %16.2f %20s%n", names[i], results[i][0], results[i][1],
+                        (double) results[i][0] / results[0][0], String.format("%.0f..%.0f",
+                                Arrays.stream(perRound[i]).min().orElse(0), Arrays.stream(perRound[i]).max().orElse(0)));
+            }
         }
         System.exit(0);
     }
 
-    private static void report(String name, long[] result, long[] unguarded) {
-        System.out.printf("%-32s %10d %10d %16.2f%n", name, result[0], result[1], (double) result[0] / unguarded[0]);
-    }
-
-    /** {requests per second, median latency in µs}. */
-    private static long[] run(int port, String header) throws Exception {
-        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static HttpRequest request(int port, String header) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/accounts/bench"))
                 .PUT(HttpRequest.BodyPublishers.noBody());
         if (header != null) {
             builder.header("Fencing-Token", header);
         }
-        HttpRequest request = builder.build();
-        drive(client, request, WARMUP);
-        TestApp.REACHED.clear();
-        List<long[]> latencies = drive(client, request, MEASURE);
+        return builder.build();
+    }
+
+    /** {requests per second, median latency in µs} of samples from {@link #drive} over {@code measured}. */
+    private static long[] summary(List<long[]> latencies, Duration measured) {
         int count = latencies.stream().mapToInt(l -> (int) l[0]).sum();
         long[] all = new long[count];
         int at = 0;
@@ -93,8 +117,8 @@ public final class HttpGuardBenchmark {
             System.arraycopy(l, 1, all, at, (int) l[0]);
             at += (int) l[0];
         }
-        java.util.Arrays.sort(all);
-        return new long[] {count * 1_000_000_000L / MEASURE.toNanos(), all[count / 2] / 1_000};
+        Arrays.sort(all);
+        return new long[] {count * 1_000_000_000L / measured.toNanos(), count == 0 ? 0 : all[count / 2] / 1_000};
     }
 
     private static List<long[]> drive(HttpClient client, HttpRequest request, Duration duration) throws Exception {
@@ -103,7 +127,7 @@ public final class HttpGuardBenchmark {
         List<Future<long[]>> futures = new ArrayList<>();
         for (int t = 0; t < THREADS; t++) {
             futures.add(pool.submit(() -> {
-                long[] samples = new long[1 << 20];
+                long[] samples = new long[1 << 18];
                 int n = 0;
                 while (System.nanoTime() < end && n < samples.length - 1) {
                     long start = System.nanoTime();
@@ -114,7 +138,7 @@ public final class HttpGuardBenchmark {
                     samples[++n] = System.nanoTime() - start;
                 }
                 samples[0] = n;
-                return samples;
+                return Arrays.copyOf(samples, n + 1);
             }));
         }
         List<long[]> results = new ArrayList<>();
