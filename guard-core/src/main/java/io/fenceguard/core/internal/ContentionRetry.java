@@ -67,7 +67,7 @@ public final class ContentionRetry {
     public Attempt await(ResourceName resource, long deadlineNanos, ReleaseWaiter.Subscription releases,
                          Supplier<Attempt> attempt) {
         return retry.executeSupplier(() -> {
-            releases.drain();
+            releases.attempting();
             Attempt a = attempt.get();
             long remaining = deadlineNanos - System.nanoTime();
             if (a.acquired() || remaining <= 0) {

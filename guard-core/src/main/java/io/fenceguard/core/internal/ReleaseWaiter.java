@@ -1,15 +1,23 @@
 package io.fenceguard.core.internal;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
-/** Waits for a release of a resource by Redis pub/sub, so contended waiters sleep instead of polling. */
+/**
+ * Waits for a release of a resource by Redis pub/sub, so contended waiters sleep instead of polling.
+ * The waiters of one resource in this process share one subscription, and each release wakes one of
+ * them: the lock can go to one holder only, so waking them all would only send the rest back to sleep
+ * after a wasted round trip each.
+ */
 public final class ReleaseWaiter {
 
     private final RedissonClient redisson;
+    private final Map<String, Channel> channels = new ConcurrentHashMap<>();
 
     public ReleaseWaiter(RedissonClient redisson) {
         this.redisson = redisson;
@@ -17,37 +25,93 @@ public final class ReleaseWaiter {
 
     /** Subscribes before the caller's next attempt, so that no release between the two is missed. */
     public Subscription subscribe(LeaseKeys keys) {
-        RTopic topic = redisson.getTopic(keys.channel(), StringCodec.INSTANCE);
-        Semaphore released = new Semaphore(0);
-        int id = topic.addListener(String.class, (channel, holder) -> released.release());
-        return new Subscription(topic, id, released);
+        Channel channel = channels.compute(keys.channel(), (name, existing) -> {
+            Channel c = existing != null ? existing : new Channel(redisson.getTopic(name, StringCodec.INSTANCE));
+            c.waiters++;
+            return c;
+        });
+        try {
+            channel.listen();
+        } catch (RuntimeException e) {
+            leave(keys.channel(), channel);
+            throw e;
+        }
+        return new Subscription(this, keys.channel(), channel);
     }
 
-    /** One waiter's subscription. */
-    public static final class Subscription implements AutoCloseable {
+    private void leave(String name, Channel channel) {
+        channels.compute(name, (key, current) -> {
+            if (current != channel) {
+                return current;
+            }
+            if (--current.waiters > 0) {
+                return current;
+            }
+            current.stop();
+            return null;
+        });
+    }
+
+    /** One resource's channel in this process: one listener, one permit per announced release. */
+    private static final class Channel {
         private final RTopic topic;
-        private final int listenerId;
-        private final Semaphore released;
+        private final Semaphore released = new Semaphore(0);
+        private int waiters;
+        private Integer listenerId;
 
-        Subscription(RTopic topic, int listenerId, Semaphore released) {
+        Channel(RTopic topic) {
             this.topic = topic;
-            this.listenerId = listenerId;
-            this.released = released;
         }
 
-        /** Forgets releases seen before the next attempt: that attempt sees their effect itself. */
-        public void drain() {
-            released.drainPermits();
+        synchronized void listen() {
+            if (listenerId == null) {
+                listenerId = topic.addListener(String.class, (name, holder) -> released.release());
+            }
         }
 
-        /** True when a release was announced within the time. */
+        synchronized void stop() {
+            if (listenerId != null) {
+                topic.removeListenerAsync(listenerId);
+                listenerId = null;
+            }
+        }
+    }
+
+    /** One waiter's share of its resource's subscription. */
+    public static final class Subscription implements AutoCloseable {
+        private final ReleaseWaiter owner;
+        private final String name;
+        private final Channel channel;
+        private boolean closed;
+        private boolean woken;
+
+        Subscription(ReleaseWaiter owner, String name, Channel channel) {
+            this.owner = owner;
+            this.name = name;
+            this.channel = channel;
+        }
+
+        /** True when a release was announced within the time and this waiter is the one it wakes. */
         public boolean await(long nanos) throws InterruptedException {
-            return nanos > 0 && released.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+            woken = nanos > 0 && channel.released.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+            return woken;
         }
 
+        /** The next attempt uses the wake-up. */
+        public void attempting() {
+            woken = false;
+        }
+
+        /** A waiter that leaves with an unused wake-up hands it to the next waiter. */
         @Override
         public void close() {
-            topic.removeListenerAsync(listenerId);
+            if (!closed) {
+                closed = true;
+                if (woken) {
+                    channel.released.release();
+                }
+                owner.leave(name, channel);
+            }
         }
     }
 }
