@@ -32,7 +32,8 @@ final class ProofServers implements AutoCloseable {
         proxy = ChaosProxy.start(single.port());
         sentinel = RedisSentinelGroup.start();
         postgres = EmbeddedPostgres.builder().setPort(RedisProcess.freePort())
-                .setServerConfig("max_connections", "200").start();
+                .setServerConfig("max_connections", "200")
+                .setServerConfig("synchronous_commit", "on").start();   // zonky turns it off; an ack must be durable
         databases.add(new Topology.Database("postgresql", "postgresql", "jdbc:postgresql://127.0.0.1:"
                 + postgres.getPort() + "/postgres?socketTimeout=30&options=-c%20lock_timeout=15000", "postgres", ""));
         String maria = System.getenv("GUARD_TEST_MARIADB_URL");
