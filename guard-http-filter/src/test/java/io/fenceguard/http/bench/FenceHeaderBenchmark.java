@@ -5,10 +5,9 @@ import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.FenceHeader;
 import io.fenceguard.http.SigningKeys;
 import java.nio.charset.StandardCharsets;
-import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
+import io.fenceguard.testsupport.JmhRun;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -16,10 +15,6 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * JMH: the per-request CPU cost of the fencing header, without any HTTP around it: strict parse of a
@@ -68,26 +63,7 @@ public class FenceHeaderBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Collection<RunResult> results = new Runner(new OptionsBuilder()
-                .include(Pattern.quote(FenceHeaderBenchmark.class.getName()) + "\\.")
-                .forks(Integer.getInteger("bench.jmh.forks", 1))
-                .warmupIterations(Integer.getInteger("bench.jmh.warmup", 2))
-                .warmupTime(TimeValue.milliseconds(jmhMillis()))
-                .measurementIterations(Integer.getInteger("bench.jmh.iterations", 3))
-                .measurementTime(TimeValue.milliseconds(jmhMillis()))
-                .shouldFailOnError(true)
-                .build()).run();
-        System.out.println();
-        System.out.println("fenceguard HTTP fencing header (JMH, average time per call, signed header)");
-        for (RunResult r : results) {
-            String name = r.getParams().getBenchmark();
-            System.out.printf("%-40s %10.1f ± %.1f %s%n", name.substring(name.lastIndexOf('.') + 1),
-                    r.getPrimaryResult().getScore(), r.getPrimaryResult().getScoreError(),
-                    r.getPrimaryResult().getScoreUnit());
-        }
-    }
-
-    private static long jmhMillis() {
-        return (long) (1000 * Double.parseDouble(System.getProperty("bench.jmh.time", "1")));
+        JmhRun.printResults(FenceHeaderBenchmark.class, "fenceguard HTTP fencing header (JMH, average time per call, signed header)",
+                name -> "");
     }
 }

@@ -3,9 +3,8 @@ package io.fenceguard.jdbc.bench;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.SqlDialect;
 import io.fenceguard.jdbc.internal.JdbcGuard;
-import java.util.Collection;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
+import io.fenceguard.testsupport.JmhRun;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -13,10 +12,6 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * JMH: what a fenced DataSource adds when a statement is prepared whose rewrite is already in the plan
@@ -69,26 +64,7 @@ public class PlanCacheBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Collection<RunResult> results = new Runner(new OptionsBuilder()
-                .include(Pattern.quote(PlanCacheBenchmark.class.getName()) + "\\.")
-                .forks(Integer.getInteger("bench.jmh.forks", 1))
-                .warmupIterations(Integer.getInteger("bench.jmh.warmup", 2))
-                .warmupTime(TimeValue.milliseconds(jmhMillis()))
-                .measurementIterations(Integer.getInteger("bench.jmh.iterations", 3))
-                .measurementTime(TimeValue.milliseconds(jmhMillis()))
-                .shouldFailOnError(true)
-                .build()).run();
-        System.out.println();
-        System.out.println("fenceguard JDBC plan cache (JMH, average time per lookup)");
-        for (RunResult r : results) {
-            String name = r.getParams().getBenchmark();
-            System.out.printf("%-40s %10.1f ± %.1f %s%s%n", name.substring(name.lastIndexOf('.') + 1),
-                    r.getPrimaryResult().getScore(), r.getPrimaryResult().getScoreError(),
-                    r.getPrimaryResult().getScoreUnit(), name.contains("cachedFencedUpdate") ? "  (goal <= 1 µs)" : "");
-        }
-    }
-
-    private static long jmhMillis() {
-        return (long) (1000 * Double.parseDouble(System.getProperty("bench.jmh.time", "1")));
+        JmhRun.printResults(PlanCacheBenchmark.class, "fenceguard JDBC plan cache (JMH, average time per lookup)",
+                name -> name.contains("cachedFencedUpdate") ? "  (goal <= 1 µs)" : "");
     }
 }
