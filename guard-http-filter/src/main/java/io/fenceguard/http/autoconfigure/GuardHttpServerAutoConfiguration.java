@@ -6,6 +6,7 @@ import io.fenceguard.http.RefusalListener;
 import io.fenceguard.http.GuardedRoute;
 import io.fenceguard.http.HighWaterStore;
 import io.fenceguard.http.SigningKeys;
+import io.fenceguard.http.spring.FencedEndpointInterceptor;
 import io.fenceguard.http.spring.FencedHandlerRoutes;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
@@ -19,6 +20,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 /** The fencing filter in a servlet web application, guarding the configured routes and @FencedEndpoint methods. */
@@ -38,6 +41,19 @@ public class GuardHttpServerAutoConfiguration {
                 .toList();
         FencedHandlerRoutes routes = new FencedHandlerRoutes(configured, () -> mappings.orderedStream().toList());
         return FenceGate.of(routes, store, keys, properties.getHeaderName());
+    }
+
+    /** Refuses @FencedEndpoint handlers for requests the filter did not admit. */
+    @Bean
+    @ConditionalOnMissingBean(name = "fencedEndpointInterceptorConfigurer")
+    WebMvcConfigurer fencedEndpointInterceptorConfigurer() {
+        FencedEndpointInterceptor interceptor = new FencedEndpointInterceptor();
+        return new WebMvcConfigurer() {
+            @Override
+            public void addInterceptors(InterceptorRegistry registry) {
+                registry.addInterceptor(interceptor);
+            }
+        };
     }
 
     @Bean

@@ -46,6 +46,10 @@ public final class Http {
         return send(port, "PUT", path, List.of(fencingHeaders));
     }
 
+    public static Response get(int port, String path, String... fencingHeaders) {
+        return send(port, "GET", path, List.of(fencingHeaders));
+    }
+
     private static Response parse(byte[] raw) {
         String text = new String(raw, StandardCharsets.ISO_8859_1);
         int end = text.indexOf("\r\n\r\n");
