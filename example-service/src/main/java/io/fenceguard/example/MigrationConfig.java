@@ -20,7 +20,7 @@ public class MigrationConfig {
     FlywayConfigurationCustomizer dialectFolders() {
         return configuration -> {
             String folder = folderOf(configuration.getDataSource());
-            configuration.locations("classpath:db/migration/" + folder, "classpath:db/example/" + folder);
+            configuration.locations("classpath:db/migration/" + folder, "classpath:db/example");
         };
     }
 

@@ -44,7 +44,7 @@ class PlainJdbcLedgerTest {
                      .leaseTime(Duration.ofSeconds(1)).lockDelay(Duration.ofMillis(100))
                      .keyPrefix(database + ":").build())) {
             Flyway.configure().dataSource(ds)
-                    .locations("classpath:db/migration/postgresql", "classpath:db/example/postgresql").load().migrate();
+                    .locations("classpath:db/migration/postgresql", "classpath:db/example").load().migrate();
             execute(ds, "INSERT INTO accounts (id, balance) VALUES ('p1', 100)");
             PlainJdbcLedger ledger = new PlainJdbcLedger(leases, ds);
 

@@ -1,3 +1,4 @@
+-- Portable SQL: the same migration serves PostgreSQL, MariaDB/MySQL and H2.
 -- The example ledger. accounts and audit_heads are fenced tables (current_token); audit_entries is
 -- append-only, ordered by seq, which is assigned under the fenced audit_heads row.
 CREATE TABLE accounts (
