@@ -1,9 +1,7 @@
 package io.fenceguard.example;
 
+import io.fenceguard.testsupport.RedisProcess;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,7 +30,7 @@ final class RunningJar implements AutoCloseable {
 
     static RunningJar start(String name, List<String> args) throws Exception {
         String jar = System.getProperty("example.jar", "target/example-service.jar");
-        int port = freePort();
+        int port = RedisProcess.freePort();
         Path log = Path.of("target", "it-" + name + ".log");
         Files.createDirectories(log.getParent());
         List<String> command = new ArrayList<>(List.of(
@@ -95,14 +93,6 @@ final class RunningJar implements AutoCloseable {
             return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
         } catch (IOException e) {
             return "(no log: " + e.getMessage() + ")";
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 
