@@ -1,6 +1,6 @@
 package io.fenceguard.core;
 
-/** A resource name that cannot be used; nothing was sent to Redis. */
+/** A resource name that cannot be used; nothing was sent to the lock store. */
 public class InvalidResourceNameException extends GuardException {
 
     private final String rejectedName;

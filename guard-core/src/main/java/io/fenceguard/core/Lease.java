@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * A held lease on a resource with its fencing token. Close it to release (try-with-resources);
  * closing twice does nothing. Re-entrant acquisitions by the same holder share token and renewal:
- * the lock is released in Redis when the last of them is closed.
+ * the lock is released in the store when the last of them is closed.
  *
  * <p>Being valid here is this process's view. A pause can outlast the lease between a check and a
  * write, which is why the resource itself checks the token.
@@ -17,45 +17,52 @@ public final class Lease implements AutoCloseable {
 
     private final LeaseState state;
     private final LeaseManager manager;
+    private final String holder;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    Lease(LeaseState state, LeaseManager manager) {
+    Lease(LeaseState state, LeaseManager manager, String holder) {
         this.state = state;
         this.manager = manager;
+        this.holder = holder;
     }
 
     /**
-     * A token that a caller presented to this process (for example in an HTTP header) and that this
-     * resource admitted. Binding it to {@link LeaseContext} makes this process's own writes carry the
-     * caller's token, so the fence holds along the whole chain. It is not held here: nothing renews it,
-     * it stays valid until closed, and closing touches no lock.
+     * A fence that a caller presented to this process (for example in an HTTP header or a message) and
+     * that this resource admitted. Binding it to {@link LeaseContext} makes this process's own writes
+     * carry the caller's token, so the fence holds along the whole chain. It is not held here: nothing
+     * renews it, it stays valid until closed, and closing touches no lock.
      *
      * @param source who presented it, for logs and {@link #holder()} (such as {@code "http:10.0.0.7"})
      */
-    public static Lease presented(ResourceName resource, FencingToken token, String source) {
-        if (resource == null || token == null || source == null) {
-            throw new IllegalArgumentException("resource, token and source are required");
+    public static Lease presented(Fence fence, String source) {
+        if (fence == null || source == null) {
+            throw new IllegalArgumentException("fence and source are required");
         }
-        return new Lease(new LeaseState(resource, token, "presented:" + source, null, Long.MAX_VALUE / 4,
-                System.nanoTime()), null);
+        LeaseState state = new LeaseState(fence, null, null, Long.MAX_VALUE / 4, System.nanoTime(), null);
+        return new Lease(state, null, "presented:" + source);
     }
 
-    /** Whether this is a {@link #presented} token rather than a lease held by this process. */
+    /** Whether this is a {@link #presented} fence rather than a lease held by this process. */
     public boolean isPresented() {
         return manager == null;
     }
 
+    /** The resource and token: what the writes under this lease are fenced with. */
+    public Fence fence() {
+        return state.fence();
+    }
+
     public ResourceName resource() {
-        return state.resource();
+        return state.fence().resource();
     }
 
     public FencingToken token() {
-        return state.token();
+        return state.fence().token();
     }
 
-    /** Who holds it: the manager's client id and the acquiring thread. */
+    /** Who holds it: unique per lease (client id, thread, sequence), or {@code presented:<source>}. */
     public String holder() {
-        return state.holder();
+        return holder;
     }
 
     /** Time left before the lease runs out unless renewed; zero once lost or released. */
@@ -76,11 +83,11 @@ public final class Lease implements AutoCloseable {
     /**
      * Fails fast when the lease can no longer be relied on.
      *
-     * @throws LeaseLostException when it expired or Redis refused its renewal
+     * @throws LeaseLostException when it expired or the store refused its renewal
      * @throws GuardException when it was already released
      */
     public void ensureValid() {
-        if (state.isValid() && !closed.get()) {
+        if (!closed.get() && state.isValid()) {
             return;
         }
         LeaseLossReason reason = state.lossReason();
@@ -91,21 +98,18 @@ public final class Lease implements AutoCloseable {
                 resource(), token());
     }
 
-    /** Tells {@code listener} when this lease is lost; at once if it already is. */
-    public void onLost(LeaseListener listener) {
-        state.onLost(reason -> listener.onLost(this, reason));
-        LeaseLossReason reason = lossReason().orElse(null);
-        if (reason != null) {
-            listener.onLost(this, reason);
-        }
-    }
-
     /**
-     * Fault injection: stops renewing this lease for {@code pause}, as a stop-the-world pause of the
-     * holder would. The lease is lost if the pause outlasts it. Meant for tests and chaos drills.
+     * Tells {@code listener} once when this lease is lost (not when it is released); at once if it
+     * already is. Listeners run on the manager's event executor, each on its own: one that blocks or
+     * throws delays no renewal and no other listener.
      */
-    public void suspendRenewal(Duration pause) {
-        state.suspendRenewalUntil(System.nanoTime() + pause.toNanos());
+    public void onLost(LeaseListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
+        }
+        if (manager != null) {
+            state.onLost(reason -> listener.onLost(this, reason));
+        }
     }
 
     boolean isFrom(LeaseManager candidate) {
@@ -121,15 +125,12 @@ public final class Lease implements AutoCloseable {
         if (closed.compareAndSet(false, true)) {
             if (manager != null) {
                 manager.release(this);
-            } else {
-                state.exit();
             }
         }
     }
 
     @Override
     public String toString() {
-        return "Lease[" + resource() + ", token " + token() + ", holder " + holder()
-                + (state.lossReason() != null ? ", lost" : "") + "]";
+        return "Lease[" + fence() + ", holder " + holder + (state.lossReason() != null ? ", lost" : "") + "]";
     }
 }

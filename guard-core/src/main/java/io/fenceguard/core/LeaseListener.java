@@ -1,6 +1,9 @@
 package io.fenceguard.core;
 
-/** Told when a lease is lost (not when it is released). Called on the watchdog's thread: keep it short. */
+/**
+ * Told once when a lease is lost (not when it is released). Runs on the manager's event executor,
+ * never on the thread that renews leases or on a store client's I/O thread.
+ */
 @FunctionalInterface
 public interface LeaseListener {
 

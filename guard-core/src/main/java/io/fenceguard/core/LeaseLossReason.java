@@ -2,10 +2,12 @@ package io.fenceguard.core;
 
 /** Why a lease stopped being held. */
 public enum LeaseLossReason {
-    /** Its time ran out before a renewal reached Redis. */
+    /** Its time ran out before a renewal reached the lock store. */
     EXPIRED("its time ran out without a successful renewal"),
-    /** Redis answered a renewal with "not yours": the key was gone or belonged to another holder. */
-    RENEWAL_REJECTED("Redis no longer holds it for this holder");
+    /** The lock store answered a renewal with "not yours": the lock was gone or belonged to another holder. */
+    RENEWAL_REJECTED("the lock store no longer holds it for this holder"),
+    /** The lock store told of the loss itself, for example a ZooKeeper session that expired. */
+    REVOKED("the lock store revoked it");
 
     private final String description;
 

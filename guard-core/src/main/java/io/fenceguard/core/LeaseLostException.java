@@ -1,8 +1,8 @@
 package io.fenceguard.core;
 
 /**
- * The lease behind a guarded call is no longer held: it expired, its renewal was refused, or Redis
- * could not be reached before it ran out. Failing here is an optimisation; the resource's own token
+ * The lease behind a guarded call is no longer held: it expired, its renewal was refused, or the lock
+ * store could not be reached before it ran out. Failing here is an optimisation; the resource's own token
  * check is what keeps a late write out.
  */
 public class LeaseLostException extends GuardException {

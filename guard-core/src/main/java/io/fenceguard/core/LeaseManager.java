@@ -1,13 +1,12 @@
 package io.fenceguard.core;
 
-import io.fenceguard.core.internal.ContentionRetry;
-import io.fenceguard.core.internal.LeaseKeys;
 import io.fenceguard.core.internal.LeaseState;
-import io.fenceguard.core.internal.RedisCalls;
-import io.fenceguard.core.internal.RedisLeaseScripts;
-import io.fenceguard.core.internal.ReleaseWaiter;
+import io.fenceguard.core.internal.LossEvents;
 import io.fenceguard.core.internal.Watchdog;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.fenceguard.core.spi.Grant;
+import io.fenceguard.core.spi.LeaseProvider;
+import io.fenceguard.core.spi.LeaseRequest;
+import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -16,65 +15,67 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.redisson.api.RedissonClient;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Grants leases with fencing tokens on Redis, through a {@link RedissonClient} that the application
- * owns (this class never creates or closes one).
+ * Grants leases with fencing tokens from a {@link LeaseProvider} (Redis, the in-memory one, or any
+ * other store), renews them while held and tells when one is lost.
  *
  * <pre>{@code
- * LeaseManager guard = LeaseManager.of(redisson);
+ * LeaseManager guard = LeaseManager.of(provider);
  * try (Lease lease = guard.acquire("account:42", Duration.ofSeconds(5));
  *      LeaseContext.Scope scope = LeaseContext.bind(lease)) {
  *     dao.update(...);                                  // fenced with lease.token()
  * }
  * }</pre>
+ *
+ * <p>The manager never closes the provider: whoever created the provider closes it.
  */
 public final class LeaseManager implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(LeaseManager.class);
+    private static final System.Logger log = System.getLogger(LeaseManager.class.getName());
 
+    private final LeaseProvider provider;
     private final LeaseConfig config;
     private final String clientId;
-    private final RedisLeaseScripts scripts;
-    private final RedisCalls calls;
-    private final ReleaseWaiter waiter;
-    private final ContentionRetry contention;
     private final Watchdog watchdog;
-    private final Map<String, LeaseState> held = new ConcurrentHashMap<>();
+    private final LossEvents events;
+    private final AtomicLong holderSequence = new AtomicLong();
+    /** Held leases by thread and resource, for re-entry on the same thread. */
+    private final Map<String, LeaseState> byThread = new ConcurrentHashMap<>();
+    private final Map<String, Held> held = new ConcurrentHashMap<>();
     private final List<LeaseObserver> observers = new CopyOnWriteArrayList<>();
 
-    private LeaseManager(RedissonClient redisson, LeaseConfig config, CircuitBreaker breaker) {
+    private LeaseManager(LeaseProvider provider, LeaseConfig config, Executor listenerExecutor) {
+        this.provider = Objects.requireNonNull(provider, "provider");
         this.config = Objects.requireNonNull(config, "config");
         this.clientId = config.clientName() + "-" + UUID.randomUUID().toString().substring(0, 8);
-        this.scripts = new RedisLeaseScripts(Objects.requireNonNull(redisson, "redisson"));
-        this.calls = RedisCalls.of(config, breaker);
-        this.waiter = new ReleaseWaiter(redisson);
-        this.contention = new ContentionRetry(config);
-        this.watchdog = new Watchdog(clientId);
+        this.watchdog = new Watchdog(clientId, provider);
+        this.events = LossEvents.on(listenerExecutor, clientId);
     }
 
-    public static LeaseManager of(RedissonClient redisson) {
-        return of(redisson, LeaseConfig.defaults());
+    public static LeaseManager of(LeaseProvider provider) {
+        return of(provider, LeaseConfig.defaults());
     }
 
-    public static LeaseManager of(RedissonClient redisson, LeaseConfig config) {
-        return new LeaseManager(redisson, config, null);
-    }
-
-    /** With a circuit breaker from the application's registry, so that it shows in its metrics. */
-    public static LeaseManager of(RedissonClient redisson, LeaseConfig config, CircuitBreaker breaker) {
-        return new LeaseManager(redisson, config, breaker);
+    public static LeaseManager of(LeaseProvider provider, LeaseConfig config) {
+        return new LeaseManager(provider, config, null);
     }
 
     /**
-     * Acquires a lease, waiting up to {@code wait} for the current holder to release (woken by Redis
-     * pub/sub) or for its lock-delay to pass.
+     * With loss listeners run on {@code listenerExecutor} (owned by the caller), each as its own task.
+     * Without one the manager runs them on daemon threads of its own.
+     */
+    public static LeaseManager of(LeaseProvider provider, LeaseConfig config, Executor listenerExecutor) {
+        return new LeaseManager(provider, config, Objects.requireNonNull(listenerExecutor, "listenerExecutor"));
+    }
+
+    /**
+     * Acquires a lease, waiting up to {@code wait} for the current holder to release.
      *
      * @throws LeaseTimeoutException when it was not obtained in time
-     * @throws LeaseUnavailableException when Redis cannot be used
+     * @throws LeaseUnavailableException when the store cannot be used
      * @throws LeaseLostException when this holder re-enters a lease it has lost
      */
     public Lease acquire(String resource, Duration wait) {
@@ -86,31 +87,30 @@ public final class LeaseManager implements AutoCloseable {
         if (wait == null || wait.isNegative()) {
             throw new IllegalArgumentException("wait must be zero or positive, got " + wait);
         }
-        String holder = holderFor(resource);
-        Lease reentered = reenter(resource, holder);
+        Lease reentered = reenter(resource);
         if (reentered != null) {
             return reentered;
         }
-        LeaseKeys keys = LeaseKeys.of(config.keyPrefix(), resource);
+        // A holder id per lease: a lock left in the store by a failed release is never mistaken for a new one.
+        LeaseRequest request = new LeaseRequest(resource,
+                clientId + ":" + Thread.currentThread().getId() + ":" + holderSequence.incrementAndGet(),
+                config.leaseTime());
         long start = System.nanoTime();
-        ContentionRetry.Attempt attempt = attempt(resource, keys, holder);
-        if (!attempt.acquired() && !wait.isZero()) {
-            long deadline = System.nanoTime() + wait.toNanos();
-            try (ReleaseWaiter.Subscription releases = calls.call(resource, "wait for", () -> waiter.subscribe(keys))) {
-                attempt = contention.await(resource, deadline, releases, () -> attempt(resource, keys, holder));
-            }
+        Grant grant;
+        try {
+            grant = provider.acquire(request, wait);
+        } catch (LeaseTimeoutException e) {
+            Duration waited = Duration.ofNanos(System.nanoTime() - start);
+            observers.forEach(o -> tell(o, "notObtained", () -> o.notObtained(resource, waited)));
+            throw e;
         }
+        Lease lease = hold(request, grant);
         Duration waited = Duration.ofNanos(System.nanoTime() - start);
-        if (!attempt.acquired()) {
-            observers.forEach(o -> o.notObtained(resource, waited));
-            throw new LeaseTimeoutException(resource, wait, attempt.describe());
-        }
-        Lease lease = newLease(resource, keys, holder, attempt);
-        observers.forEach(o -> o.acquired(lease, waited));
+        observers.forEach(o -> tell(o, "acquired", () -> o.acquired(lease, waited)));
         return lease;
     }
 
-    /** One attempt, no waiting: empty when another holder has it or its lock-delay runs. */
+    /** One attempt, no waiting: empty when another holder has it. */
     public Optional<Lease> tryAcquire(String resource) {
         return tryAcquire(ResourceName.of(resource));
     }
@@ -143,67 +143,65 @@ public final class LeaseManager implements AutoCloseable {
         observers.add(Objects.requireNonNull(observer, "observer"));
     }
 
-    /** The leases this manager holds now, one per resource and holder. */
+    /** The leases this manager holds now. */
     public List<LeaseSnapshot> heldLeases() {
-        return held.values().stream().map(state -> new LeaseSnapshot(state.resource(), state.token(),
-                state.holder(), Duration.ofNanos(state.remainingNanos()), state.isValid())).toList();
+        return held.values().stream().map(Held::state).map(state -> new LeaseSnapshot(state.fence(),
+                state.request().holder(), Duration.ofNanos(state.remainingNanos()), state.isValid())).toList();
     }
 
     public LeaseConfig config() {
         return config;
     }
 
+    public LeaseProvider provider() {
+        return provider;
+    }
+
     public String clientId() {
         return clientId;
     }
 
-    public CircuitBreaker circuitBreaker() {
-        return calls.breaker();
-    }
-
-    private ContentionRetry.Attempt attempt(ResourceName resource, LeaseKeys keys, String holder) {
-        long sentAt = System.nanoTime();
-        long[] reply = calls.call(resource, "acquire", () -> scripts.acquire(keys, holder,
-                config.leaseTime().toMillis(), config.lockDelay().toMillis(), config.tokenIdleTtl().toMillis()));
-        return new ContentionRetry.Attempt(reply[0], reply[1], sentAt);
-    }
-
-    private String holderFor(ResourceName resource) {
-        // Re-entry follows the context, so a lease carried into an executor can be re-entered there.
-        for (Lease lease : LeaseContext.all()) {
-            if (lease.isFrom(this) && lease.resource().equals(resource)) {
-                return lease.holder();
+    private Lease reenter(ResourceName resource) {
+        // Re-entry follows the context first, so a lease carried into an executor can be re-entered there.
+        List<Lease> bound = LeaseContext.all();
+        for (int i = bound.size() - 1; i >= 0; i--) {
+            Lease lease = bound.get(i);
+            if (lease.isFrom(this) && lease.resource().equals(resource) && !lease.state().isReleased()) {
+                return enter(lease.state());
             }
         }
-        return clientId + ":" + Thread.currentThread().getId();
+        LeaseState state = byThread.get(threadKey(resource));
+        return state == null ? null : enter(state);
     }
 
-    private Lease reenter(ResourceName resource, String holder) {
-        LeaseState state = held.get(heldKey(resource, holder));
-        if (state == null) {
-            return null;
-        }
+    private Lease enter(LeaseState state) {
         if (state.enter()) {
-            return new Lease(state, this);
+            return new Lease(state, this, state.request().holder());
         }
         state.isValid();
         if (state.lossReason() != null) {
-            throw new LeaseLostException(resource, state.token(), state.lossReason());
+            throw new LeaseLostException(state.fence().resource(), state.fence().token(), state.lossReason());
         }
         return null;
     }
 
-    private Lease newLease(ResourceName resource, LeaseKeys keys, String holder, ContentionRetry.Attempt attempt) {
-        LeaseState state = new LeaseState(resource, FencingToken.of(attempt.value()), holder, keys,
-                config.leaseTime().toNanos(), attempt.sentAtNanos());
-        Lease lease = new Lease(state, this);
+    private Lease hold(LeaseRequest request, Grant grant) {
+        LeaseState state = new LeaseState(new Fence(request.resource(), grant.token()), request, grant,
+                config.leaseTime().toNanos(), grant.sentAtNanos(), events);
+        Lease lease = new Lease(state, this, request.holder());
         state.onLost(reason -> {
-            log.warn("lost {}: {}", lease, reason.describe());
-            observers.forEach(o -> o.lost(lease, reason));
+            log.log(Level.WARNING, () -> "lost " + lease + ": " + reason.describe());
+            observers.forEach(o -> tell(o, "lost", () -> o.lost(lease, reason)));
         });
-        held.put(heldKey(resource, holder), state);
-        watchdog.watch(state, config.renewInterval().toNanos(), s -> scripts.renew(s.keys(), s.holder(),
-                config.leaseTime().toMillis(), config.lockDelay().toMillis(), config.tokenIdleTtl().toMillis()));
+        String threadKey = threadKey(request.resource());
+        held.put(request.holder(), new Held(state, threadKey));
+        byThread.put(threadKey, state);
+        watchdog.watch(state, config.renewInterval().toNanos());
+        try {
+            state.setStoreWatch(provider.watch(request, grant, state::markLost));
+        } catch (RuntimeException e) {
+            events.failed("watching " + lease + " in the store", e);
+        }
         return lease;
     }
 
@@ -212,25 +210,39 @@ public final class LeaseManager implements AutoCloseable {
         if (!state.exit()) {
             return;
         }
-        held.remove(heldKey(state.resource(), state.holder()), state);
+        Held entry = held.remove(state.request().holder());
+        if (entry != null) {
+            byThread.remove(entry.threadKey(), state);
+        }
         try {
-            boolean ours = calls.call(state.resource(), "release", () -> scripts.release(state.keys(), state.holder()));
-            if (!ours) {
-                log.debug("{} was no longer held in Redis at release", lease);
+            if (!provider.release(state.request(), state.grant())) {
+                log.log(Level.DEBUG, () -> lease + " was no longer held in the store at release");
             }
         } catch (GuardException e) {
-            // The lock expires by itself; lock-delay then applies as for a lost holder.
-            log.warn("could not release {}: {}", lease, e.getMessage());
+            // The lock expires by itself; its holder id is never used again.
+            log.log(Level.WARNING, () -> "could not release " + lease + ": " + e.getMessage());
         }
     }
 
-    private static String heldKey(ResourceName resource, String holder) {
-        return holder + "\n" + resource.value();
+    private record Held(LeaseState state, String threadKey) {
     }
 
-    /** Stops renewing; leases still held expire in Redis by themselves. */
+    private static String threadKey(ResourceName resource) {
+        return Thread.currentThread().getId() + "\n" + resource.value();
+    }
+
+    private static void tell(LeaseObserver observer, String event, Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            log.log(Level.WARNING, "lease observer " + observer + " failed on " + event + "; ignored", e);
+        }
+    }
+
+    /** Stops renewing; leases still held expire in the store by themselves. Does not close the provider. */
     @Override
     public void close() {
         watchdog.close();
+        events.close();
     }
 }

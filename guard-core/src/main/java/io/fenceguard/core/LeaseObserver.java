@@ -3,8 +3,9 @@ package io.fenceguard.core;
 import java.time.Duration;
 
 /**
- * Told of what happens to a manager's leases, for metrics and logs. Called on the acquiring thread
- * (acquired, not obtained) or the watchdog's (lost): keep it short and do not throw.
+ * Told of what happens to a manager's leases, for metrics and logs. {@code acquired} and
+ * {@code notObtained} run on the acquiring thread, {@code lost} on the manager's event executor.
+ * An observer that throws is logged and ignored: it never costs a caller its lease.
  */
 public interface LeaseObserver {
 

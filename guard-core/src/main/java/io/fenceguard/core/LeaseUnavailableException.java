@@ -1,8 +1,8 @@
 package io.fenceguard.core;
 
 /**
- * Redis could not be used: it failed after retries, or the circuit breaker is open after repeated
- * failures and calls fail fast until it half-opens again.
+ * The lock store could not be used: it failed after retries, or a circuit breaker is open after
+ * repeated failures and calls fail fast until it half-opens again.
  */
 public class LeaseUnavailableException extends GuardException {
 

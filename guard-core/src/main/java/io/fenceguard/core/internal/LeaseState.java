@@ -1,60 +1,62 @@
 package io.fenceguard.core.internal;
 
-import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.LeaseLossReason;
-import io.fenceguard.core.ResourceName;
+import io.fenceguard.core.spi.Grant;
+import io.fenceguard.core.spi.LeaseRequest;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
  * What this process knows about one lease it holds: shared by the re-entrant handles of one holder.
  * Times are {@link System#nanoTime()} values; the deadline is measured from when the acquire or renew
- * request was sent, less a drift allowance, so the local view never outlives the one in Redis.
+ * request was sent, less a drift allowance, so the local view never outlives the store's.
  */
 public final class LeaseState {
 
-    private final ResourceName resource;
-    private final FencingToken token;
-    private final String holder;
-    private final LeaseKeys keys;
+    private final Fence fence;
+    private final LeaseRequest request;
+    private final Grant grant;
     private final long leaseNanos;
     private final long driftNanos;
-    private final List<Consumer<LeaseLossReason>> lossListeners = new CopyOnWriteArrayList<>();
+    private final LossEvents events;
+    private final List<Registration> lossListeners = new CopyOnWriteArrayList<>();
 
     private volatile long deadlineNanos;
-    private volatile long renewalSuspendedUntil;
     private volatile LeaseLossReason lost;
     private volatile boolean released;
     private int holds = 1;
     private ScheduledFuture<?> renewal;
+    private AutoCloseable storeWatch;
 
-    public LeaseState(ResourceName resource, FencingToken token, String holder, LeaseKeys keys,
-                      long leaseNanos, long sentAtNanos) {
-        this.resource = resource;
-        this.token = token;
-        this.holder = holder;
-        this.keys = keys;
+    /**
+     * @param request null for a presented fence, which no store holds for this process
+     * @param grant null for a presented fence
+     */
+    public LeaseState(Fence fence, LeaseRequest request, Grant grant, long leaseNanos, long sentAtNanos,
+                      LossEvents events) {
+        this.fence = fence;
+        this.request = request;
+        this.grant = grant;
         this.leaseNanos = leaseNanos;
         this.driftNanos = leaseNanos / 100 + 2_000_000L;
         this.deadlineNanos = sentAtNanos + leaseNanos - driftNanos;
+        this.events = events;
     }
 
-    public ResourceName resource() {
-        return resource;
+    public Fence fence() {
+        return fence;
     }
 
-    public FencingToken token() {
-        return token;
+    public LeaseRequest request() {
+        return request;
     }
 
-    public String holder() {
-        return holder;
-    }
-
-    public LeaseKeys keys() {
-        return keys;
+    public Grant grant() {
+        return grant;
     }
 
     public long remainingNanos() {
@@ -91,6 +93,7 @@ public final class LeaseState {
         }
     }
 
+    /** Marks the lease lost once; its listeners are told on the events executor, never on the caller's thread. */
     public void markLost(LeaseLossReason reason) {
         synchronized (this) {
             if (lost != null || released) {
@@ -99,24 +102,31 @@ public final class LeaseState {
             lost = reason;
             cancelRenewal();
         }
-        lossListeners.forEach(l -> l.accept(reason));
+        for (Registration r : lossListeners) {
+            r.fire(reason, events);
+        }
     }
 
+    /** Tells {@code listener} of the loss exactly once: later, or at once (still on the executor) if lost already. */
     public void onLost(Consumer<LeaseLossReason> listener) {
-        lossListeners.add(listener);
-    }
-
-    /** Stops renewals until then, as a stop-the-world pause of the holder would. */
-    public void suspendRenewalUntil(long nanos) {
-        renewalSuspendedUntil = nanos;
-    }
-
-    public boolean renewalSuspended(long now) {
-        return now - renewalSuspendedUntil < 0;
+        Registration r = new Registration(listener);
+        lossListeners.add(r);
+        LeaseLossReason reason = lost;
+        if (reason != null) {
+            r.fire(reason, events);
+        }
     }
 
     public synchronized void setRenewal(ScheduledFuture<?> renewal) {
-        this.renewal = renewal;
+        if (released || lost != null) {
+            renewal.cancel(false);
+        } else {
+            this.renewal = renewal;
+        }
+    }
+
+    public synchronized void setStoreWatch(AutoCloseable storeWatch) {
+        this.storeWatch = storeWatch;
     }
 
     /** Another handle of the same holder; false when the lease is no longer held. */
@@ -130,17 +140,39 @@ public final class LeaseState {
 
     /** Gives up one handle; true when it was the last and the lease is now released locally. */
     public synchronized boolean exit() {
-        if (--holds > 0) {
+        if (released || --holds > 0) {
             return false;
         }
         released = true;
         cancelRenewal();
+        if (storeWatch != null) {
+            try {
+                storeWatch.close();
+            } catch (Exception e) {
+                events.failed("closing the store's watch of " + fence, e);
+            }
+        }
         return true;
     }
 
     private void cancelRenewal() {
         if (renewal != null) {
             renewal.cancel(false);
+        }
+    }
+
+    private static final class Registration {
+        private final Consumer<LeaseLossReason> listener;
+        private final AtomicBoolean fired = new AtomicBoolean();
+
+        Registration(Consumer<LeaseLossReason> listener) {
+            this.listener = listener;
+        }
+
+        void fire(LeaseLossReason reason, LossEvents events) {
+            if (fired.compareAndSet(false, true)) {
+                events.dispatch(() -> listener.accept(reason));
+            }
         }
     }
 }

@@ -1,0 +1,69 @@
+package io.fenceguard.core.internal;
+
+import java.lang.System.Logger.Level;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Runs loss listeners, each as its own task on an executor of their own: never on the watchdog's
+ * thread or a store client's I/O thread, so a slow listener delays no renewal, and a throwing one
+ * stops no other listener.
+ */
+public final class LossEvents implements AutoCloseable {
+
+    private static final System.Logger log = System.getLogger(LossEvents.class.getName());
+
+    private final Executor executor;
+    private final ExecutorService owned;
+
+    private LossEvents(Executor executor, ExecutorService owned) {
+        this.executor = executor;
+        this.owned = owned;
+    }
+
+    /** On {@code executor}, which the caller owns; or, when null, on daemon threads of its own. */
+    public static LossEvents on(Executor executor, String name) {
+        if (executor != null) {
+            return new LossEvents(executor, null);
+        }
+        AtomicInteger count = new AtomicInteger();
+        ExecutorService own = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, name + "-lease-events-" + count.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        return new LossEvents(own, own);
+    }
+
+    /** A listener is told even when the executor refuses (shut down): on a thread of its own then. */
+    public void dispatch(Runnable listener) {
+        Runnable isolated = () -> {
+            try {
+                listener.run();
+            } catch (Throwable t) {
+                failed("a lease loss listener", t);
+            }
+        };
+        try {
+            executor.execute(isolated);
+        } catch (RejectedExecutionException e) {
+            Thread t = new Thread(isolated, "fenceguard-lease-event");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    public void failed(String what, Throwable t) {
+        log.log(Level.WARNING, what + " failed: " + t, t);
+    }
+
+    @Override
+    public void close() {
+        if (owned != null) {
+            owned.shutdown();
+        }
+    }
+}
