@@ -25,7 +25,7 @@ public final class InboundContext {
     public static Scope bind(InboundToken token) {
         InboundToken previous = BOUND.get();
         BOUND.set(token);
-        Lease presented = Lease.presented(token.resource(), token.token(), "http");
+        Lease presented = Lease.presented(io.fenceguard.core.Fence.of(token.resource(), token.token()), "http");
         return new Scope(previous, presented, LeaseContext.bind(presented));
     }
 

@@ -1,7 +1,7 @@
-package io.fenceguard.core.internal;
+package io.fenceguard.redis.internal;
 
 import io.fenceguard.core.GuardException;
-import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.core.ResourceName;
 import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.core.IntervalFunction;
@@ -44,7 +44,7 @@ public final class ContentionRetry {
     private final Retry retry;
     private final long contentionBackoffNanos;
 
-    public ContentionRetry(LeaseConfig config) {
+    public ContentionRetry(RedisLeaseConfig config) {
         this.contentionBackoffNanos = config.contentionBackoff().toNanos();
         IntervalFunction backoff = IntervalFunction.ofExponentialRandomBackoff(
                 config.contentionBackoff(), 1.5, 0.5, config.contentionBackoffMax());
@@ -55,7 +55,7 @@ public final class ContentionRetry {
             }
             return backoff.apply(n);
         };
-        this.retry = Retry.of(config.clientName() + "-contention", RetryConfig.<Attempt>custom()
+        this.retry = Retry.of(config.name() + "-contention", RetryConfig.<Attempt>custom()
                 .maxAttempts(Integer.MAX_VALUE)
                 .retryOnResult(a -> !a.acquired() && !a.givenUp())
                 .retryOnException(e -> false)

@@ -1,4 +1,4 @@
-package io.fenceguard.core.internal;
+package io.fenceguard.redis.internal;
 
 import io.fenceguard.core.ResourceName;
 import java.util.List;

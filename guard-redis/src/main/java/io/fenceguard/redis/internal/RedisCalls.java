@@ -1,6 +1,6 @@
-package io.fenceguard.core.internal;
+package io.fenceguard.redis.internal;
 
-import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.core.LeaseUnavailableException;
 import io.fenceguard.core.ResourceName;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
@@ -34,12 +34,12 @@ public final class RedisCalls {
     }
 
     /** Uses {@code breaker} when given (for example one from a registry), else builds one from the config. */
-    public static RedisCalls of(LeaseConfig config, CircuitBreaker breaker) {
+    public static RedisCalls of(RedisLeaseConfig config, CircuitBreaker breaker) {
         CircuitBreaker cb = breaker != null ? breaker
-                : CircuitBreaker.of(config.clientName() + "-redis", breakerConfig(config));
-        Retry retry = Retry.of(config.clientName() + "-redis", RetryConfig.custom()
-                .maxAttempts(config.redisAttempts())
-                .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(config.redisBackoff(), 2.0, 0.5))
+                : CircuitBreaker.of(config.name(), breakerConfig(config));
+        Retry retry = Retry.of(config.name(), RetryConfig.custom()
+                .maxAttempts(config.attempts())
+                .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(config.backoff(), 2.0, 0.5))
                 .retryExceptions(RedisConnectionException.class, RedisTimeoutException.class,
                         RedisRetryException.class, RedisReadonlyException.class,
                         RedisNodeNotFoundException.class, RedisReconnectedException.class)
@@ -49,7 +49,7 @@ public final class RedisCalls {
     }
 
     /** Opens on the configured share of failed Redis calls and stays open the configured time. */
-    public static CircuitBreakerConfig breakerConfig(LeaseConfig config) {
+    public static CircuitBreakerConfig breakerConfig(RedisLeaseConfig config) {
         return CircuitBreakerConfig.custom()
                 .failureRateThreshold(config.failureRateThreshold())
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)

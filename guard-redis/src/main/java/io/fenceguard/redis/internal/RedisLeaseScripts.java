@@ -1,4 +1,4 @@
-package io.fenceguard.core.internal;
+package io.fenceguard.redis.internal;
 
 import java.util.List;
 import java.util.concurrent.CompletionStage;

@@ -1,4 +1,4 @@
-package io.fenceguard.core.internal;
+package io.fenceguard.redis.internal;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

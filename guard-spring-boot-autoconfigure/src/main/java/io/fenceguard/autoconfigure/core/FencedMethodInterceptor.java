@@ -1,4 +1,4 @@
-package io.fenceguard.core.autoconfigure;
+package io.fenceguard.autoconfigure.core;
 
 import io.fenceguard.core.GuardException;
 import io.fenceguard.core.Lease;

@@ -1,4 +1,4 @@
-package io.fenceguard.core.autoconfigure;
+package io.fenceguard.autoconfigure.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

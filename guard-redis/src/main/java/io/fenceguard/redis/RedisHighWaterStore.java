@@ -1,8 +1,10 @@
-package io.fenceguard.http;
+package io.fenceguard.redis;
 
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.GuardException;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.http.Admission;
+import io.fenceguard.http.HighWaterStore;
 import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;

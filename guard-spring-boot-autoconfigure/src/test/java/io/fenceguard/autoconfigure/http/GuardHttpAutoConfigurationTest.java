@@ -1,4 +1,4 @@
-package io.fenceguard.http.autoconfigure;
+package io.fenceguard.autoconfigure.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.fenceguard.http.autoconfigure;
+package io.fenceguard.autoconfigure.http;
 
 import io.fenceguard.http.FenceGate;
 import io.fenceguard.http.FencingFilter;

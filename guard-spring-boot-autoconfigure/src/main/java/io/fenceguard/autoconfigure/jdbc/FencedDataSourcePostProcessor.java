@@ -1,4 +1,4 @@
-package io.fenceguard.jdbc.autoconfigure;
+package io.fenceguard.autoconfigure.jdbc;
 
 import io.fenceguard.jdbc.FencedDataSource;
 import javax.sql.DataSource;

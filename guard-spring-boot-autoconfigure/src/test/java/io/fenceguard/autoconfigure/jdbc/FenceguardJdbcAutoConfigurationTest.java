@@ -1,4 +1,4 @@
-package io.fenceguard.jdbc.autoconfigure;
+package io.fenceguard.autoconfigure.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
