@@ -1,0 +1,82 @@
+package io.fenceguard.proof;
+
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.core.LeaseManager;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.redisson.api.RFencedLock;
+import org.redisson.api.RedissonClient;
+
+/**
+ * Locks on one Redis deployment (the single server or the Sentinel group): fenceguard leases when
+ * fencing is on, Redisson's {@link RFencedLock} otherwise (its tokens are recorded for the checker
+ * but nothing enforces them).
+ */
+public interface LockService extends AutoCloseable {
+
+    Duration WAIT = Duration.ofSeconds(5);
+
+    /** The lock on {@code resource}, waiting up to {@link #WAIT}; throws when it was not obtained. */
+    Grant acquire(String resource) throws Exception;
+
+    @Override
+    void close();
+
+    static LockService fenceguard(RedissonClient redisson, Topology topology, String clientName) {
+        LeaseConfig config = LeaseConfig.builder()
+                .leaseTime(Duration.ofMillis(topology.leaseMillis()))
+                .lockDelay(Duration.ofMillis(topology.leaseMillis() / 4))
+                .keyPrefix("fg:" + topology.runId() + ":")
+                .clientName(clientName)
+                .openStateDuration(Duration.ofSeconds(2))
+                .build();
+        LeaseManager manager = LeaseManager.of(redisson, config);
+        return new LockService() {
+            @Override
+            public Grant acquire(String resource) {
+                Lease lease = manager.acquire(resource, WAIT);
+                return new Grant(resource, lease.token().value(), lease, lease::close);
+            }
+
+            @Override
+            public void close() {
+                manager.close();
+            }
+        };
+    }
+
+    static LockService redissonFencedLock(RedissonClient redisson, Topology topology) {
+        return new LockService() {
+            @Override
+            public Grant acquire(String resource) throws InterruptedException {
+                RFencedLock lock = redisson.getFencedLock("proof:" + topology.runId() + ":" + resource);
+                Long token = lock.tryLockAndGetToken(WAIT.toMillis(), topology.leaseMillis(), TimeUnit.MILLISECONDS);
+                if (token == null) {
+                    throw new LockNotObtainedException(resource);
+                }
+                return new Grant(resource, token, null, () -> unlockIfStillHeld(lock));
+            }
+
+            @Override
+            public void close() {
+                // the Redisson client is closed by its owner
+            }
+        };
+    }
+
+    private static void unlockIfStillHeld(RFencedLock lock) {
+        try {
+            lock.unlock();
+        } catch (RuntimeException expiredOrUnreachable) {
+            // the lease ran out (IllegalMonitorStateException) or Redis is down: it expires by itself
+        }
+    }
+
+    /** The unfenced lock was not obtained within {@link #WAIT}. */
+    final class LockNotObtainedException extends RuntimeException {
+        LockNotObtainedException(String resource) {
+            super("lock on " + resource + " not obtained within " + WAIT);
+        }
+    }
+}

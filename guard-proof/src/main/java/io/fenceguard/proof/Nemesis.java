@@ -1,0 +1,124 @@
+package io.fenceguard.proof;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Injects one fault at a time, chosen and timed by a seeded random, until the deadline; each is
+ * recorded with when it began and was healed. The same seed gives the same sequence of faults, so
+ * the runs with and without fencing face the same schedule.
+ */
+final class Nemesis implements Runnable {
+
+    enum Kind { PAUSE_THREAD, PAUSE_JVM, FLUSHALL, KILL_RESTART, FAILOVER, LATENCY, DROP_CONNECTIONS }
+
+    private final ProofServers servers;
+    private final List<ClientLoop> threads;
+    private final List<WorkerJvm> workers;
+    private final Random random;
+    private final long leaseMillis;
+    private final long deadlineMillis;
+    private final List<FaultEvent> events = Collections.synchronizedList(new ArrayList<>());
+    private final List<Kind> deck = new ArrayList<>();
+
+    /**
+     * Faults are dealt from a shuffled deck, so that every kind occurs in every run of nine faults or
+     * more; pauses, the faults fencing exists for, twice.
+     */
+    private static final List<Kind> DECK = List.of(Kind.PAUSE_THREAD, Kind.PAUSE_JVM, Kind.FLUSHALL, Kind.PAUSE_THREAD,
+            Kind.KILL_RESTART, Kind.PAUSE_JVM, Kind.FAILOVER, Kind.LATENCY, Kind.DROP_CONNECTIONS);
+
+    Nemesis(ProofServers servers, List<ClientLoop> threads, List<WorkerJvm> workers, long seed, long leaseMillis,
+            long deadlineMillis) {
+        this.servers = servers;
+        this.threads = threads;
+        this.workers = workers;
+        this.random = new Random(seed);
+        this.leaseMillis = leaseMillis;
+        this.deadlineMillis = deadlineMillis;
+    }
+
+    List<FaultEvent> events() {
+        return List.copyOf(events);
+    }
+
+    @Override
+    public void run() {
+        ProofServers.sleep(2_000);  // let every client start first
+        for (int n = 0; n < 10_000 && System.currentTimeMillis() < deadlineMillis - 3_000
+                && !Thread.currentThread().isInterrupted(); n++) {
+            if (deck.isEmpty()) {
+                deck.addAll(DECK);
+                Collections.shuffle(deck, random);
+            }
+            Kind kind = deck.remove(deck.size() - 1);
+            long pause = leaseMillis * 3 / 2 + random.nextInt((int) leaseMillis);
+            long start = System.currentTimeMillis();
+            String target;
+            try {
+                target = inject(kind, pause);
+            } catch (RuntimeException e) {
+                target = "failed: " + e.getMessage();
+            }
+            events.add(new FaultEvent(kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), target,
+                    start, System.currentTimeMillis()));
+            ProofServers.sleep(1_000 + random.nextInt(2_000));
+        }
+    }
+
+    private String inject(Kind kind, long pause) {
+        switch (kind) {
+            case PAUSE_THREAD -> {
+                ClientLoop client = threads.get(random.nextInt(threads.size()));
+                boolean beforeRead = random.nextInt(3) == 0;   // mostly between read and write: lost updates
+                boolean pastCheck = random.nextBoolean();
+                client.requestPause(new Pause(pause, beforeRead, pastCheck));
+                ProofServers.sleep(pause);
+                return client.name() + (beforeRead ? " before read" : " before write")
+                        + (pastCheck ? ", past the local check" : "");
+            }
+            case PAUSE_JVM -> {
+                WorkerJvm worker = workers.get(random.nextInt(workers.size()));
+                worker.stop();
+                ProofServers.sleep(pause);
+                worker.resume();
+                return worker.name();
+            }
+            case FLUSHALL -> {
+                boolean onSingle = random.nextBoolean();
+                (onSingle ? servers.single() : servers.sentinelMaster()).flushAll();
+                return onSingle ? "single" : "sentinel";
+            }
+            case KILL_RESTART -> {
+                long down = 300 + random.nextInt(1_500);
+                servers.single().kill();
+                ProofServers.sleep(down);
+                servers.single().restart();
+                return "single, down " + down + " ms";
+            }
+            case FAILOVER -> {
+                servers.failover();
+                return "sentinel";
+            }
+            case LATENCY -> {
+                long millis = 50 + random.nextInt(350);
+                servers.proxy().latency(millis);
+                ProofServers.sleep(1_500 + random.nextInt(2_500));
+                servers.proxy().latency(0);
+                return "single, +" + millis + " ms";
+            }
+            case DROP_CONNECTIONS -> {
+                return "single, " + servers.proxy().dropConnections() + " sockets";
+            }
+            default -> throw new IllegalStateException("unknown fault " + kind);
+        }
+    }
+
+    /** Resumes stopped workers and restores the servers, whatever was in progress. */
+    void healAll() {
+        workers.forEach(WorkerJvm::resume);
+        servers.heal();
+    }
+}

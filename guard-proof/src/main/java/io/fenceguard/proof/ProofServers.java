@@ -1,0 +1,140 @@
+package io.fenceguard.proof;
+
+import io.fenceguard.testsupport.RedisProcess;
+import io.fenceguard.testsupport.RedisSentinelGroup;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The servers of one run, all started here on free loopback ports and stopped at the end: a Redis
+ * server behind the {@link ChaosProxy}, a Sentinel group (master, replica, three sentinels), an
+ * embedded PostgreSQL, and a fresh database on the MariaDB of {@code GUARD_TEST_MARIADB_URL} if set.
+ */
+final class ProofServers implements AutoCloseable {
+
+    private final RedisProcess single;
+    private final ChaosProxy proxy;
+    private final RedisSentinelGroup sentinel;
+    private final EmbeddedPostgres postgres;
+    private final List<Topology.Database> databases = new ArrayList<>();
+    private String mariaDatabase;
+    private String mariaAdminUrl;
+
+    ProofServers(String runId) throws IOException, SQLException {
+        single = RedisProcess.start();
+        proxy = ChaosProxy.start(single.port());
+        sentinel = RedisSentinelGroup.start();
+        postgres = EmbeddedPostgres.builder().setPort(RedisProcess.freePort())
+                .setServerConfig("max_connections", "200")
+                .setServerConfig("synchronous_commit", "on").start();   // zonky turns it off; an ack must be durable
+        databases.add(new Topology.Database("postgresql", "postgresql", "jdbc:postgresql://127.0.0.1:"
+                + postgres.getPort() + "/postgres?socketTimeout=30&options=-c%20lock_timeout=15000", "postgres", ""));
+        String maria = System.getenv("GUARD_TEST_MARIADB_URL");
+        if (maria != null && !maria.isBlank()) {
+            addMariaDb(maria.trim(), "proof_" + runId.replace('-', '_'));
+        }
+    }
+
+    private void addMariaDb(String url, String database) throws SQLException {
+        String user = System.getenv().getOrDefault("GUARD_TEST_MARIADB_USER", "root");
+        String password = System.getenv().getOrDefault("GUARD_TEST_MARIADB_PASSWORD", "");
+        try (Connection c = DriverManager.getConnection(url, user, password); Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE " + database);
+        }
+        mariaAdminUrl = url;
+        mariaDatabase = database;
+        String server = url.substring(0, url.indexOf('/', "jdbc:mariadb://".length()));
+        databases.add(new Topology.Database("mariadb", "mysql", server + "/" + database
+                + "?sessionVariables=innodb_lock_wait_timeout=15&socketTimeout=30000", user, password));
+    }
+
+    List<Topology.Database> databases() {
+        return databases;
+    }
+
+    RedisProcess single() {
+        return single;
+    }
+
+    ChaosProxy proxy() {
+        return proxy;
+    }
+
+    RedisSentinelGroup sentinel() {
+        return sentinel;
+    }
+
+    /** The Sentinel group's current master process. */
+    RedisProcess sentinelMaster() {
+        return sentinel.currentMasterPort() == sentinel.master().port() ? sentinel.master() : sentinel.replica();
+    }
+
+    /**
+     * Kills the current master, waits (bounded) until the sentinels promote the other node, then starts
+     * the killed one again, empty; the sentinels make it a replica of the new master.
+     */
+    void failover() {
+        RedisProcess old = sentinelMaster();
+        RedisProcess next = old == sentinel.master() ? sentinel.replica() : sentinel.master();
+        old.kill();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            try {
+                if (sentinel.currentMasterPort() == next.port()
+                        && String.valueOf(next.call("INFO", "replication")).contains("role:master")) {
+                    break;
+                }
+            } catch (RuntimeException notYet) {
+                // a sentinel is busy with the failover
+            }
+            sleep(100);
+        }
+        old.restart();
+    }
+
+    /** Brings back anything the nemesis left down. */
+    void heal() {
+        proxy.latency(0);
+        if (!single.isAlive()) {
+            single.restart();
+        }
+        for (RedisProcess node : List.of(sentinel.master(), sentinel.replica())) {
+            if (!node.isAlive()) {
+                node.restart();
+            }
+        }
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        proxy.close();
+        single.close();
+        sentinel.close();
+        postgres.close();
+        if (mariaDatabase != null) {
+            try (Connection c = DriverManager.getConnection(mariaAdminUrl,
+                    System.getenv().getOrDefault("GUARD_TEST_MARIADB_USER", "root"),
+                    System.getenv().getOrDefault("GUARD_TEST_MARIADB_PASSWORD", ""));
+                 Statement s = c.createStatement()) {
+                s.execute("DROP DATABASE " + mariaDatabase);
+            } catch (SQLException e) {
+                System.err.println("could not drop " + mariaDatabase + ": " + e.getMessage());
+            }
+        }
+    }
+}

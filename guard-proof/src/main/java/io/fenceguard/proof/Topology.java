@@ -1,0 +1,65 @@
+package io.fenceguard.proof;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Where everything of one run is and how clients behave: what a worker JVM needs to join the run,
+ * written to a file that it is given on its command line.
+ *
+ * @param redisUri        the single Redis server, reached through the chaos proxy
+ * @param sentinelUris    the sentinels of the failover group
+ * @param databases       the databases holding the resources (PostgreSQL first)
+ * @param httpPort        the resource server that fences HTTP writes
+ * @param deadlineMillis  when clients stop starting operations (epoch millis)
+ */
+public record Topology(boolean fencing, String runId, long seed, long leaseMillis, String redisUri,
+        List<String> sentinelUris, List<Database> databases, int httpPort, long deadlineMillis) {
+
+    /** A JDBC database; {@code dialect} is the migration folder: {@code postgresql} or {@code mysql}. */
+    public record Database(String name, String dialect, String url, String user, String password) {
+    }
+
+    /** Counters, ledger accounts and HTTP registers; each named resource is one lock and one row. */
+    public static final List<String> COUNTERS = List.of("counter:1", "counter:2", "counter:3");
+    public static final List<String> ACCOUNTS = List.of("account:1", "account:2", "account:3");
+    public static final List<String> REGISTERS = List.of("register:1", "register:2");
+
+    public static List<String> allResources() {
+        return java.util.stream.Stream.of(COUNTERS, ACCOUNTS, REGISTERS).flatMap(List::stream).toList();
+    }
+
+    /** Half of the resources are locked on the proxied single server, half on the Sentinel group. */
+    public static String lockServiceOf(String resource) {
+        return (resource.charAt(resource.length() - 1) - '0') % 2 == 1 ? "single" : "sentinel";
+    }
+
+    /** JDBC resources spread over the databases; HTTP registers live where the resource server writes. */
+    public Database databaseOf(String resource) {
+        return databases.get(databaseIndexOf(resource, databases.size()));
+    }
+
+    public static int databaseIndexOf(String resource, int databases) {
+        return resource.startsWith("register:") ? 0 : allResources().indexOf(resource) % databases;
+    }
+
+    public void write(Path path) {
+        try {
+            Files.createDirectories(path.getParent());
+            Files.writeString(path, HistoryFile.JSON.writeValueAsString(this));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static Topology read(Path path) {
+        try {
+            return HistoryFile.JSON.readValue(Files.readString(path), Topology.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
