@@ -1,10 +1,12 @@
-package io.fenceguard.core.bench;
+package io.fenceguard.redis.bench;
 
 import io.fenceguard.core.GuardException;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.LeaseTimeoutException;
+import io.fenceguard.redis.RedisLeaseConfig;
+import io.fenceguard.redis.RedisLeaseProvider;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,7 +40,7 @@ import org.redisson.config.Config;
  * not cut off.
  *
  * <pre>
- * ./mvnw -B -pl guard-core -am -Pbench -DskipTests verify
+ * ./mvnw -B -pl guard-redis -am -Pbench -DskipTests verify
  *   env GUARD_TEST_REDIS_URL (default redis://127.0.0.1:6379)
  *   -Dbench.contention.seconds=4 -Dbench.contention.warmup=1 -Dbench.contention.clients=1,8,64
  *   -Dbench.contention.resources=10000 -Dbench.contention.many-clients=8 -Dbench.contention.hold-us=100
@@ -75,8 +77,9 @@ public final class ContentionBenchmark {
         this.wait = wait;
         this.managers = new LeaseManager[redissons.length];
         for (int i = 0; i < redissons.length; i++) {
-            managers[i] = LeaseManager.of(redissons[i],
-                    LeaseConfig.builder().keyPrefix(prefix + "fg:").clientName("bench" + i).build());
+            managers[i] = LeaseManager.of(RedisLeaseProvider.of(redissons[i],
+                    RedisLeaseConfig.builder().keyPrefix(prefix + "fg:").build()),
+                    LeaseConfig.builder().clientName("bench" + i).build());
         }
     }
 

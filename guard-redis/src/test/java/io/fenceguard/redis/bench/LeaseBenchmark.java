@@ -1,8 +1,9 @@
-package io.fenceguard.core.bench;
+package io.fenceguard.redis.bench;
 
 import io.fenceguard.core.Lease;
-import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
+import io.fenceguard.redis.RedisLeaseConfig;
+import io.fenceguard.redis.RedisLeaseProvider;
 import io.fenceguard.testsupport.RespClient;
 import java.io.InputStream;
 import java.net.URI;
@@ -39,7 +40,7 @@ import org.redisson.config.Config;
  * round trips, so each implementation's rate is also shown as a share of half the PING rate.
  *
  * <pre>
- * ./mvnw -B -pl guard-core -am -Pbench -DskipTests verify
+ * ./mvnw -B -pl guard-redis -am -Pbench -DskipTests verify
  *   env GUARD_TEST_REDIS_URL (default redis://127.0.0.1:6379)
  *   -Dbench.rounds=6 -Dbench.seconds=1.5 -Dbench.warmup=2 -Dbench.threads=1,4 -Dbench.floor.requests=100000
  * </pre>
@@ -68,7 +69,8 @@ public final class LeaseBenchmark {
     private LeaseBenchmark(RedissonClient redisson, String prefix) {
         this.redisson = redisson;
         this.prefix = prefix;
-        this.manager = LeaseManager.of(redisson, LeaseConfig.builder().keyPrefix(prefix + "fg:").build());
+        this.manager = LeaseManager.of(RedisLeaseProvider.of(redisson,
+                RedisLeaseConfig.builder().keyPrefix(prefix + "fg:").build()));
     }
 
     public static void main(String[] args) throws Exception {

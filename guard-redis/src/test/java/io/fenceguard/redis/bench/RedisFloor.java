@@ -1,4 +1,4 @@
-package io.fenceguard.core.bench;
+package io.fenceguard.redis.bench;
 
 import java.io.BufferedReader;
 import java.io.File;
