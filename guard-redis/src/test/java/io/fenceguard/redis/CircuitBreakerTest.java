@@ -1,9 +1,13 @@
-package io.fenceguard.core;
+package io.fenceguard.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.LeaseUnavailableException;
+import io.fenceguard.core.ResourceName;
 import io.fenceguard.testsupport.RedisProcess;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -18,26 +22,27 @@ class CircuitBreakerTest {
     void outageOpensTheBreakerAndCallersFailFastUntilRedisIsBack() throws Exception {
         try (RedisProcess redis = RedisProcess.start()) {
             RedissonClient client = RedisClients.single(redis.uri());
-            LeaseConfig config = RedisClients.fast()
-                    .redisAttempts(2)
-                    .redisBackoff(Duration.ofMillis(20))
+            RedisLeaseConfig config = RedisClients.fastRedis()
+                    .attempts(2)
+                    .backoff(Duration.ofMillis(20))
                     .slidingWindowSize(4)
                     .openStateDuration(Duration.ofSeconds(2))
                     .build();
-            LeaseManager manager = LeaseManager.of(client, config);
+            RedisLeaseProvider provider = RedisLeaseProvider.of(client, config);
+            LeaseManager manager = LeaseManager.of(provider, RedisClients.fastLease().build());
             manager.acquire("account:1", Duration.ofSeconds(1)).close();
 
             redis.kill();
             // Until the breaker opens, each call fails after Redisson's 1 s timeout (x2 attempts).
             int failedSlowly = 0;
-            while (manager.circuitBreaker().getState() != CircuitBreaker.State.OPEN && failedSlowly < 10) {
+            while (provider.circuitBreaker().getState() != CircuitBreaker.State.OPEN && failedSlowly < 10) {
                 assertThatThrownBy(() -> manager.acquire("account:1", Duration.ofSeconds(1)))
                         .isInstanceOf(LeaseUnavailableException.class)
                         .hasMessageContaining("account:1")
                         .hasMessageContaining("Redis failed");
                 failedSlowly++;
             }
-            assertThat(manager.circuitBreaker().getState()).isEqualTo(CircuitBreaker.State.OPEN);
+            assertThat(provider.circuitBreaker().getState()).isEqualTo(CircuitBreaker.State.OPEN);
 
             // Open: the exception comes without touching Redis, so well within the configured timeout.
             LeaseUnavailableException fast = assertTimeoutPreemptively(Duration.ofMillis(900), () ->

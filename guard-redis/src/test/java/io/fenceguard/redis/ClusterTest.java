@@ -1,8 +1,14 @@
-package io.fenceguard.core;
+package io.fenceguard.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fenceguard.core.internal.LeaseKeys;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.LeaseUnavailableException;
+import io.fenceguard.core.ResourceName;
+import io.fenceguard.redis.internal.LeaseKeys;
 import io.fenceguard.testsupport.RedisClusterProcesses;
 import io.fenceguard.testsupport.RedisProcess;
 import java.time.Duration;
@@ -35,6 +41,7 @@ import org.redisson.api.RedissonClient;
 class ClusterTest {
 
     private static final int RESOURCES = 30;
+    private static final LeaseConfig LEASE = RedisClients.fastLease().build();
 
     private static RedisClusterProcesses cluster;
     private static RedissonClient clientA;
@@ -62,8 +69,8 @@ class ClusterTest {
 
     @Test
     void keysOfOneResourceShareANodeAndResourcesSpreadOverAllMasters() {
-        LeaseConfig config = RedisClients.fast().build();
-        try (LeaseManager manager = LeaseManager.of(clientA, config)) {
+        RedisLeaseConfig config = RedisClients.fastRedis().build();
+        try (LeaseManager manager = RedisClients.manager(clientA, config, LEASE)) {
             List<String> resources = resources("spread");
             List<Lease> held = new ArrayList<>();
             for (String resource : resources) {
@@ -104,9 +111,9 @@ class ClusterTest {
 
     @Test
     void tokensStrictlyIncreasePerResourceAcrossTwoClients() throws Exception {
-        LeaseConfig config = RedisClients.fast().build();
-        LeaseManager managerA = LeaseManager.of(clientA, config);
-        LeaseManager managerB = LeaseManager.of(clientB, config);
+        RedisLeaseConfig config = RedisClients.fastRedis().build();
+        LeaseManager managerA = RedisClients.manager(clientA, config, LEASE);
+        LeaseManager managerB = RedisClients.manager(clientB, config, LEASE);
         List<String> resources = resources("race").subList(0, 12);
         assertThat(resources.stream().map(r -> ownerOf(keys(config, r).lock())).distinct()).hasSize(3);
         Map<String, List<Long>> grantOrder = new ConcurrentHashMap<>();
@@ -157,9 +164,9 @@ class ClusterTest {
 
     @Test
     void reentryKeepsTheTokenOnEveryMaster() {
-        LeaseConfig config = RedisClients.fast().build();
-        try (LeaseManager manager = LeaseManager.of(clientA, config);
-             LeaseManager other = LeaseManager.of(clientB, config)) {
+        RedisLeaseConfig config = RedisClients.fastRedis().build();
+        try (LeaseManager manager = RedisClients.manager(clientA, config, LEASE);
+             LeaseManager other = RedisClients.manager(clientB, config, LEASE)) {
             for (String resource : onePerMaster(config, "reentry")) {
                 FencingToken outerToken;
                 try (Lease outer = manager.acquire(resource, Duration.ofSeconds(5))) {
@@ -184,9 +191,10 @@ class ClusterTest {
 
     @Test
     void eachAcquisitionIsOneScriptCallOnTheOwningMasterOnly() {
+        RedisLeaseConfig config = RedisClients.fastRedis().build();
         // A long lease so that no renewal runs while the statistics are read.
-        LeaseConfig config = RedisClients.fast().leaseTime(Duration.ofSeconds(60)).build();
-        try (LeaseManager manager = LeaseManager.of(clientA, config)) {
+        LeaseConfig longLease = RedisClients.fastLease().leaseTime(Duration.ofSeconds(60)).build();
+        try (LeaseManager manager = RedisClients.manager(clientA, config, longLease)) {
             for (String resource : onePerMaster(config, "warm")) {
                 manager.acquire(resource, Duration.ofSeconds(5)).close(); // loads the script on every master
             }
@@ -215,9 +223,9 @@ class ClusterTest {
 
     @Test
     void tokensKeepGrowingAfterEveryMasterIsFlushed() {
-        LeaseConfig config = RedisClients.fast().build();
-        try (LeaseManager managerA = LeaseManager.of(clientA, config);
-             LeaseManager managerB = LeaseManager.of(clientB, config)) {
+        RedisLeaseConfig config = RedisClients.fastRedis().build();
+        try (LeaseManager managerA = RedisClients.manager(clientA, config, LEASE);
+             LeaseManager managerB = RedisClients.manager(clientB, config, LEASE)) {
             List<String> resources = resources("flush").subList(0, 12);
             assertThat(resources.stream().map(r -> ownerOf(keys(config, r).lock())).distinct()).hasSize(3);
             Map<String, Long> lastToken = new HashMap<>();
@@ -251,11 +259,11 @@ class ClusterTest {
 
     @Test
     void tokensKeepGrowingAfterTheOwningMasterRestartsEmpty() {
-        LeaseConfig config = RedisClients.fast()
+        RedisLeaseConfig config = RedisClients.fastRedis()
                 .openStateDuration(Duration.ofMillis(500))
                 .build();
-        try (LeaseManager managerA = LeaseManager.of(clientA, config);
-             LeaseManager managerB = LeaseManager.of(clientB, config)) {
+        try (LeaseManager managerA = RedisClients.manager(clientA, config, LEASE);
+             LeaseManager managerB = RedisClients.manager(clientB, config, LEASE)) {
             String resource = resources("restart").get(0);
             LeaseKeys keys = keys(config, resource);
             RedisProcess owner = ownerOf(keys.lock());
@@ -310,7 +318,7 @@ class ClusterTest {
     }
 
     /** One resource served by each master. */
-    private static List<String> onePerMaster(LeaseConfig config, String kind) {
+    private static List<String> onePerMaster(RedisLeaseConfig config, String kind) {
         Map<RedisProcess, String> chosen = new HashMap<>();
         for (int i = 0; chosen.size() < cluster.nodes().size(); i++) {
             String resource = kind + ":" + i;
@@ -319,7 +327,7 @@ class ClusterTest {
         return List.copyOf(chosen.values());
     }
 
-    private static LeaseKeys keys(LeaseConfig config, String resource) {
+    private static LeaseKeys keys(RedisLeaseConfig config, String resource) {
         return LeaseKeys.of(config.keyPrefix(), ResourceName.of(resource));
     }
 

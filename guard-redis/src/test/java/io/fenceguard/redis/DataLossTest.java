@@ -1,7 +1,10 @@
-package io.fenceguard.core;
+package io.fenceguard.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.LeaseUnavailableException;
 import io.fenceguard.testsupport.RedisProcess;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,13 +19,15 @@ class DataLossTest {
 
     private RedisProcess redis;
     private RedissonClient client;
+    private RedisLeaseConfig config;
     private LeaseManager manager;
 
     @BeforeEach
     void start() {
         redis = RedisProcess.start();
         client = RedisClients.single(redis.uri());
-        manager = LeaseManager.of(client, RedisClients.fast().redisAttempts(5).build());
+        config = RedisClients.fastRedis().attempts(5).build();
+        manager = RedisClients.manager(client, config, RedisClients.fastLease().build());
     }
 
     @AfterEach
@@ -58,7 +63,8 @@ class DataLossTest {
         try (Lease other = manager.acquire("account:3b", Duration.ofSeconds(1))) {
             assertThat(other.token()).isGreaterThan(held.token());
         }
-        LeaseManager second = LeaseManager.of(client, manager.config());
+        // Another holder in another manager, on a provider of its own over the same Redis.
+        LeaseManager second = RedisClients.manager(client, config, manager.config());
         try (Lease taken = second.acquire("account:3", Duration.ofSeconds(1))) {
             assertThat(taken.token()).isGreaterThan(held.token());
         } finally {

@@ -1,7 +1,10 @@
-package io.fenceguard.core;
+package io.fenceguard.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.core.LeaseManager;
 import io.fenceguard.testsupport.RedisProcess;
 import java.time.Duration;
 import java.util.List;
@@ -15,17 +18,18 @@ class KeyExpiryTest {
     void everyKeyOfAResourceExpiresAndTokensStillGrow() throws Exception {
         try (RedisProcess redis = RedisProcess.start()) {
             RedissonClient client = RedisClients.single(redis.uri());
-            LeaseConfig config = RedisClients.fast()
-                    .leaseTime(Duration.ofMillis(600))
+            RedisLeaseConfig config = RedisClients.fastRedis()
                     .lockDelay(Duration.ofMillis(200))
-                    .tokenIdleTtl(Duration.ofMillis(100))   // raised to lease + delay + 1 s
+                    .tokenIdleTtl(Duration.ofMillis(100))   // raised to lease + delay + 1 s = 1.8 s
                     .build();
-            assertThat(config.tokenIdleTtl()).isEqualTo(Duration.ofMillis(1_800));
-            LeaseManager manager = LeaseManager.of(client, config);
+            LeaseConfig lease600 = LeaseConfig.builder().leaseTime(Duration.ofMillis(600)).build();
+            LeaseManager manager = RedisClients.manager(client, config, lease600);
             try (Lease held = manager.acquire("busy:1", Duration.ofSeconds(1))) {
+                String seq = config.keyPrefix() + "{busy:1}:seq";
+                assertThat((Long) redis.call("PTTL", seq)).as("sequence TTL raised above the configured 100 ms")
+                        .isBetween(1_000L, 1_800L);
                 // Held and renewed for longer than the sequence's own TTL: renewal keeps it.
                 Thread.sleep(3_000);
-                String seq = config.keyPrefix() + "{busy:1}:seq";
                 assertThat(held.isValid()).isTrue();
                 assertThat(redis.call("GET", seq)).isEqualTo(held.token().toString());
             }

@@ -1,9 +1,18 @@
-package io.fenceguard.core;
+package io.fenceguard.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fenceguard.core.GuardException;
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.core.LeaseContext;
+import io.fenceguard.core.LeaseLossReason;
+import io.fenceguard.core.LeaseLostException;
+import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.LeaseObserver;
 import io.fenceguard.testsupport.TestServers;
+import io.fenceguard.testsupport.faults.PausableLeaseProvider;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -17,6 +26,8 @@ class LeaseLossTest {
 
     private RedissonClient pausedClient;
     private RedissonClient otherClient;
+    private RedisLeaseConfig redisConfig;
+    private PausableLeaseProvider pausable;
     private LeaseManager paused;
     private LeaseManager other;
 
@@ -24,12 +35,11 @@ class LeaseLossTest {
     void setUp() {
         pausedClient = RedisClients.single(TestServers.redis().uri());
         otherClient = RedisClients.single(TestServers.redis().uri());
-        LeaseConfig config = RedisClients.fast()
-                .leaseTime(Duration.ofMillis(800))
-                .lockDelay(Duration.ofMillis(300))
-                .build();
-        paused = LeaseManager.of(pausedClient, config);
-        other = LeaseManager.of(otherClient, config);
+        redisConfig = RedisClients.fastRedis().lockDelay(Duration.ofMillis(300)).build();
+        LeaseConfig config = LeaseConfig.builder().leaseTime(Duration.ofMillis(800)).build();
+        pausable = PausableLeaseProvider.wrap(RedisLeaseProvider.of(pausedClient, redisConfig));
+        paused = LeaseManager.of(pausable, config);
+        other = RedisClients.manager(otherClient, redisConfig, config);
     }
 
     @AfterEach
@@ -66,7 +76,7 @@ class LeaseLossTest {
             assertThat(stale.isValid()).isTrue();
             assertThat(other.tryAcquire(resource)).isEmpty();
 
-            stale.suspendRenewal(Duration.ofSeconds(30));   // the stop-the-world pause begins
+            pausable.pauseRenewals(stale.resource(), Duration.ofSeconds(30));   // the stop-the-world pause begins
             try (Lease newer = other.acquire(resource, Duration.ofSeconds(5))) {
                 assertThat(newer.token()).isGreaterThan(stale.token());
                 assertThat(stale.isValid()).isFalse();
@@ -81,6 +91,11 @@ class LeaseLossTest {
             }
         }
         stale.close();
+        assertThat(pausable.withheldRenewals()).as("renewals the pause held back").isPositive();
+        // Listeners and observers hear of a loss on the manager's event executor.
+        awaitNotEmpty(told);
+        awaitNotEmpty(toldManager);
+        Thread.sleep(100);   // time for a second, wrong notification to arrive
         assertThat(told).containsExactly(LeaseLossReason.EXPIRED);
         assertThat(toldManager).containsExactly(LeaseLossReason.EXPIRED);
         assertThat(acquiredTokens).containsExactly(stale.token().value());
@@ -93,11 +108,8 @@ class LeaseLossTest {
         Lease lease = paused.acquire(resource, Duration.ofSeconds(1));
         lease.onLost((l, reason) -> told.add(reason));
         // Somebody else's hand removes the lock (an operator, a flush): the next renewal finds it gone.
-        otherClient.getKeys().deleteByPattern(paused.config().keyPrefix() + "{" + resource + "}:lock");
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (told.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        otherClient.getKeys().deleteByPattern(redisConfig.keyPrefix() + "{" + resource + "}:lock");
+        awaitNotEmpty(told);
         assertThat(told).containsExactly(LeaseLossReason.RENEWAL_REJECTED);
         assertThatThrownBy(lease::ensureValid).isInstanceOf(LeaseLostException.class)
                 .hasMessageContaining("no longer holds it");
@@ -108,7 +120,7 @@ class LeaseLossTest {
     void releaseNeverDeletesAnotherHoldersLock() throws Exception {
         String resource = "account:" + System.nanoTime();
         Lease stale = paused.acquire(resource, Duration.ofSeconds(1));
-        stale.suspendRenewal(Duration.ofSeconds(30));
+        pausable.pauseRenewals(stale.resource(), Duration.ofSeconds(30));
         try (Lease newer = other.acquire(resource, Duration.ofSeconds(5))) {
             stale.close();   // the paused holder wakes up and releases: compare-and-delete keeps newer's lock
             assertThat(paused.tryAcquire(resource)).isEmpty();
@@ -126,5 +138,12 @@ class LeaseLossTest {
         assertThatThrownBy(lease::ensureValid).isInstanceOf(GuardException.class)
                 .isNotInstanceOf(LeaseLostException.class)
                 .hasMessageContaining("already released");
+    }
+
+    private static void awaitNotEmpty(List<?> told) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (told.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
     }
 }

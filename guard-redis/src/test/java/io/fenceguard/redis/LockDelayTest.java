@@ -1,8 +1,12 @@
-package io.fenceguard.core;
+package io.fenceguard.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.testsupport.TestServers;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -18,13 +22,15 @@ class LockDelayTest {
 
     private RedissonClient crashingClient;
     private RedissonClient client;
+    private RedisLeaseConfig redisConfig;
     private LeaseConfig config;
 
     @BeforeEach
     void setUp() {
         crashingClient = RedisClients.single(TestServers.redis().uri());
         client = RedisClients.single(TestServers.redis().uri());
-        config = RedisClients.fast().leaseTime(LEASE).lockDelay(DELAY).build();
+        redisConfig = RedisClients.fastRedis().lockDelay(DELAY).build();
+        config = LeaseConfig.builder().leaseTime(LEASE).build();
     }
 
     @AfterEach
@@ -35,13 +41,13 @@ class LockDelayTest {
     @Test
     void resourceStaysClosedForTheLockDelayAfterAHolderCrashes() throws Exception {
         String resource = "account:" + System.nanoTime();
-        LeaseManager crashing = LeaseManager.of(crashingClient, config);
+        LeaseManager crashing = RedisClients.manager(crashingClient, redisConfig, config);
         crashing.acquire(resource, Duration.ofSeconds(1));
         long crashedAt = System.nanoTime();
         crashing.close();              // the process dies: no release, no renewal
         crashingClient.shutdown();
 
-        LeaseManager survivor = LeaseManager.of(client, config);
+        LeaseManager survivor = RedisClients.manager(client, redisConfig, config);
         Thread.sleep(LEASE.toMillis() + 100);   // the lock itself has expired by now
         assertThat(survivor.tryAcquire(resource)).as("within lock-delay").isEmpty();
         assertThatThrownBy(() -> survivor.acquire(resource, Duration.ofMillis(100)))
@@ -58,8 +64,8 @@ class LockDelayTest {
     @Test
     void cleanReleaseFreesTheResourceAtOnce() {
         String resource = "account:" + System.nanoTime();
-        LeaseManager first = LeaseManager.of(crashingClient, config);
-        LeaseManager second = LeaseManager.of(client, config);
+        LeaseManager first = RedisClients.manager(crashingClient, redisConfig, config);
+        LeaseManager second = RedisClients.manager(client, redisConfig, config);
         first.acquire(resource, Duration.ofSeconds(1)).close();
         assertThat(second.tryAcquire(resource)).as("right after a clean release").isPresent();
         first.close();
@@ -70,9 +76,9 @@ class LockDelayTest {
     @Test
     void waiterIsWokenByTheReleaseRatherThanTheHoldersTimeout() throws Exception {
         String resource = "account:" + System.nanoTime();
-        LeaseConfig longLease = RedisClients.fast().leaseTime(Duration.ofSeconds(20)).build();
-        LeaseManager holder = LeaseManager.of(crashingClient, longLease);
-        LeaseManager waiter = LeaseManager.of(client, longLease);
+        LeaseConfig longLease = LeaseConfig.builder().leaseTime(Duration.ofSeconds(20)).build();
+        LeaseManager holder = RedisClients.manager(crashingClient, redisConfig, longLease);
+        LeaseManager waiter = RedisClients.manager(client, redisConfig, longLease);
         Lease held = holder.acquire(resource, Duration.ofSeconds(1));
         Thread releaser = new Thread(() -> {
             try {

@@ -1,6 +1,10 @@
-package io.fenceguard.core;
+package io.fenceguard.redis;
 
+import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.core.LeaseManager;
+import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -47,11 +51,20 @@ final class RedisClients {
         return Redisson.create(config);
     }
 
-    /** A fast lease setup for tests: short lease and lock-delay, unique key prefix per test. */
-    static LeaseConfig.Builder fast() {
-        return LeaseConfig.builder()
-                .leaseTime(java.time.Duration.ofSeconds(2))
-                .lockDelay(java.time.Duration.ofMillis(500))
-                .keyPrefix("fgtest-" + java.util.UUID.randomUUID().toString().substring(0, 8) + ":");
+    /** Fast Redis settings for tests: a short lock-delay and a key prefix of its own per test. */
+    static RedisLeaseConfig.Builder fastRedis() {
+        return RedisLeaseConfig.builder()
+                .lockDelay(Duration.ofMillis(500))
+                .keyPrefix("fgtest-" + UUID.randomUUID().toString().substring(0, 8) + ":");
+    }
+
+    /** A short lease for tests. */
+    static LeaseConfig.Builder fastLease() {
+        return LeaseConfig.builder().leaseTime(Duration.ofSeconds(2));
+    }
+
+    /** A manager on its own {@link RedisLeaseProvider} over {@code client}. */
+    static LeaseManager manager(RedissonClient client, RedisLeaseConfig redis, LeaseConfig lease) {
+        return LeaseManager.of(RedisLeaseProvider.of(client, redis), lease);
     }
 }

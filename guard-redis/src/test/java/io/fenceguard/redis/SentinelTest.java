@@ -1,8 +1,13 @@
-package io.fenceguard.core;
+package io.fenceguard.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fenceguard.core.internal.LeaseKeys;
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.LeaseUnavailableException;
+import io.fenceguard.core.ResourceName;
+import io.fenceguard.redis.internal.LeaseKeys;
 import io.fenceguard.testsupport.RedisProcess;
 import io.fenceguard.testsupport.RedisSentinelGroup;
 import java.io.IOException;
@@ -31,12 +36,12 @@ class SentinelTest {
             RedissonClient clientA = RedisClients.sentinel(MASTER, group.sentinelUris());
             RedissonClient clientB = RedisClients.sentinel(MASTER, group.sentinelUris());
             // Leases long enough to outlive the failover, so that a lease held across it stays valid.
-            LeaseConfig config = RedisClients.fast()
-                    .leaseTime(Duration.ofSeconds(20))
+            LeaseConfig leaseConfig = LeaseConfig.builder().leaseTime(Duration.ofSeconds(20)).build();
+            RedisLeaseConfig config = RedisClients.fastRedis()
                     .openStateDuration(Duration.ofMillis(500))
                     .build();
-            LeaseManager managerA = LeaseManager.of(clientA, config);
-            LeaseManager managerB = LeaseManager.of(clientB, config);
+            LeaseManager managerA = RedisClients.manager(clientA, config, leaseConfig);
+            LeaseManager managerB = RedisClients.manager(clientB, config, leaseConfig);
             try {
                 run(group, config, managerA, managerB);
             } finally {
@@ -48,7 +53,7 @@ class SentinelTest {
         }
     }
 
-    private void run(RedisSentinelGroup group, LeaseConfig config, LeaseManager managerA, LeaseManager managerB) {
+    private void run(RedisSentinelGroup group, RedisLeaseConfig config, LeaseManager managerA, LeaseManager managerB) {
         RedisProcess master = group.master();
         RedisProcess replica = group.replica();
         String resource = "ledger:7";

@@ -1,7 +1,12 @@
-package io.fenceguard.core;
+package io.fenceguard.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.core.LeaseContext;
+import io.fenceguard.core.LeaseManager;
 import io.fenceguard.testsupport.RedisProcess;
 import io.fenceguard.testsupport.TestServers;
 import java.time.Duration;
@@ -40,8 +45,9 @@ class TokenSemanticsTest {
 
     @Test
     void tokensStrictlyIncreaseAcrossCompetingThreadsAndClients() throws Exception {
-        LeaseConfig config = RedisClients.fast().build();
-        List<LeaseManager> managers = clients.stream().map(c -> LeaseManager.of(c, config)).toList();
+        RedisLeaseConfig config = RedisClients.fastRedis().build();
+        LeaseConfig leaseConfig = RedisClients.fastLease().build();
+        List<LeaseManager> managers = clients.stream().map(c -> RedisClients.manager(c, config, leaseConfig)).toList();
         String resource = "account:" + System.nanoTime();
         List<Long> tokensInGrantOrder = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger remaining = new AtomicInteger(ACQUISITIONS);
@@ -82,9 +88,10 @@ class TokenSemanticsTest {
 
     @Test
     void reentryBySameHolderKeepsTheTokenAndReleasesOnlyAtTheOutermostClose() {
-        LeaseConfig config = RedisClients.fast().build();
-        LeaseManager manager = LeaseManager.of(clients.get(0), config);
-        LeaseManager other = LeaseManager.of(clients.get(1), config);
+        RedisLeaseConfig config = RedisClients.fastRedis().build();
+        LeaseConfig leaseConfig = RedisClients.fastLease().build();
+        LeaseManager manager = RedisClients.manager(clients.get(0), config, leaseConfig);
+        LeaseManager other = RedisClients.manager(clients.get(1), config, leaseConfig);
         String resource = "reentry:" + System.nanoTime();
         try (Lease outer = manager.acquire(resource, Duration.ofSeconds(1))) {
             try (Lease inner = manager.acquire(resource, Duration.ofSeconds(1))) {
@@ -93,7 +100,7 @@ class TokenSemanticsTest {
             assertThat(outer.isValid()).isTrue();
             assertThat(other.tryAcquire(resource)).as("still held after the inner close").isEmpty();
             assertThat(manager.heldLeases()).singleElement()
-                    .satisfies(held -> assertThat(held.token()).isEqualTo(outer.token()));
+                    .satisfies(held -> assertThat(held.fence()).isEqualTo(outer.fence()));
         }
         assertThat(manager.heldLeases()).isEmpty();
         try (Lease next = other.acquire(resource, Duration.ofSeconds(1))) {
@@ -105,7 +112,8 @@ class TokenSemanticsTest {
 
     @Test
     void reentryFollowsTheContextIntoAnotherThread() throws Exception {
-        LeaseManager manager = LeaseManager.of(clients.get(0), RedisClients.fast().build());
+        LeaseManager manager = RedisClients.manager(clients.get(0), RedisClients.fastRedis().build(),
+                RedisClients.fastLease().build());
         String resource = "carried:" + System.nanoTime();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try (Lease outer = manager.acquire(resource, Duration.ofSeconds(1));
@@ -127,7 +135,8 @@ class TokenSemanticsTest {
     void tokenIsMintedInTheSameSingleRoundTripThatTakesTheLock() {
         try (RedisProcess redis = RedisProcess.start()) {
             RedissonClient client = RedisClients.single(redis.uri());
-            LeaseManager manager = LeaseManager.of(client, RedisClients.fast().build());
+            LeaseManager manager = RedisClients.manager(client, RedisClients.fastRedis().build(),
+                    RedisClients.fastLease().build());
             try (Lease warmUp = manager.acquire("warm:up", Duration.ofSeconds(1))) {
                 assertThat(warmUp.token().value()).isPositive();
             }

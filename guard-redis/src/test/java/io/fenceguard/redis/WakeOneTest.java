@@ -1,7 +1,10 @@
-package io.fenceguard.core;
+package io.fenceguard.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.core.LeaseManager;
 import io.fenceguard.testsupport.RedisProcess;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,9 +26,10 @@ class WakeOneTest {
         try (RedisProcess redis = RedisProcess.start()) {
             RedissonClient holderClient = RedisClients.single(redis.uri());
             RedissonClient waiterClient = RedisClients.single(redis.uri());
-            LeaseConfig config = RedisClients.fast().leaseTime(Duration.ofSeconds(30)).build();
-            LeaseManager holder = LeaseManager.of(holderClient, config);
-            LeaseManager waiters = LeaseManager.of(waiterClient, config);
+            RedisLeaseConfig config = RedisClients.fastRedis().build();
+            LeaseConfig leaseConfig = LeaseConfig.builder().leaseTime(Duration.ofSeconds(30)).build();
+            LeaseManager holder = RedisClients.manager(holderClient, config, leaseConfig);
+            LeaseManager waiters = RedisClients.manager(waiterClient, config, leaseConfig);
             Lease held = holder.acquire("hot:1", Duration.ofSeconds(1));
 
             ExecutorService pool = Executors.newFixedThreadPool(WAITERS);

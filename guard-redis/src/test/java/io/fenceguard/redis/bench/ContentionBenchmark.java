@@ -1,10 +1,14 @@
-package io.fenceguard.core.bench;
+package io.fenceguard.redis.bench;
 
 import io.fenceguard.core.GuardException;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.LeaseTimeoutException;
+import io.fenceguard.redis.RedisLeaseConfig;
+import io.fenceguard.redis.RedisLeaseProvider;
+import io.fenceguard.redis.bench.ContentionRuns.Client;
+import io.fenceguard.redis.bench.ContentionRuns.Run;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.redisson.Redisson;
 import org.redisson.api.RLock;
@@ -38,7 +43,7 @@ import org.redisson.config.Config;
  * not cut off.
  *
  * <pre>
- * ./mvnw -B -pl guard-core -am -Pbench -DskipTests verify
+ * ./mvnw -B -pl guard-redis -am -Pbench -DskipTests verify
  *   env GUARD_TEST_REDIS_URL (default redis://127.0.0.1:6379)
  *   -Dbench.contention.seconds=4 -Dbench.contention.warmup=1 -Dbench.contention.clients=1,8,64
  *   -Dbench.contention.resources=10000 -Dbench.contention.many-clients=8 -Dbench.contention.hold-us=100
@@ -75,12 +80,18 @@ public final class ContentionBenchmark {
         this.wait = wait;
         this.managers = new LeaseManager[redissons.length];
         for (int i = 0; i < redissons.length; i++) {
-            managers[i] = LeaseManager.of(redissons[i],
-                    LeaseConfig.builder().keyPrefix(prefix + "fg:").clientName("bench" + i).build());
+            managers[i] = LeaseManager.of(RedisLeaseProvider.of(redissons[i],
+                    RedisLeaseConfig.builder().keyPrefix(prefix + "fg:").build()),
+                    LeaseConfig.builder().clientName("bench" + i).build());
         }
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        Benchmarks.runAndExit("contention benchmark", ContentionBenchmark::measureAll);
+    }
+
+    /** Whether every load was measured for every implementation. */
+    private static boolean measureAll() throws Exception {
         String url = System.getenv().getOrDefault("GUARD_TEST_REDIS_URL", "redis://127.0.0.1:6379").trim();
         double seconds = Double.parseDouble(System.getProperty("bench.contention.seconds", "4"));
         double warmup = Double.parseDouble(System.getProperty("bench.contention.warmup", "1"));
@@ -101,6 +112,7 @@ public final class ContentionBenchmark {
         }
         int maxClients = loads.stream().mapToInt(Load::clients).max().orElse(1);
 
+        System.out.println(Benchmarks.machineLine(url));
         RedissonClient[] redissons = new RedissonClient[Math.max(1, Math.min(redissonCount, maxClients))];
         for (int i = 0; i < redissons.length; i++) {
             Config config = new Config();
@@ -112,48 +124,77 @@ public final class ContentionBenchmark {
         ContentionBenchmark bench = new ContentionBenchmark(redissons, prefix, holdMicros * 1_000,
                 Duration.ofMillis(waitMillis));
         try {
-            System.out.println(LeaseBenchmark.machineLine(url));
             System.out.printf("contention: %.1f s per load and implementation after a %.1f s warm-up; operation = "
                     + "acquire (fenceguard wait limit %d ms; RLock lock() waits without limit) + critical section "
                     + "(park %d µs) + release; clients are threads over %d Redisson client(s)%n",
                     seconds, warmup, waitMillis, holdMicros, redissons.length);
-            bench.run(loads, seconds, warmup, maxClients);
+            return bench.run(loads, seconds, warmup, maxClients);
         } finally {
             for (LeaseManager manager : bench.managers) {
                 manager.close();
             }
-            long deleted = redissons[0].getKeys().deleteByPattern(prefix + "*");
-            System.out.println("cleaned up " + deleted + " keys under " + prefix);
+            try {
+                long deleted = redissons[0].getKeys().deleteByPattern(prefix + "*");
+                System.out.println("cleaned up " + deleted + " keys under " + prefix);
+            } catch (RuntimeException e) {
+                System.out.println("could not clean up the keys under " + prefix + ": " + e);
+            }
             for (RedissonClient redisson : redissons) {
                 redisson.shutdown();
             }
         }
     }
 
-    private void run(List<Load> loads, double seconds, double warmup, int maxClients) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(maxClients);
+    /** Measures every load; a run that fails is reported, and its row marked, and the rest go on. */
+    private boolean run(List<Load> loads, double seconds, double warmup, int maxClients) {
+        ExecutorService pool = Executors.newFixedThreadPool(maxClients, r -> {
+            Thread t = new Thread(r, "contention-bench");
+            t.setDaemon(true);
+            return t;
+        });
         Map<Load, Map<Impl, Run>> results = new LinkedHashMap<>();
+        Map<String, Throwable> failed = new LinkedHashMap<>();
         try {
             int n = 0;
             for (Load load : loads) {
                 Map<Impl, Run> byImpl = new EnumMap<>(Impl.class);
+                results.put(load, byImpl);
                 for (int i = 0; i < Impl.values().length; i++) {
                     Impl impl = Impl.values()[(i + n) % Impl.values().length];
-                    if (warmup > 0) {
-                        measure(pool, impl, load, warmup);
+                    try {
+                        if (warmup > 0) {
+                            measure(pool, impl, load, warmup);
+                        }
+                        Run run = measure(pool, impl, load, seconds);
+                        byImpl.put(impl, run);
+                        System.out.printf("  %-18s %3d clients  %-24s %10.0f grants/s%n", load.label(), load.clients(),
+                                impl.label, run.grantsPerSecond());
+                        if (run.errors > 0) {
+                            // Redis failed under the load: the figures stand, but the run did not go as it should.
+                            failed.put(key(load, impl), new IllegalStateException(run.errors + " acquisitions failed"));
+                        }
+                    } catch (Exception e) {
+                        Throwable cause = Benchmarks.cause(e);
+                        failed.put(key(load, impl), cause);
+                        System.out.printf("  %-18s %3d clients  %-24s FAILED: %s%n", load.label(), load.clients(),
+                                impl.label, Benchmarks.brief(cause));
+                        if (e instanceof InterruptedException) {
+                            Thread.currentThread().interrupt();
+                            return false;
+                        }
                     }
-                    Run run = measure(pool, impl, load, seconds);
-                    byImpl.put(impl, run);
-                    System.out.printf("  %-18s %3d clients  %-24s %10.0f grants/s%n", load.label(), load.clients(),
-                            impl.label, run.grantsPerSecond());
                 }
-                results.put(load, byImpl);
                 n++;
             }
         } finally {
             pool.shutdownNow();
+            print(results, failed);
         }
-        print(results);
+        return failed.isEmpty();
+    }
+
+    private static String key(Load load, Impl impl) {
+        return load.label() + "/" + load.clients() + "/" + impl;
     }
 
     /** One timed run of {@code load}: every client loops until the end, then finishes its operation. */
@@ -176,8 +217,10 @@ public final class ContentionBenchmark {
             }));
         }
         Run run = new Run(seconds);
+        // Every client finishes its last operation after the end; a run that never does has failed.
+        long limit = System.nanoTime() + durationNanos + TimeUnit.SECONDS.toNanos(120);
         for (Future<Client> f : futures) {
-            run.add(f.get());
+            run.add(f.get(Math.max(0, limit - System.nanoTime()), TimeUnit.NANOSECONDS));
         }
         return run;
     }
@@ -222,7 +265,7 @@ public final class ContentionBenchmark {
         }
     }
 
-    private static void print(Map<Load, Map<Impl, Run>> results) {
+    private static void print(Map<Load, Map<Impl, Run>> results, Map<String, Throwable> failed) {
         System.out.println();
         String header = String.format("%-18s %7s %-24s %11s %9s %9s %9s %9s %8s %15s", "load", "clients",
                 "implementation", "grants/s", "p50 µs", "p90 µs", "p99 µs", "max µs", "timeouts",
@@ -232,10 +275,15 @@ public final class ContentionBenchmark {
         for (Map.Entry<Load, Map<Impl, Run>> e : results.entrySet()) {
             for (Impl impl : Impl.values()) {
                 Run r = e.getValue().get(impl);
+                if (r == null) {
+                    System.out.printf("%-18s %7d %-24s FAILED: %s%n", e.getKey().label(), e.getKey().clients(),
+                            impl.label, Benchmarks.brief(failed.get(key(e.getKey(), impl))));
+                    continue;
+                }
                 long[] w = r.sortedWaits();
                 System.out.printf("%-18s %7d %-24s %11.0f %9.0f %9.0f %9.0f %9.0f %8s %15s%n", e.getKey().label(),
-                        e.getKey().clients(), impl.label, r.grantsPerSecond(), percentile(w, 0.50) / 1e3,
-                        percentile(w, 0.90) / 1e3, percentile(w, 0.99) / 1e3,
+                        e.getKey().clients(), impl.label, r.grantsPerSecond(), Benchmarks.percentile(w, 0.50) / 1e3,
+                        Benchmarks.percentile(w, 0.90) / 1e3, Benchmarks.percentile(w, 0.99) / 1e3,
                         (w.length == 0 ? 0 : w[w.length - 1]) / 1e3,
                         impl == Impl.RLOCK ? "-" : r.timeouts + (r.errors > 0 ? "+" + r.errors + "err" : ""),
                         r.minGrants + ".." + r.maxGrants);
@@ -245,77 +293,22 @@ public final class ContentionBenchmark {
         for (Map.Entry<Load, Map<Impl, Run>> e : results.entrySet()) {
             Run fg = e.getValue().get(Impl.FENCEGUARD);
             Run rl = e.getValue().get(Impl.RLOCK);
+            if (fg == null || rl == null) {
+                System.out.printf("fenceguard / RLock, %s, %d client(s): not measured%n", e.getKey().label(),
+                        e.getKey().clients());
+                continue;
+            }
             long[] fw = fg.sortedWaits();
             long[] rw = rl.sortedWaits();
             System.out.printf("fenceguard / RLock, %s, %d client%s: grants/s %.2f, wait p50 %.2f, p99 %.2f%n",
                     e.getKey().label(), e.getKey().clients(), e.getKey().clients() == 1 ? "" : "s",
                     fg.grantsPerSecond() / rl.grantsPerSecond(),
-                    ratio(percentile(fw, 0.50), percentile(rw, 0.50)), ratio(percentile(fw, 0.99), percentile(rw, 0.99)));
+                    ratio(Benchmarks.percentile(fw, 0.50), Benchmarks.percentile(rw, 0.50)),
+                    ratio(Benchmarks.percentile(fw, 0.99), Benchmarks.percentile(rw, 0.99)));
         }
     }
 
     private static double ratio(long a, long b) {
         return b == 0 ? Double.NaN : (double) a / b;
-    }
-
-    private static long percentile(long[] sorted, double p) {
-        if (sorted.length == 0) {
-            return 0;
-        }
-        int index = (int) Math.ceil(p * sorted.length) - 1;
-        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
-    }
-
-    /** One client's operations in one run. */
-    private static final class Client {
-        long[] waits = new long[1 << 12];
-        int size;
-        long grantsInTime;
-        long timeouts;
-        long errors;
-
-        void granted(long waitNanos, long began, long end) {
-            if (size == waits.length) {
-                waits = Arrays.copyOf(waits, size * 2);
-            }
-            waits[size++] = waitNanos;
-            if (began + waitNanos <= end) {
-                grantsInTime++;
-            }
-        }
-    }
-
-    /** All clients of one load and implementation. */
-    private static final class Run {
-        private final double seconds;
-        private final List<long[]> waits = new ArrayList<>();
-        long grants;
-        long timeouts;
-        long errors;
-        long minGrants = Long.MAX_VALUE;
-        long maxGrants;
-
-        Run(double seconds) {
-            this.seconds = seconds;
-        }
-
-        void add(Client client) {
-            waits.add(Arrays.copyOf(client.waits, client.size));
-            grants += client.grantsInTime;
-            timeouts += client.timeouts;
-            errors += client.errors;
-            minGrants = Math.min(minGrants, client.grantsInTime);
-            maxGrants = Math.max(maxGrants, client.grantsInTime);
-        }
-
-        double grantsPerSecond() {
-            return grants / seconds;
-        }
-
-        long[] sortedWaits() {
-            long[] all = waits.stream().flatMapToLong(Arrays::stream).toArray();
-            Arrays.sort(all);
-            return all;
-        }
     }
 }

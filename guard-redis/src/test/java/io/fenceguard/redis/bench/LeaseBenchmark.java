@@ -1,24 +1,25 @@
-package io.fenceguard.core.bench;
+package io.fenceguard.redis.bench;
 
 import io.fenceguard.core.Lease;
-import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
-import io.fenceguard.testsupport.RespClient;
-import java.io.InputStream;
-import java.net.URI;
+import io.fenceguard.redis.RedisLeaseConfig;
+import io.fenceguard.redis.RedisLeaseProvider;
+import io.fenceguard.redis.bench.LeaseRuns.LongList;
+import io.fenceguard.redis.bench.LeaseRuns.Result;
+import io.fenceguard.redis.bench.LeaseRuns.Run;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
@@ -39,7 +40,7 @@ import org.redisson.config.Config;
  * round trips, so each implementation's rate is also shown as a share of half the PING rate.
  *
  * <pre>
- * ./mvnw -B -pl guard-core -am -Pbench -DskipTests verify
+ * ./mvnw -B -pl guard-redis -am -Pbench -DskipTests verify
  *   env GUARD_TEST_REDIS_URL (default redis://127.0.0.1:6379)
  *   -Dbench.rounds=6 -Dbench.seconds=1.5 -Dbench.warmup=2 -Dbench.threads=1,4 -Dbench.floor.requests=100000
  * </pre>
@@ -68,10 +69,16 @@ public final class LeaseBenchmark {
     private LeaseBenchmark(RedissonClient redisson, String prefix) {
         this.redisson = redisson;
         this.prefix = prefix;
-        this.manager = LeaseManager.of(redisson, LeaseConfig.builder().keyPrefix(prefix + "fg:").build());
+        this.manager = LeaseManager.of(RedisLeaseProvider.of(redisson,
+                RedisLeaseConfig.builder().keyPrefix(prefix + "fg:").build()));
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        Benchmarks.runAndExit("lease benchmark", LeaseBenchmark::measureAll);
+    }
+
+    /** Whether every implementation was measured. */
+    private static boolean measureAll() throws Exception {
         String url = System.getenv().getOrDefault("GUARD_TEST_REDIS_URL", "redis://127.0.0.1:6379").trim();
         int rounds = Integer.getInteger("bench.rounds", 6);
         double seconds = Double.parseDouble(System.getProperty("bench.seconds", "1.5"));
@@ -80,70 +87,82 @@ public final class LeaseBenchmark {
         int[] threadCounts = Arrays.stream(System.getProperty("bench.threads", "1,4").split(","))
                 .mapToInt(s -> Integer.parseInt(s.trim())).toArray();
 
+        System.out.println(Benchmarks.machineLine(url));
         Config config = new Config();
         config.useSingleServer().setAddress(url);
         RedissonClient redisson = Redisson.create(config);
         String prefix = "fgbench-" + UUID.randomUUID().toString().substring(0, 8) + ":";
         LeaseBenchmark bench = new LeaseBenchmark(redisson, prefix);
         try {
-            System.out.println(machineLine(url));
             System.out.printf("rounds %d x %.1f s per implementation and thread count, warm-up %.1f s each; "
                     + "one operation = acquire + release, uncontended, %d resources per thread%n",
                     rounds, seconds, warmup, RESOURCES_PER_THREAD);
-            Map<Integer, Double> floor = floor(url, threadCounts, floorRequests);
-            bench.run(rounds, seconds, warmup, threadCounts, floor);
+            Map<Integer, Double> floor = RedisFloor.rates(url, threadCounts, floorRequests);
+            return bench.run(rounds, seconds, warmup, threadCounts, floor);
         } finally {
             bench.manager.close();
-            long deleted = redisson.getKeys().deleteByPattern(prefix + "*")
-                    + redisson.getKeys().deleteByPattern("redisson_lock_token:{" + prefix + "*");
-            System.out.println("cleaned up " + deleted + " keys under " + prefix);
+            try {
+                long deleted = redisson.getKeys().deleteByPattern(prefix + "*")
+                        + redisson.getKeys().deleteByPattern("redisson_lock_token:{" + prefix + "*");
+                System.out.println("cleaned up " + deleted + " keys under " + prefix);
+            } catch (RuntimeException e) {
+                System.out.println("could not clean up the keys under " + prefix + ": " + e);
+            }
             redisson.shutdown();
         }
     }
 
-    /** redis-benchmark's PING requests/s by connection count (= thread count); empty when not available. */
-    private static Map<Integer, Double> floor(String url, int[] threadCounts, int requests) {
-        Map<Integer, Double> floor = new TreeMap<>();
-        java.util.Optional<String> executable = RedisFloor.executable();
-        if (executable.isEmpty()) {
-            System.out.println("floor: redis-benchmark is not on the PATH; skipped");
-            return floor;
-        }
-        for (int connections : threadCounts) {
-            RedisFloor.pingRate(executable.get(), url, connections, requests).ifPresent(rate -> {
-                floor.put(connections, rate);
-                System.out.printf("floor: redis-benchmark -t ping_mbulk -n %d -c %d: %.0f requests/s%n",
-                        requests, connections, rate);
-            });
-        }
-        return floor;
-    }
-
-    private void run(int rounds, double seconds, double warmup, int[] threadCounts, Map<Integer, Double> floor)
-            throws Exception {
+    /** Measures every implementation; one that fails is reported and left out of the later rounds. */
+    private boolean run(int rounds, double seconds, double warmup, int[] threadCounts, Map<Integer, Double> floor) {
         int maxThreads = Arrays.stream(threadCounts).max().orElse(1);
-        ExecutorService pool = Executors.newFixedThreadPool(maxThreads);
+        ExecutorService pool = Executors.newFixedThreadPool(maxThreads, r -> {
+            Thread t = new Thread(r, "lease-bench");
+            t.setDaemon(true);
+            return t;
+        });
+        Map<Impl, Throwable> failed = new EnumMap<>(Impl.class);
+        Map<Integer, Map<Impl, Result>> results = new TreeMap<>();
         try {
             for (int threads : threadCounts) {
                 for (Impl impl : Impl.values()) {
-                    measure(pool, impl, threads, warmup);
+                    measure(pool, impl, threads, warmup, failed);
                 }
             }
-            Map<Integer, Map<Impl, Result>> results = new TreeMap<>();
             for (int round = 0; round < rounds; round++) {
                 for (int threads : threadCounts) {
                     Map<Impl, Result> byImpl = results.computeIfAbsent(threads, t -> new EnumMap<>(Impl.class));
                     for (int i = 0; i < Impl.values().length; i++) {
                         Impl impl = Impl.values()[(i + round) % Impl.values().length];
-                        Run run = measure(pool, impl, threads, seconds);
-                        byImpl.computeIfAbsent(impl, k -> new Result()).add(run);
+                        Run run = measure(pool, impl, threads, seconds, failed);
+                        if (run != null) {
+                            byImpl.computeIfAbsent(impl, k -> new Result()).add(run);
+                        }
                     }
                 }
                 System.out.printf("round %d/%d done%n", round + 1, rounds);
             }
-            print(results, floor);
         } finally {
             pool.shutdownNow();
+            print(results, floor, failed);
+        }
+        return failed.isEmpty();
+    }
+
+    /** {@link #measure(ExecutorService, Impl, int, double)}, or null once {@code impl} has failed. */
+    private Run measure(ExecutorService pool, Impl impl, int threads, double seconds, Map<Impl, Throwable> failed) {
+        if (failed.containsKey(impl)) {
+            return null;
+        }
+        try {
+            return measure(pool, impl, threads, seconds);
+        } catch (Exception e) {
+            Throwable cause = Benchmarks.cause(e);
+            failed.put(impl, cause);
+            System.out.printf("%s FAILED with %d thread(s): %s%n", impl.label, threads, Benchmarks.brief(cause));
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return null;
         }
     }
 
@@ -178,8 +197,9 @@ public final class LeaseBenchmark {
             }));
         }
         Run run = new Run();
+        long limit = System.nanoTime() + durationNanos + TimeUnit.SECONDS.toNanos(60);
         for (Future<long[]> f : futures) {
-            long[] samples = f.get();
+            long[] samples = f.get(Math.max(0, limit - System.nanoTime()), TimeUnit.NANOSECONDS);
             run.elapsedNanos = Math.max(run.elapsedNanos, samples[samples.length - 1]);
             run.latencies.add(Arrays.copyOf(samples, samples.length - 1));
         }
@@ -215,27 +235,39 @@ public final class LeaseBenchmark {
         }
     }
 
-    private static void print(Map<Integer, Map<Impl, Result>> results, Map<Integer, Double> floor) {
+    private static void print(Map<Integer, Map<Impl, Result>> results, Map<Integer, Double> floor,
+                              Map<Impl, Throwable> failed) {
         System.out.println();
         String header = String.format("%-26s %8s %12s %10s %10s %14s %10s", "implementation", "threads", "ops/s",
                 "p50 µs", "p99 µs", "JVM CPU µs/op", "vs RLock");
         System.out.println(header);
         System.out.println("-".repeat(header.length()));
         for (Map.Entry<Integer, Map<Impl, Result>> e : results.entrySet()) {
-            double rlock = e.getValue().get(Impl.RLOCK).medianOpsPerSecond();
+            Result rlock = e.getValue().get(Impl.RLOCK);
             for (Impl impl : Impl.values()) {
                 Result r = e.getValue().get(impl);
+                if (r == null) {
+                    System.out.printf("%-26s %8d   not measured, failed: %s%n", impl.label, e.getKey(),
+                            Benchmarks.brief(failed.get(impl)));
+                    continue;
+                }
                 long[] all = r.allLatencies();
                 Arrays.sort(all);
                 double ops = r.medianOpsPerSecond();
                 System.out.printf("%-26s %8d %12.0f %10.1f %10.1f %14.1f %10.2f%n", impl.label, e.getKey(), ops,
-                        percentile(all, 0.50) / 1e3, percentile(all, 0.99) / 1e3, r.cpuMicrosPerOp(), ops / rlock);
+                        Benchmarks.percentile(all, 0.50) / 1e3, Benchmarks.percentile(all, 0.99) / 1e3,
+                        r.cpuMicrosPerOp(), rlock == null ? Double.NaN : ops / rlock.medianOpsPerSecond());
             }
         }
         System.out.println();
         for (Map.Entry<Integer, Map<Impl, Result>> e : results.entrySet()) {
-            double ratio = e.getValue().get(Impl.FENCEGUARD).medianOpsPerSecond()
-                    / e.getValue().get(Impl.RLOCK).medianOpsPerSecond();
+            Result fg = e.getValue().get(Impl.FENCEGUARD);
+            Result rlock = e.getValue().get(Impl.RLOCK);
+            if (fg == null || rlock == null) {
+                System.out.printf("fenceguard / RLock throughput, %d thread(s): not measured%n", e.getKey());
+                continue;
+            }
+            double ratio = fg.medianOpsPerSecond() / rlock.medianOpsPerSecond();
             System.out.printf("fenceguard / RLock throughput, %d thread%s: %.2f (goal >= 1.00)%s%n", e.getKey(),
                     e.getKey() == 1 ? "" : "s", ratio, ratio >= 1.0 ? "" : "  BELOW GOAL");
         }
@@ -251,115 +283,16 @@ public final class LeaseBenchmark {
             double ceiling = f.getValue() / 2; // acquire + release = 2 round trips
             System.out.printf("floor, %d connection%s: PING %.0f/s, so at most %.0f acquire+release/s; reached:",
                     f.getKey(), f.getKey() == 1 ? "" : "s", f.getValue(), ceiling);
-            for (Impl impl : Impl.values()) {
-                System.out.printf(" %s %.2f", impl.label, byImpl.get(impl).medianOpsPerSecond() / ceiling);
-            }
+            byImpl.forEach((impl, r) -> System.out.printf(" %s %.2f", impl.label, r.medianOpsPerSecond() / ceiling));
             System.out.println();
         }
         System.out.println("per-round ops/s (min..max):");
         for (Map.Entry<Integer, Map<Impl, Result>> e : results.entrySet()) {
-            for (Impl impl : Impl.values()) {
-                double[] perRound = e.getValue().get(impl).opsPerSecond();
+            e.getValue().forEach((impl, r) -> {
+                double[] perRound = r.opsPerSecond();
                 System.out.printf("  %-26s %d thread(s): %.0f .. %.0f%n", impl.label, e.getKey(),
                         Arrays.stream(perRound).min().orElse(0), Arrays.stream(perRound).max().orElse(0));
-            }
-        }
-    }
-
-    private static long percentile(long[] sorted, double p) {
-        if (sorted.length == 0) {
-            return 0;
-        }
-        int index = (int) Math.ceil(p * sorted.length) - 1;
-        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
-    }
-
-    static String machineLine(String url) {
-        String redisVersion = "?";
-        try {
-            URI uri = URI.create(url);
-            try (RespClient client = new RespClient(uri.getHost(), uri.getPort() > 0 ? uri.getPort() : 6379)) {
-                redisVersion = String.valueOf(client.call("INFO", "server")).lines()
-                        .filter(l -> l.startsWith("redis_version:")).map(l -> l.substring(14).trim())
-                        .findFirst().orElse("?");
-            }
-        } catch (RuntimeException e) {
-            redisVersion = "? (" + e.getMessage() + ")";
-        }
-        return String.format("machine: %s %s %s, %d cpus, %s %s | Redis %s at %s | Redisson %s",
-                System.getProperty("os.name"), System.getProperty("os.version"), System.getProperty("os.arch"),
-                Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.name"),
-                System.getProperty("java.version"), redisVersion, url, redissonVersion());
-    }
-
-    private static String redissonVersion() {
-        try (InputStream in = Redisson.class.getResourceAsStream("/META-INF/maven/org.redisson/redisson/pom.properties")) {
-            if (in != null) {
-                Properties p = new Properties();
-                p.load(in);
-                return p.getProperty("version", "?");
-            }
-        } catch (java.io.IOException ignored) {
-            // fall through
-        }
-        String v = Redisson.class.getPackage().getImplementationVersion();
-        return v != null ? v : "?";
-    }
-
-    /** Runs of one implementation at one thread count. */
-    private static final class Result {
-        private final List<Run> runs = new ArrayList<>();
-
-        void add(Run run) {
-            runs.add(run);
-        }
-
-        double[] opsPerSecond() {
-            return runs.stream().mapToDouble(Run::opsPerSecond).toArray();
-        }
-
-        double medianOpsPerSecond() {
-            double[] v = opsPerSecond();
-            Arrays.sort(v);
-            return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-        }
-
-        double cpuMicrosPerOp() {
-            return runs.stream().mapToLong(r -> r.cpuNanos).sum() / 1e3 / runs.stream().mapToLong(Run::ops).sum();
-        }
-
-        long[] allLatencies() {
-            return runs.stream().flatMap(r -> r.latencies.stream()).flatMapToLong(Arrays::stream).toArray();
-        }
-    }
-
-    private static final class Run {
-        final List<long[]> latencies = new ArrayList<>();
-        long elapsedNanos;
-        long cpuNanos;
-
-        long ops() {
-            return latencies.stream().mapToLong(a -> a.length).sum();
-        }
-
-        double opsPerSecond() {
-            return ops() * 1e9 / elapsedNanos;
-        }
-    }
-
-    private static final class LongList {
-        private long[] values = new long[1 << 14];
-        private int size;
-
-        void add(long v) {
-            if (size == values.length) {
-                values = Arrays.copyOf(values, size * 2);
-            }
-            values[size++] = v;
-        }
-
-        long[] toArray() {
-            return Arrays.copyOf(values, size);
+            });
         }
     }
 }

@@ -1,4 +1,4 @@
-package io.fenceguard.core.bench;
+package io.fenceguard.redis.bench;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -7,7 +7,9 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,6 +24,24 @@ final class RedisFloor {
     private static final Pattern RATE = Pattern.compile("PING_MBULK:\\s*([0-9.]+) requests per second");
 
     private RedisFloor() {
+    }
+
+    /** redis-benchmark's PING requests/s by connection count (= thread count); empty when not available. */
+    static Map<Integer, Double> rates(String url, int[] threadCounts, int requests) {
+        Map<Integer, Double> floor = new TreeMap<>();
+        Optional<String> executable = executable();
+        if (executable.isEmpty()) {
+            System.out.println("floor: redis-benchmark is not on the PATH; skipped");
+            return floor;
+        }
+        for (int connections : threadCounts) {
+            pingRate(executable.get(), url, connections, requests).ifPresent(rate -> {
+                floor.put(connections, rate);
+                System.out.printf("floor: redis-benchmark -t ping_mbulk -n %d -c %d: %.0f requests/s%n",
+                        requests, connections, rate);
+            });
+        }
+        return floor;
     }
 
     /** Where redis-benchmark is on the PATH, if it is. */

@@ -1,0 +1,14 @@
+package io.fenceguard.testsupport.faults;
+
+import io.fenceguard.core.memory.InMemoryLeaseProvider;
+import io.fenceguard.core.spi.LeaseProvider;
+import io.fenceguard.testsupport.contract.LeaseProviderContract;
+
+/** Without a pause the wrapper is the provider it wraps: it passes the same contract. */
+class PausableLeaseProviderContractTest extends LeaseProviderContract {
+
+    @Override
+    protected LeaseProvider createProvider() {
+        return PausableLeaseProvider.wrap(InMemoryLeaseProvider.create());
+    }
+}
