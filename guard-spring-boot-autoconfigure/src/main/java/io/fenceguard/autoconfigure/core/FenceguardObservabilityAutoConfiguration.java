@@ -30,16 +30,25 @@ public class FenceguardObservabilityAutoConfiguration {
         }
     }
 
+    /**
+     * Nested twice: the condition class of {@code @ConditionalOnEnabledHealthIndicator} lives in
+     * spring-boot-health, so it may be read only once the library is known to be there.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
-    @ConditionalOnEnabledHealthIndicator("fenceguard")
     static class HealthCheck {
 
-        /** The bean name gives the indicator's name: {@code fenceguard}. */
-        @Bean
-        @ConditionalOnMissingBean(name = "fenceguardHealthIndicator")
-        FenceguardHealthIndicator fenceguardHealthIndicator(LeaseManager leases, ObjectProvider<LeaseStoreHealth> stores) {
-            return new FenceguardHealthIndicator(leases, stores.orderedStream().toList());
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnEnabledHealthIndicator("fenceguard")
+        static class Indicator {
+
+            /** The bean name gives the indicator's name: {@code fenceguard}. */
+            @Bean
+            @ConditionalOnMissingBean(name = "fenceguardHealthIndicator")
+            FenceguardHealthIndicator fenceguardHealthIndicator(LeaseManager leases,
+                                                                ObjectProvider<LeaseStoreHealth> stores) {
+                return new FenceguardHealthIndicator(leases, stores.orderedStream().toList());
+            }
         }
     }
 }

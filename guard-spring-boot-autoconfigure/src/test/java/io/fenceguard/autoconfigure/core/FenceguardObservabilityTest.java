@@ -22,6 +22,7 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** Lease metrics bound by Boot's metrics auto-configuration, and the {@code fenceguard} health indicator. */
@@ -112,5 +113,20 @@ class FenceguardObservabilityTest {
         runner.withPropertyValues("fenceguard.lease.store=memory", "management.health.fenceguard.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(FenceguardHealthIndicator.class)
                         .hasSingleBean(FenceguardLeaseMetrics.class));
+    }
+
+    @Test
+    void eachPartBacksOffWithoutItsLibrary() {
+        runner.withPropertyValues("fenceguard.lease.store=memory")
+                .withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LeaseManager.class)
+                        .doesNotHaveBean("fenceguardHealthIndicator").hasSingleBean(FenceguardLeaseMetrics.class));
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(FenceguardLeaseAutoConfiguration.class,
+                        FenceguardObservabilityAutoConfiguration.class))
+                .withPropertyValues("fenceguard.lease.store=memory")
+                .withClassLoader(new FilteredClassLoader("io.micrometer.core"))
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LeaseManager.class)
+                        .doesNotHaveBean(FenceguardLeaseMetrics.class).hasBean("fenceguardHealthIndicator"));
     }
 }
