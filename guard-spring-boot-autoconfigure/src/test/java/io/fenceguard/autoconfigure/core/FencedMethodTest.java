@@ -3,6 +3,7 @@ package io.fenceguard.autoconfigure.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fenceguard.autoconfigure.redis.FenceguardRedisAutoConfiguration;
 import io.fenceguard.core.GuardException;
 import io.fenceguard.core.InvalidResourceNameException;
 import io.fenceguard.core.Lease;
@@ -10,11 +11,16 @@ import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.annotation.Fenced;
+import io.fenceguard.core.memory.InMemoryLeaseProvider;
+import io.fenceguard.redis.RedisLeaseProvider;
 import io.fenceguard.testsupport.TestServers;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -22,16 +28,10 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+/** {@code @Fenced} on Spring beans, on Redis and in memory. */
 class FencedMethodTest {
 
     private static RedissonClient redisson;
-
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, GuardCoreAutoConfiguration.class,
-                    FencedMethodAutoConfiguration.class))
-            .withBean(RedissonClient.class, () -> redisson)
-            .withPropertyValues("guard.key-prefix=fgfenced" + System.nanoTime() + ":", "guard.lease-time=5s")
-            .withBean(AccountDao.class);
 
     @BeforeAll
     static void connect() {
@@ -43,6 +43,18 @@ class FencedMethodTest {
     @AfterAll
     static void disconnect() {
         redisson.shutdown();
+    }
+
+    /** A context on {@code store}: Redis through a RedissonClient bean, or memory. */
+    private static ApplicationContextRunner runner(String store) {
+        ApplicationContextRunner runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
+                        FenceguardRedisAutoConfiguration.class, FenceguardLeaseAutoConfiguration.class,
+                        FenceguardFencedMethodAutoConfiguration.class))
+                .withPropertyValues("fenceguard.redis.key-prefix=fgfenced" + System.nanoTime() + ":",
+                        "fenceguard.lease.lease-time=5s", "fenceguard.lease.store=" + store)
+                .withBean(AccountDao.class).withBean(LedgerImpl.class);
+        return store.equals("redis") ? runner.withBean(RedissonClient.class, () -> redisson) : runner;
     }
 
     /** A DAO as users write it. */
@@ -60,8 +72,7 @@ class FencedMethodTest {
 
         @Fenced("'account:' + #id")
         public long nested(long id) {
-            Lease outer = LeaseContext.requireValid();
-            return outer.token().value();
+            return LeaseContext.requireValid().token().value();
         }
 
         @Fenced("#name")
@@ -77,9 +88,25 @@ class FencedMethodTest {
         }
     }
 
-    @Test
-    void runsTheMethodUnderALeaseOnTheResourceItNames() {
-        runner.run(context -> {
+    /** {@code @Fenced} declared on an interface method. */
+    public interface Ledger {
+        @Fenced("'ledger:' + #id")
+        Lease post(long id);
+    }
+
+    public static class LedgerImpl implements Ledger {
+        @Override
+        public Lease post(long id) {
+            return LeaseContext.requireValid();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"redis", "memory"})
+    void runsTheMethodUnderALeaseOnTheResourceItNames(String store) {
+        runner(store).run(context -> {
+            assertThat(context.getBean(LeaseManager.class).provider())
+                    .isInstanceOf(store.equals("redis") ? RedisLeaseProvider.class : InMemoryLeaseProvider.class);
             AccountDao dao = context.getBean(AccountDao.class);
             Lease seen = dao.update(42);
             assertThat(seen.resource().value()).isEqualTo("account:42");
@@ -87,27 +114,29 @@ class FencedMethodTest {
             assertThat(LeaseContext.current()).isEmpty();
             assertThat(dao.update(42).token()).isGreaterThan(seen.token());
             assertThat(dao.unfenced()).isFalse();
+            assertThat(context.getBean(Ledger.class).post(7).resource().value()).isEqualTo("ledger:7");
         });
     }
 
-    @Test
-    void waitsAsLongAsTheAnnotationSaysAndFailsWithTheReason() {
-        runner.run(context -> {
+    @ParameterizedTest
+    @ValueSource(strings = {"redis", "memory"})
+    void waitsAsLongAsTheAnnotationSaysAndFailsWithTheReason(String store) {
+        runner(store).run(context -> {
             AccountDao dao = context.getBean(AccountDao.class);
             LeaseManager manager = context.getBean(LeaseManager.class);
             try (Lease held = manager.acquire("account:7", Duration.ofSeconds(1))) {
                 // Another thread is another holder: it must wait and give up after 50 ms.
-                Throwable[] failure = new Throwable[1];
+                AtomicReference<Throwable> failure = new AtomicReference<>();
                 Thread other = new Thread(() -> {
                     try {
                         dao.updateQuickly(7);
                     } catch (Throwable t) {
-                        failure[0] = t;
+                        failure.set(t);
                     }
                 });
                 other.start();
                 other.join();
-                assertThat(failure[0]).isInstanceOf(LeaseTimeoutException.class).hasMessageContaining("account:7");
+                assertThat(failure.get()).isInstanceOf(LeaseTimeoutException.class).hasMessageContaining("account:7");
                 // The same thread re-enters its own lease with the same token.
                 assertThat(dao.nested(7)).isEqualTo(held.token().value());
             }
@@ -116,12 +145,23 @@ class FencedMethodTest {
 
     @Test
     void badExpressionsAndNamesFailClearly() {
-        runner.run(context -> {
+        runner("memory").run(context -> {
             AccountDao dao = context.getBean(AccountDao.class);
             assertThatThrownBy(() -> dao.broken("x")).isInstanceOf(GuardException.class)
                     .hasMessageContaining("#missing.length()");
             assertThatThrownBy(() -> dao.named(null)).isInstanceOf(GuardException.class).hasMessageContaining("null");
             assertThatThrownBy(() -> dao.named("a b")).isInstanceOf(InvalidResourceNameException.class);
         });
+    }
+
+    @Test
+    void fencesEvenWithoutBootsAopAutoConfiguration() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(FenceguardLeaseAutoConfiguration.class,
+                        FenceguardFencedMethodAutoConfiguration.class))
+                .withPropertyValues("fenceguard.lease.store=memory")
+                .withBean(AccountDao.class)
+                .run(context -> assertThat(context.getBean(AccountDao.class).update(1).resource().value())
+                        .isEqualTo("account:1"));
     }
 }

@@ -1,0 +1,80 @@
+package io.fenceguard.autoconfigure.core;
+
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseLossReason;
+import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.LeaseObserver;
+import io.fenceguard.core.ResourceName;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The manager's lease metrics, bound by Boot to each meter registry:
+ * <ul>
+ *   <li>{@code fenceguard.lease.acquire} timer, {@code outcome=acquired|not_obtained}: time to obtain a
+ *       new lease, waiting included (re-entries are not counted);</li>
+ *   <li>{@code fenceguard.lease.lost} counter, {@code reason=expired|renewal_rejected|revoked};</li>
+ *   <li>{@code fenceguard.lease.held} gauge: leases held now.</li>
+ * </ul>
+ * Resource names are never tags: there may be millions of them.
+ */
+public class FenceguardLeaseMetrics implements MeterBinder {
+
+    private final LeaseManager leases;
+
+    public FenceguardLeaseMetrics(LeaseManager leases) {
+        this.leases = leases;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        Gauge.builder("fenceguard.lease.held", leases, manager -> manager.heldLeases().size())
+                .description("Leases held now").register(registry);
+        leases.addObserver(new Recorder(registry));
+    }
+
+    /** Records into one registry. */
+    private static final class Recorder implements LeaseObserver {
+
+        private final Timer acquired;
+        private final Timer notObtained;
+        private final Map<LeaseLossReason, Counter> lost = new EnumMap<>(LeaseLossReason.class);
+
+        Recorder(MeterRegistry registry) {
+            acquired = acquireTimer(registry, "acquired");
+            notObtained = acquireTimer(registry, "not_obtained");
+            for (LeaseLossReason reason : LeaseLossReason.values()) {
+                lost.put(reason, Counter.builder("fenceguard.lease.lost")
+                        .tag("reason", reason.name().toLowerCase(Locale.ROOT))
+                        .description("Leases lost while held").register(registry));
+            }
+        }
+
+        private static Timer acquireTimer(MeterRegistry registry, String outcome) {
+            return Timer.builder("fenceguard.lease.acquire").tag("outcome", outcome)
+                    .description("Time to obtain a new lease, waiting included").register(registry);
+        }
+
+        @Override
+        public void acquired(Lease lease, Duration waited) {
+            acquired.record(waited);
+        }
+
+        @Override
+        public void notObtained(ResourceName resource, Duration waited) {
+            notObtained.record(waited);
+        }
+
+        @Override
+        public void lost(Lease lease, LeaseLossReason reason) {
+            lost.get(reason).increment();
+        }
+    }
+}

@@ -1,0 +1,12 @@
+package io.fenceguard.autoconfigure.core;
+
+/** Values of {@code fenceguard.lease.store}: where the auto-configured LeaseManager keeps its leases. */
+public enum LeaseStore {
+
+    /** The application's own LeaseProvider bean, else Redis when there is a RedissonClient bean, else none (startup fails). */
+    AUTO,
+    /** Redis through the application's RedissonClient; startup fails without one. */
+    REDIS,
+    /** This JVM's memory: for tests and single-instance applications. Never chosen unless set. */
+    MEMORY
+}

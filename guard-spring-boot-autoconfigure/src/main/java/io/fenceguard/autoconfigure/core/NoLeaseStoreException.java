@@ -1,0 +1,51 @@
+package io.fenceguard.autoconfigure.core;
+
+/**
+ * Startup found nothing to keep leases in. Its message is one line: what is missing and what to add;
+ * {@link NoLeaseStoreFailureAnalyzer} shows it instead of the bean creation stack.
+ */
+public class NoLeaseStoreException extends IllegalStateException {
+
+    private static final String STARTER = "io.fenceguard:fenceguard-spring-boot-starter";
+    private static final String REDISSON_STARTER = "org.redisson:redisson-spring-boot-starter";
+    private static final String MEMORY = "set fenceguard.lease.store=memory (tests and single-instance applications only)";
+
+    private final String problem;
+    private final String action;
+
+    NoLeaseStoreException(String problem, String action) {
+        super(problem + ": " + action);
+        this.problem = problem;
+        this.action = action;
+    }
+
+    /**
+     * Why {@code store} gave no provider.
+     *
+     * @param redisModule whether fenceguard-redis (and Redisson) are on the class path
+     */
+    static NoLeaseStoreException of(LeaseStore store, boolean redisModule) {
+        if (store == LeaseStore.REDIS) {
+            return redisModule
+                    ? new NoLeaseStoreException("fenceguard.lease.store=redis but there is no RedissonClient bean",
+                            "add " + REDISSON_STARTER + " or define a RedissonClient bean")
+                    : new NoLeaseStoreException("fenceguard.lease.store=redis but fenceguard-redis is not on the class path",
+                            "add " + STARTER + ", or io.fenceguard:fenceguard-redis and " + REDISSON_STARTER);
+        }
+        return redisModule
+                ? new NoLeaseStoreException("fenceguard has no lease store: no LeaseProvider bean and no RedissonClient bean",
+                        "add " + REDISSON_STARTER + " for leases on Redis, or " + MEMORY)
+                : new NoLeaseStoreException("fenceguard has no lease store: no LeaseProvider bean and fenceguard-redis is not on the class path",
+                        "add " + STARTER + " for leases on Redis, or " + MEMORY);
+    }
+
+    /** What is missing. */
+    public String problem() {
+        return problem;
+    }
+
+    /** What to add or set. */
+    public String action() {
+        return action;
+    }
+}

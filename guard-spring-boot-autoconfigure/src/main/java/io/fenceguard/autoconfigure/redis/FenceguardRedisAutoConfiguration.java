@@ -1,0 +1,63 @@
+package io.fenceguard.autoconfigure.redis;
+
+import io.fenceguard.autoconfigure.core.ConditionalOnLeaseStore;
+import io.fenceguard.autoconfigure.core.FenceguardLeaseAutoConfiguration;
+import io.fenceguard.autoconfigure.core.LeaseStore;
+import io.fenceguard.core.spi.LeaseProvider;
+import io.fenceguard.redis.RedisLeaseConfig;
+import io.fenceguard.redis.RedisLeaseProvider;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import org.redisson.api.RedissonClient;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * A {@link RedisLeaseProvider} on the application's {@link RedissonClient} (the Redisson starter's or
+ * its own; never a second client) when {@code fenceguard.lease.store} is {@code auto} or {@code redis}
+ * and the application has no {@link LeaseProvider} of its own. The circuit breaker comes from
+ * resilience4j's {@link CircuitBreakerRegistry} when there is one, so that it shows in its metrics.
+ */
+@AutoConfiguration(before = FenceguardLeaseAutoConfiguration.class, afterName = {
+        "org.redisson.spring.starter.RedissonAutoConfigurationV4",
+        "org.redisson.spring.starter.RedissonAutoConfigurationV2",
+        "org.redisson.spring.starter.RedissonAutoConfiguration",
+        "io.github.resilience4j.springboot3.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration"})
+@ConditionalOnClass({RedissonClient.class, RedisLeaseProvider.class})
+@ConditionalOnBooleanProperty(name = "fenceguard.enabled", matchIfMissing = true)
+@ConditionalOnLeaseStore({LeaseStore.AUTO, LeaseStore.REDIS})
+@EnableConfigurationProperties(FenceguardRedisProperties.class)
+public class FenceguardRedisAutoConfiguration {
+
+    /** Closed with the context; the RedissonClient stays the application's. */
+    @Bean
+    @ConditionalOnBean(RedissonClient.class)
+    @ConditionalOnMissingBean(LeaseProvider.class)
+    public RedisLeaseProvider redisLeaseProvider(RedissonClient redisson, FenceguardRedisProperties properties,
+                                                 ObjectProvider<CircuitBreakerRegistry> registry) {
+        RedisLeaseConfig config = properties.toRedisLeaseConfig();
+        CircuitBreakerRegistry breakers = registry.getIfAvailable();
+        if (breakers == null) {
+            return RedisLeaseProvider.of(redisson, config);
+        }
+        return RedisLeaseProvider.of(redisson, config,
+                breakers.circuitBreaker(config.name(), RedisLeaseProvider.breakerConfig(config)));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+    static class Health {
+
+        @Bean
+        @ConditionalOnMissingBean
+        RedisLeaseStoreHealth redisLeaseStoreHealth() {
+            return new RedisLeaseStoreHealth();
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package io.fenceguard.autoconfigure.redis;
+
+import io.fenceguard.redis.RedisLeaseConfig;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/** {@code fenceguard.redis.*}: how leases use Redis. Defaults are those of {@link RedisLeaseConfig}. */
+@ConfigurationProperties("fenceguard.redis")
+public class FenceguardRedisProperties {
+
+    /** Prefix of every Redis key and channel of the leases; no braces (the resource is the cluster hash tag). */
+    private String keyPrefix = "fg:";
+    /** How long a resource stays closed after its holder was lost rather than released. */
+    private Duration lockDelay = Duration.ofSeconds(5);
+    /** How long a resource's token counter outlives its last lease; never less than lease-time + lock-delay + 1s. */
+    private Duration tokenIdleTtl = Duration.ofMinutes(10);
+    /** Name of the retry and the circuit breaker, as resilience4j's registry and metrics show them. */
+    private String name = "fenceguard-redis";
+    /** Tries per Redis call on transient errors (connection lost, timeout, fail-over). */
+    private int attempts = 3;
+    /** First pause between tries of a Redis call; doubled with jitter. */
+    private Duration backoff = Duration.ofMillis(50);
+    /** First pause between tries on a busy resource while its release is awaited. */
+    private Duration contentionBackoff = Duration.ofMillis(2);
+    /** Longest pause between tries on a busy resource. */
+    private Duration contentionBackoffMax = Duration.ofMillis(100);
+
+    private final CircuitBreaker circuitBreaker = new CircuitBreaker();
+
+    /**
+     * The Redis settings as the provider takes them.
+     *
+     * @throws IllegalArgumentException naming the property prefix when a value is out of range
+     */
+    public RedisLeaseConfig toRedisLeaseConfig() {
+        try {
+            return RedisLeaseConfig.builder().keyPrefix(keyPrefix).lockDelay(lockDelay).tokenIdleTtl(tokenIdleTtl)
+                    .name(name).attempts(attempts).backoff(backoff)
+                    .contentionBackoff(contentionBackoff).contentionBackoffMax(contentionBackoffMax)
+                    .failureRateThreshold(circuitBreaker.failureRateThreshold)
+                    .slidingWindowSize(circuitBreaker.slidingWindowSize)
+                    .openStateDuration(circuitBreaker.openStateDuration)
+                    .build();
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("invalid fenceguard.redis.* properties: " + e.getMessage(), e);
+        }
+    }
+
+    /** {@code fenceguard.redis.circuit-breaker.*}: the breaker that makes a Redis outage fail fast. */
+    public static class CircuitBreaker {
+        /** Percentage of failed Redis calls among the recent ones that opens the breaker, in (0, 100]. */
+        private float failureRateThreshold = 50;
+        /** Number of recent Redis calls judged. */
+        private int slidingWindowSize = 10;
+        /** How long the breaker stays open (leases fail fast) before trial calls. */
+        private Duration openStateDuration = Duration.ofSeconds(10);
+
+        public float getFailureRateThreshold() {
+            return failureRateThreshold;
+        }
+
+        public void setFailureRateThreshold(float failureRateThreshold) {
+            this.failureRateThreshold = failureRateThreshold;
+        }
+
+        public int getSlidingWindowSize() {
+            return slidingWindowSize;
+        }
+
+        public void setSlidingWindowSize(int slidingWindowSize) {
+            this.slidingWindowSize = slidingWindowSize;
+        }
+
+        public Duration getOpenStateDuration() {
+            return openStateDuration;
+        }
+
+        public void setOpenStateDuration(Duration openStateDuration) {
+            this.openStateDuration = openStateDuration;
+        }
+    }
+
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+
+    public Duration getLockDelay() {
+        return lockDelay;
+    }
+
+    public void setLockDelay(Duration lockDelay) {
+        this.lockDelay = lockDelay;
+    }
+
+    public Duration getTokenIdleTtl() {
+        return tokenIdleTtl;
+    }
+
+    public void setTokenIdleTtl(Duration tokenIdleTtl) {
+        this.tokenIdleTtl = tokenIdleTtl;
+    }
+
+    public String getName() {
+        return name;
+    }
+
+    public void setName(String name) {
+        this.name = name;
+    }
+
+    public int getAttempts() {
+        return attempts;
+    }
+
+    public void setAttempts(int attempts) {
+        this.attempts = attempts;
+    }
+
+    public Duration getBackoff() {
+        return backoff;
+    }
+
+    public void setBackoff(Duration backoff) {
+        this.backoff = backoff;
+    }
+
+    public Duration getContentionBackoff() {
+        return contentionBackoff;
+    }
+
+    public void setContentionBackoff(Duration contentionBackoff) {
+        this.contentionBackoff = contentionBackoff;
+    }
+
+    public Duration getContentionBackoffMax() {
+        return contentionBackoffMax;
+    }
+
+    public void setContentionBackoffMax(Duration contentionBackoffMax) {
+        this.contentionBackoffMax = contentionBackoffMax;
+    }
+
+    public CircuitBreaker getCircuitBreaker() {
+        return circuitBreaker;
+    }
+}

@@ -1,0 +1,121 @@
+package io.fenceguard.autoconfigure.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fenceguard.autoconfigure.core.FenceguardLeaseAutoConfiguration;
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.spi.LeaseProvider;
+import io.fenceguard.redis.RedisLeaseConfig;
+import io.fenceguard.redis.RedisLeaseProvider;
+import io.fenceguard.testsupport.TestServers;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.redisson.spring.starter.RedissonAutoConfigurationV4;
+
+/** The Redis lease provider on the application's RedissonClient, from fenceguard.redis.* properties, on a real Redis. */
+class FenceguardRedisAutoConfigurationTest {
+
+    private static RedissonClient redisson;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(FenceguardRedisAutoConfiguration.class,
+                    FenceguardLeaseAutoConfiguration.class))
+            .withPropertyValues("fenceguard.redis.key-prefix=fgauto" + System.nanoTime() + ":");
+
+    @BeforeAll
+    static void connect() {
+        Config config = new Config();
+        config.useSingleServer().setAddress(TestServers.redis().uri());
+        redisson = Redisson.create(config);
+    }
+
+    @AfterAll
+    static void disconnect() {
+        redisson.shutdown();
+    }
+
+    @Test
+    void leasesOnTheApplicationsRedissonClientWithTheBoundProperties() {
+        runner.withBean(RedissonClient.class, () -> redisson)
+                .withPropertyValues("fenceguard.lease.lease-time=7s", "fenceguard.lease.default-wait=2s",
+                        "fenceguard.lease.client-name=orders", "fenceguard.redis.lock-delay=250ms",
+                        "fenceguard.redis.key-prefix=fgorders:", "fenceguard.redis.circuit-breaker.sliding-window-size=20")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(LeaseManager.class).hasSingleBean(RedissonClient.class)
+                            .hasSingleBean(LeaseProvider.class);
+                    LeaseManager manager = context.getBean(LeaseManager.class);
+                    LeaseConfig config = manager.config();
+                    assertThat(config.leaseTime()).isEqualTo(Duration.ofSeconds(7));
+                    assertThat(config.renewInterval()).isEqualTo(Duration.ofSeconds(7).dividedBy(3));
+                    assertThat(config.defaultWait()).isEqualTo(Duration.ofSeconds(2));
+                    assertThat(manager.clientId()).startsWith("orders-");
+                    RedisLeaseProvider provider = (RedisLeaseProvider) manager.provider();
+                    assertThat(provider.config().lockDelay()).isEqualTo(Duration.ofMillis(250));
+                    assertThat(provider.config().keyPrefix()).isEqualTo("fgorders:");
+                    assertThat(provider.circuitBreaker().getCircuitBreakerConfig().getSlidingWindowSize()).isEqualTo(20);
+                    String resource = "auto:" + System.nanoTime();
+                    try (Lease lease = manager.acquire(resource, Duration.ofSeconds(1))) {
+                        assertThat(lease.token().value()).isPositive();
+                        // The lock is in Redis under the configured prefix, not only in this JVM.
+                        assertThat(redisson.getKeys().getKeysByPattern("fgorders:*" + resource + "*")).isNotEmpty();
+                    }
+                });
+    }
+
+    @Test
+    void consumesTheRedissonStartersClientWithoutCreatingAnother() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+                        RedissonAutoConfigurationV4.class, FenceguardRedisAutoConfiguration.class,
+                        FenceguardLeaseAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.host=" + TestServers.redis().host(),
+                        "spring.data.redis.port=" + TestServers.redis().port(),
+                        "fenceguard.redis.key-prefix=fgstarter" + System.nanoTime() + ":")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(RedissonClient.class).hasSingleBean(LeaseManager.class);
+                    LeaseManager manager = context.getBean(LeaseManager.class);
+                    assertThat(manager.provider()).isInstanceOf(RedisLeaseProvider.class);
+                    try (Lease lease = manager.acquire("starter:" + System.nanoTime(), Duration.ofSeconds(1))) {
+                        assertThat(lease.isValid()).isTrue();
+                    }
+                });
+    }
+
+    @Test
+    void circuitBreakerComesFromTheRegistryWhenThereIsOne() {
+        var registry = io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry.ofDefaults();
+        runner.withBean(RedissonClient.class, () -> redisson)
+                .withBean(io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry.class, () -> registry)
+                .withPropertyValues("fenceguard.redis.name=orders-redis",
+                        "fenceguard.redis.circuit-breaker.open-state-duration=3s")
+                .run(context -> {
+                    RedisLeaseProvider provider = context.getBean(RedisLeaseProvider.class);
+                    assertThat(registry.circuitBreaker("orders-redis")).isSameAs(provider.circuitBreaker());
+                    assertThat(provider.circuitBreaker().getCircuitBreakerConfig()
+                            .getWaitIntervalFunctionInOpenState().apply(1)).isEqualTo(3000L);
+                });
+    }
+
+    @Test
+    void propertyDefaultsAreTheLibraryDefaults() {
+        assertThat(new FenceguardRedisProperties().toRedisLeaseConfig()).usingRecursiveComparison()
+                .isEqualTo(RedisLeaseConfig.defaults());
+    }
+
+    @Test
+    void invalidPropertiesFailStartupNamingThePrefix() {
+        runner.withBean(RedissonClient.class, () -> redisson).withPropertyValues("fenceguard.redis.key-prefix={fg}:")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("invalid fenceguard.redis.* properties: keyPrefix must not contain braces"));
+    }
+}
