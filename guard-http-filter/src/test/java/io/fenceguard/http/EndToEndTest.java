@@ -7,7 +7,10 @@ import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.memory.InMemoryLeaseProvider;
+import io.fenceguard.http.spring.FencingClientHttpRequestInterceptor;
 import io.fenceguard.http.support.Instances;
+import io.fenceguard.http.support.PausableLeaseProvider;
 import io.fenceguard.http.support.Stores;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
@@ -24,7 +27,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -34,15 +36,15 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.client.RestClient;
 
 /**
- * The whole chain: lock on Redis → header via RestClient → filter → SQL fence by guard-jdbc with
- * the caller's token. A holder paused past its lease is refused at the filter; when its call slips
- * past the filter (a second instance whose in-memory store never saw the newer token), the database
- * refuses the write.
+ * The whole chain: lease → header via RestClient → filter → SQL fence by guard-jdbc with the
+ * caller's token. A holder paused past its lease is refused at the filter; when its call slips past
+ * the filter (a second instance whose in-memory store never saw the newer token), the database
+ * refuses the write. Leases come from the in-memory provider: what is tested here is the HTTP and SQL
+ * side, which is the same whatever the lock store.
  */
 class EndToEndTest {
 
     static Instances instances = new Instances();
-    static RedissonClient redis;
     static HikariDataSource raw;
     static ConfigurableApplicationContext guarded;
     static int guardedPort;
@@ -73,7 +75,6 @@ class EndToEndTest {
 
     @BeforeAll
     static void start() throws Exception {
-        redis = Stores.redis();
         String schema = Stores.migratedPostgresSchema();
         raw = Stores.postgres(schema, 8);
         try (Connection c = raw.getConnection(); Statement s = c.createStatement()) {
@@ -99,7 +100,6 @@ class EndToEndTest {
     static void stop() {
         instances.close();
         raw.close();
-        redis.shutdown();
     }
 
     @Test
@@ -107,15 +107,16 @@ class EndToEndTest {
         OutboundFence fence = OutboundFence.of(
                 Destinations.of("http://127.0.0.1:" + guardedPort, "http://127.0.0.1:" + slipping),
                 guarded.getBean(SigningKeys.class));
-        RestClient client = RestClient.builder().requestInterceptor(
-                new io.fenceguard.http.spring.FencingClientHttpRequestInterceptor(fence)).build();
-        LeaseConfig config = LeaseConfig.builder().leaseTime(Duration.ofMillis(800)).lockDelay(Duration.ofMillis(100))
-                .keyPrefix(Stores.uniquePrefix()).build();
+        RestClient client = RestClient.builder().requestInterceptor(new FencingClientHttpRequestInterceptor(fence))
+                .build();
+        LeaseConfig config = LeaseConfig.builder().leaseTime(Duration.ofMillis(800)).build();
+        InMemoryLeaseProvider store = InMemoryLeaseProvider.create();
+        PausableLeaseProvider oldHolders = new PausableLeaseProvider(store);
         String guardedUrl = "http://127.0.0.1:" + guardedPort + "/ledger/1";
         String slippingUrl = "http://127.0.0.1:" + slipping + "/ledger/1";
 
-        try (LeaseManager oldManager = LeaseManager.of(redis, config);
-                LeaseManager newManager = LeaseManager.of(redis, config)) {
+        try (LeaseManager oldManager = LeaseManager.of(oldHolders, config);
+                LeaseManager newManager = LeaseManager.of(store, config)) {
             Lease old = oldManager.acquire("account:1", Duration.ofSeconds(2));
             String oldHeader;
             try (LeaseContext.Scope scope = LeaseContext.bind(old)) {
@@ -124,7 +125,7 @@ class EndToEndTest {
                 // The old holder checks its lease and prepares its next call, then stops.
                 oldHeader = fence.headerFor(URI.create(guardedUrl)).orElseThrow();
             }
-            old.suspendRenewal(Duration.ofMinutes(1));
+            oldHolders.pause();
             assertThat(row()).containsExactly(150L, old.token().value());
 
             try (Lease newer = newManager.acquire("account:1", Duration.ofSeconds(10));
