@@ -33,7 +33,7 @@ import javax.sql.DataSource;
  *   env GUARD_TEST_POSTGRES_URL, _USER, _PASSWORD (default jdbc:postgresql://127.0.0.1:5432/test, postgres)
  *   -Dbench.http.seconds=8 (per endpoint, over all rounds) -Dbench.http.rounds=4 -Dbench.http.warmup=3
  *   -Dbench.http.threads=8 -Dbench.http.request-timeout=5 -Dbench.http.attempts=3
- *   -Dbench.http.deadline=(seconds; default 120 + 3 × (warm-up + measurement))
+ *   -Dbench.http.deadline=0 (seconds; 0: 120 + 3 × (warm-up + measurement))
  * </pre>
  */
 public final class HttpGuardBenchmark {
@@ -44,10 +44,15 @@ public final class HttpGuardBenchmark {
     private static final int ROUNDS = Math.max(1, Integer.getInteger("bench.http.rounds", 4));
     private static final Duration REQUEST_TIMEOUT = seconds("bench.http.request-timeout", "5");
     private static final int ATTEMPTS = Math.max(1, Integer.getInteger("bench.http.attempts", 3));
-    private static final Duration DEADLINE = seconds("bench.http.deadline",
-            Double.toString(120 + 3 * (WARMUP.toMillis() + MEASURE.toMillis()) / 1e3));
+    private static final Duration DEADLINE = deadline();
     /** A run whose requests fail every attempt more often than this has no figures worth printing. */
     private static final double MAX_FAILED_SHARE = 0.01;
+
+    /** {@code bench.http.deadline} seconds; unset or 0: two minutes for start-up and shutdown plus 3 × the load. */
+    private static Duration deadline() {
+        Duration given = seconds("bench.http.deadline", "0");
+        return given.isZero() ? WARMUP.plus(MEASURE).multipliedBy(3).plusSeconds(120) : given;
+    }
 
     private static Duration seconds(String property, String fallback) {
         return Duration.ofMillis((long) (1000 * Double.parseDouble(System.getProperty(property, fallback))));
