@@ -54,6 +54,14 @@ public final class SigningKeys {
         return new SigningKeys(Map.copyOf(keys), activeKeyId, true);
     }
 
+    /**
+     * These keys, but unsigned headers are admitted too (signed ones are still verified): for the time
+     * in which callers move to signing. Only for trusted networks.
+     */
+    public SigningKeys acceptingUnsigned() {
+        return new SigningKeys(keys, activeKeyId, false);
+    }
+
     /** No keys: headers go out unsigned and unsigned headers are admitted. Only for trusted networks. */
     public static SigningKeys none() {
         return new SigningKeys(Map.of(), null, false);

@@ -65,6 +65,11 @@ class ValueObjectsTest {
         assertThatThrownBy(() -> verifier.verify(FenceHeader.of(fence("a", 1))))
                 .hasMessageContaining("must be signed");
         SigningKeys.none().verify(FenceHeader.of(fence("a", 1)));
+        SigningKeys migrating = verifier.acceptingUnsigned();
+        migrating.verify(FenceHeader.of(fence("a", 1)));
+        migrating.verify(fromNew);
+        assertThatThrownBy(() -> migrating.verify(SigningKeys.of(Map.of("k2", SECRET), "k2").header(fence("a", 1))))
+                .as("a signed header is still verified").hasMessageContaining("signature does not match");
         assertThat(verifier.header(fence("a", 1)).isSigned()).as("no active key: verify only").isFalse();
     }
 
