@@ -46,8 +46,8 @@ class EndToEndTest {
 
     static Instances instances = new Instances();
     static HikariDataSource raw;
-    static ConfigurableApplicationContext guarded;
-    static int guardedPort;
+    static ConfigurableApplicationContext fenced;
+    static int fencedPort;
     static int slipping;
 
     /** The resource server's own writes, fenced with the inbound token. */
@@ -85,11 +85,11 @@ class EndToEndTest {
                 FencingConfig.builder().fence("e2e_ledger").build());
 
         Map<String, Object> properties = new LinkedHashMap<>(Instances.defaults());
-        guarded = instances.start("guarded", properties, ctx -> {
+        fenced = instances.start("fenced", properties, ctx -> {
             ctx.registerBean(FencedDataSource.class, () -> ledger);
             ctx.registerBean(Ledger.class);
         });
-        guardedPort = Instances.port(guarded);
+        fencedPort = Instances.port(fenced);
         slipping = Instances.port(instances.start("slipping", properties, ctx -> {
             ctx.registerBean(FencedDataSource.class, () -> ledger);
             ctx.registerBean(Ledger.class);
@@ -105,14 +105,14 @@ class EndToEndTest {
     @Test
     void pausedHolderIsRefusedAtTheFilterAndAtTheDatabase() throws Exception {
         OutboundFence fence = OutboundFence.of(
-                Destinations.of("http://127.0.0.1:" + guardedPort, "http://127.0.0.1:" + slipping),
-                guarded.getBean(SigningKeys.class));
+                Destinations.of("http://127.0.0.1:" + fencedPort, "http://127.0.0.1:" + slipping),
+                fenced.getBean(SigningKeys.class));
         RestClient client = RestClient.builder().requestInterceptor(new FencingClientHttpRequestInterceptor(fence))
                 .build();
         LeaseConfig config = LeaseConfig.builder().leaseTime(Duration.ofMillis(800)).build();
         InMemoryLeaseProvider store = InMemoryLeaseProvider.create();
         PausableLeaseProvider oldHolders = new PausableLeaseProvider(store);
-        String guardedUrl = "http://127.0.0.1:" + guardedPort + "/ledger/1";
+        String fencedUrl = "http://127.0.0.1:" + fencedPort + "/ledger/1";
         String slippingUrl = "http://127.0.0.1:" + slipping + "/ledger/1";
 
         try (LeaseManager oldManager = LeaseManager.of(oldHolders, config);
@@ -120,10 +120,10 @@ class EndToEndTest {
             Lease old = oldManager.acquire("account:1", Duration.ofSeconds(2));
             String oldHeader;
             try (LeaseContext.Scope scope = LeaseContext.bind(old)) {
-                assertThat(client.put().uri(guardedUrl + "?balance=150").retrieve().body(String.class))
+                assertThat(client.put().uri(fencedUrl + "?balance=150").retrieve().body(String.class))
                         .isEqualTo("updated 1");
                 // The old holder checks its lease and prepares its next call, then stops.
-                oldHeader = fence.headerFor(URI.create(guardedUrl)).orElseThrow();
+                oldHeader = fence.headerFor(URI.create(fencedUrl)).orElseThrow();
             }
             oldHolders.pause();
             assertThat(row()).containsExactly(150L, old.token().value());
@@ -131,13 +131,13 @@ class EndToEndTest {
             try (Lease newer = newManager.acquire("account:1", Duration.ofSeconds(10));
                     LeaseContext.Scope scope = LeaseContext.bind(newer)) {
                 assertThat(newer.token()).isGreaterThan(old.token());
-                assertThat(client.put().uri(guardedUrl + "?balance=1150").retrieve().body(String.class))
+                assertThat(client.put().uri(fencedUrl + "?balance=1150").retrieve().body(String.class))
                         .isEqualTo("updated 1");
             }
             long newerToken = row()[1];
 
             // The old holder wakes up and sends what it prepared.
-            ResponseEntity<String> atFilter = client.put().uri(guardedUrl + "?balance=200")
+            ResponseEntity<String> atFilter = client.put().uri(fencedUrl + "?balance=200")
                     .header("Fencing-Token", oldHeader).retrieve().onStatus(s -> true, (rq, rs) -> { })
                     .toEntity(String.class);
             assertThat(atFilter.getStatusCode().value()).isEqualTo(409);
