@@ -1,11 +1,14 @@
 package io.fenceguard.http;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
-import io.fenceguard.core.ResourceName;
 import java.util.Objects;
 
-/** What a {@link HighWaterStore} decided about a presented token. */
-public final class Admission {
+/**
+ * What a {@link HighWaterStore} decided about a presented fence: the fence, the resource's high-water
+ * token after the decision, and the outcome.
+ */
+public record Admission(Fence presented, FencingToken highWater, Outcome outcome) {
 
     /** The decision. */
     public enum Outcome {
@@ -21,47 +24,29 @@ public final class Admission {
         }
     }
 
-    private final ResourceName resource;
-    private final FencingToken presented;
-    private final FencingToken highWater;
-    private final Outcome outcome;
-
-    private Admission(ResourceName resource, FencingToken presented, FencingToken highWater, Outcome outcome) {
-        this.resource = Objects.requireNonNull(resource, "resource");
-        this.presented = Objects.requireNonNull(presented, "presented");
-        this.highWater = Objects.requireNonNull(highWater, "highWater");
-        this.outcome = Objects.requireNonNull(outcome, "outcome");
+    public Admission {
+        Objects.requireNonNull(presented, "presented");
+        Objects.requireNonNull(highWater, "highWater");
+        Objects.requireNonNull(outcome, "outcome");
     }
 
-    /** The decision implied by the presented token and the high-water mark before it was presented. */
-    public static Admission of(ResourceName resource, FencingToken presented, FencingToken previousHighWater) {
-        if (previousHighWater == null || presented.isNewerThan(previousHighWater)) {
-            return new Admission(resource, presented, presented, Outcome.CLAIMED);
+    /**
+     * The decision implied by the presented fence and the resource's high-water token before it was
+     * presented ({@code null}: the resource has none yet).
+     */
+    public static Admission of(Fence presented, FencingToken previousHighWater) {
+        FencingToken token = presented.token();
+        if (previousHighWater == null || token.isNewerThan(previousHighWater)) {
+            return claimed(presented);
         }
-        return presented.equals(previousHighWater)
-                ? new Admission(resource, presented, presented, Outcome.CONTINUED)
-                : new Admission(resource, presented, previousHighWater, Outcome.STALE);
+        return token.equals(previousHighWater)
+                ? new Admission(presented, token, Outcome.CONTINUED)
+                : new Admission(presented, previousHighWater, Outcome.STALE);
     }
 
-    public static Admission claimed(ResourceName resource, FencingToken presented) {
-        return new Admission(resource, presented, presented, Outcome.CLAIMED);
-    }
-
-    public ResourceName resource() {
-        return resource;
-    }
-
-    public FencingToken presented() {
-        return presented;
-    }
-
-    /** The high-water mark after the decision. */
-    public FencingToken highWater() {
-        return highWater;
-    }
-
-    public Outcome outcome() {
-        return outcome;
+    /** The presented fence became the high-water mark. */
+    public static Admission claimed(Fence presented) {
+        return new Admission(presented, presented.token(), Outcome.CLAIMED);
     }
 
     public boolean admitted() {
@@ -70,6 +55,6 @@ public final class Admission {
 
     @Override
     public String toString() {
-        return "Admission[" + resource + ", token " + presented + " " + outcome + ", high-water " + highWater + "]";
+        return "Admission[" + presented + " " + outcome + ", high-water " + highWater + "]";
     }
 }

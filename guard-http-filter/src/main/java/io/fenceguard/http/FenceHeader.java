@@ -1,5 +1,6 @@
 package io.fenceguard.http;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.InvalidResourceNameException;
 import io.fenceguard.core.ResourceName;
@@ -8,7 +9,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * The value of the fencing header: a token bound to the resource it was issued for, optionally signed.
+ * The wire form of a {@link Fence}: the value of the fencing header, optionally signed.
  *
  * <pre>
  * Fencing-Token: v1;r=account:42;t=1745000000000001
@@ -19,7 +20,7 @@ import java.util.regex.Pattern;
  * characters; the resource follows {@link ResourceName}; the token is an unsigned decimal of 1 to 19
  * digits without leading zero that fits in 63 bits; the key id is 1 to 32 characters from
  * {@code A-Z a-z 0-9 . _ -}; the signature is the unpadded base64url HMAC-SHA256 (43 characters) of
- * everything before {@code ;s=}.
+ * everything before {@code ;s=}. Signed headers are made by {@link SigningKeys#header}.
  */
 public final class FenceHeader {
 
@@ -28,34 +29,43 @@ public final class FenceHeader {
     static final String VERSION = "v1";
     private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9._-]{1,32}");
     private static final Pattern SIGNATURE = Pattern.compile("[A-Za-z0-9_-]{43}");
+    private static final Pattern HEADER_NAME = Pattern.compile("[A-Za-z0-9-]{1,64}");
 
-    private final ResourceName resource;
-    private final FencingToken token;
+    private final Fence fence;
     private final String keyId;
     private final String signature;
 
-    private FenceHeader(ResourceName resource, FencingToken token, String keyId, String signature) {
-        this.resource = Objects.requireNonNull(resource, "resource");
-        this.token = Objects.requireNonNull(token, "token");
+    private FenceHeader(Fence fence, String keyId, String signature) {
+        this.fence = Objects.requireNonNull(fence, "fence");
         this.keyId = keyId;
         this.signature = signature;
     }
 
-    /** An unsigned header. */
-    public static FenceHeader of(ResourceName resource, FencingToken token) {
-        return new FenceHeader(resource, token, null, null);
+    /** The unsigned header of {@code fence}. */
+    public static FenceHeader of(Fence fence) {
+        return new FenceHeader(fence, null, null);
     }
 
-    static FenceHeader signed(ResourceName resource, FencingToken token, String keyId, String signature) {
+    static FenceHeader signed(Fence fence, String keyId, String signature) {
         requireKeyId(keyId);
-        return new FenceHeader(resource, token, keyId, signature);
+        return new FenceHeader(fence, keyId, signature);
     }
 
     static String requireKeyId(String keyId) {
         if (keyId == null || !KEY_ID.matcher(keyId).matches()) {
-            throw new IllegalArgumentException("a signing key id is 1 to 32 characters from A-Z a-z 0-9 . _ -");
+            throw new IllegalArgumentException("a signing key id is 1 to 32 characters from A-Z a-z 0-9 . _ -, got '"
+                    + keyId + "'");
         }
         return keyId;
+    }
+
+    /** {@code name} when it is a valid header name (1 to 64 characters from A-Z a-z 0-9 -). */
+    static String requireHeaderName(String name) {
+        if (name == null || !HEADER_NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("a header name is 1 to 64 characters from A-Z a-z 0-9 -, got '"
+                    + name + "'");
+        }
+        return name;
     }
 
     /**
@@ -88,8 +98,9 @@ public final class FenceHeader {
         } catch (IllegalArgumentException e) {
             throw FenceHeaderException.malformed("the fencing header carries an invalid token: " + e.getMessage());
         }
+        Fence fence = new Fence(resource, token);
         if (parts.length == 3) {
-            return new FenceHeader(resource, token, null, null);
+            return new FenceHeader(fence, null, null);
         }
         String keyId = field(parts[3], "k=");
         String signature = field(parts[4], "s=");
@@ -99,7 +110,7 @@ public final class FenceHeader {
         if (!SIGNATURE.matcher(signature).matches()) {
             throw FenceHeaderException.malformed("the signature is 43 base64url characters without padding");
         }
-        return new FenceHeader(resource, token, keyId, signature);
+        return new FenceHeader(fence, keyId, signature);
     }
 
     private static String field(String part, String prefix) {
@@ -109,12 +120,9 @@ public final class FenceHeader {
         return part.substring(prefix.length());
     }
 
-    public ResourceName resource() {
-        return resource;
-    }
-
-    public FencingToken token() {
-        return token;
+    /** The resource and token this header carries. */
+    public Fence fence() {
+        return fence;
     }
 
     public boolean isSigned() {
@@ -131,17 +139,20 @@ public final class FenceHeader {
 
     /** What the signature covers: the header up to, without, {@code ;s=}. */
     String signedPart() {
-        return signedPart(resource, token, keyId);
+        return signedPart(fence, keyId);
     }
 
-    static String signedPart(ResourceName resource, FencingToken token, String keyId) {
-        return VERSION + ";r=" + resource.value() + ";t=" + token.value() + ";k=" + keyId;
+    static String signedPart(Fence fence, String keyId) {
+        return unsigned(fence) + ";k=" + keyId;
+    }
+
+    private static String unsigned(Fence fence) {
+        return VERSION + ";r=" + fence.resource().value() + ";t=" + fence.token().value();
     }
 
     /** The header value. */
     public String value() {
-        String unsigned = VERSION + ";r=" + resource.value() + ";t=" + token.value();
-        return signature == null ? unsigned : unsigned + ";k=" + keyId + ";s=" + signature;
+        return signature == null ? unsigned(fence) : signedPart() + ";s=" + signature;
     }
 
     @Override

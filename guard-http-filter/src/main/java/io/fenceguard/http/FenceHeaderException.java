@@ -10,7 +10,7 @@ import io.fenceguard.core.GuardException;
 public final class FenceHeaderException extends GuardException {
 
     /** Why the header was refused. */
-    public enum Kind { MALFORMED, FORGED }
+    public enum Kind { MALFORMED, UNTRUSTED }
 
     private final Kind kind;
 
@@ -23,8 +23,8 @@ public final class FenceHeaderException extends GuardException {
         return new FenceHeaderException(Kind.MALFORMED, message);
     }
 
-    public static FenceHeaderException forged(String message) {
-        return new FenceHeaderException(Kind.FORGED, message);
+    public static FenceHeaderException untrusted(String message) {
+        return new FenceHeaderException(Kind.UNTRUSTED, message);
     }
 
     public Kind kind() {

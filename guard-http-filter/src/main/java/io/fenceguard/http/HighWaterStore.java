@@ -1,10 +1,9 @@
 package io.fenceguard.http;
 
-import io.fenceguard.core.FencingToken;
-import io.fenceguard.core.ResourceName;
+import io.fenceguard.core.Fence;
 
 /**
- * The highest token seen per resource, shared by every instance that guards the resource.
+ * The highest token seen per resource, shared by every instance that fences the resource.
  * {@link #admit} compares and updates atomically: a newer token claims the resource, the same token
  * continues, an older one is stale and changes nothing.
  *
@@ -13,5 +12,5 @@ import io.fenceguard.core.ResourceName;
 @FunctionalInterface
 public interface HighWaterStore {
 
-    Admission admit(ResourceName resource, FencingToken token);
+    Admission admit(Fence presented);
 }

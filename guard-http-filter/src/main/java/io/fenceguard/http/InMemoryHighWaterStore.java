@@ -1,5 +1,6 @@
 package io.fenceguard.http;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,11 +22,11 @@ public final class InMemoryHighWaterStore implements HighWaterStore {
     }
 
     @Override
-    public Admission admit(ResourceName resource, FencingToken token) {
+    public Admission admit(Fence presented) {
         Admission[] decision = new Admission[1];
         // compute runs atomically per key: the comparison and the update are one step.
-        highWater.compute(resource, (name, previous) -> {
-            decision[0] = Admission.of(resource, token, previous);
+        highWater.compute(presented.resource(), (name, previous) -> {
+            decision[0] = Admission.of(presented, previous);
             return decision[0].highWater();
         });
         return decision[0];

@@ -1,42 +1,47 @@
 package io.fenceguard.http;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
 import java.util.Optional;
 
 /**
- * The inbound token the current request was admitted with, bound to the request's thread by
- * {@link FencingFilter}. It is also bound into core's {@link LeaseContext} as a
- * {@link Lease#presented presented} lease, so SQL fencing and outgoing calls use it as the server's
- * own lease: the chain lock → header → filter → SQL fence holds without code in the handler.
+ * The fence the current request presented and {@link FencingFilter} admitted, bound to the request's
+ * thread. It is also bound into core's {@link LeaseContext} as a {@link Lease#presented presented}
+ * lease, so SQL fencing and outgoing calls use it as the server's own lease: the chain
+ * lock → header → filter → SQL fence holds without code in the handler.
  */
 public final class InboundContext {
 
-    private static final ThreadLocal<InboundToken> BOUND = new ThreadLocal<>();
+    private static final ThreadLocal<Fence> BOUND = new ThreadLocal<>();
 
     private InboundContext() {
     }
 
-    public static Optional<InboundToken> current() {
+    /** The fence the current request was admitted with. */
+    public static Optional<Fence> current() {
         return Optional.ofNullable(BOUND.get());
     }
 
-    /** Binds {@code token} until the scope is closed; closing restores what was bound before. */
-    public static Scope bind(InboundToken token) {
-        InboundToken previous = BOUND.get();
-        BOUND.set(token);
-        Lease presented = Lease.presented(io.fenceguard.core.Fence.of(token.resource(), token.token()), "http");
+    /**
+     * Binds {@code fence}, presented by {@code remote} (an address, for logs), until the scope is
+     * closed; closing restores what was bound before.
+     */
+    public static Scope bind(Fence fence, String remote) {
+        Lease presented = Lease.presented(fence, "http:" + remote);
+        Fence previous = BOUND.get();
+        BOUND.set(fence);
         return new Scope(previous, presented, LeaseContext.bind(presented));
     }
 
     /** Restores what was bound before; closing twice does nothing. */
     public static final class Scope implements AutoCloseable {
-        private final InboundToken previous;
+        private final Fence previous;
         private final Lease presented;
         private final LeaseContext.Scope coreScope;
         private boolean closed;
 
-        private Scope(InboundToken previous, Lease presented, LeaseContext.Scope coreScope) {
+        private Scope(Fence previous, Lease presented, LeaseContext.Scope coreScope) {
             this.previous = previous;
             this.presented = presented;
             this.coreScope = coreScope;

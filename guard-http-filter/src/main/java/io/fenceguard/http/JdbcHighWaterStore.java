@@ -1,8 +1,7 @@
 package io.fenceguard.http;
 
-import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.GuardException;
-import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.internal.HighWaterSql;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -49,12 +48,12 @@ public final class JdbcHighWaterStore implements HighWaterStore {
     }
 
     @Override
-    public Admission admit(ResourceName resource, FencingToken token) {
+    public Admission admit(Fence presented) {
         try (Connection connection = dataSource.getConnection()) {
-            return sql.admit(connection, resource, token);
+            return sql.admit(connection, presented);
         } catch (SQLException e) {
-            throw new GuardException("high-water store unavailable for '" + resource + "': " + e.getMessage(),
-                    resource, token, e);
+            throw new GuardException("high-water store unavailable for '" + presented.resource() + "': "
+                    + e.getMessage(), presented.resource(), presented.token(), e);
         }
     }
 

@@ -5,17 +5,30 @@ import io.fenceguard.core.LeaseContext;
 import java.net.URI;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The fencing header for an outgoing call: the token of the lease the thread works under (the
- * innermost {@link LeaseContext} lease, else the request's {@link InboundContext} token), signed, and
- * only for the configured {@link Destinations}. A lease known to be lost fails the call before it is sent.
+ * The fencing header for an outgoing call: the fence of the lease the thread works under (the
+ * innermost {@link LeaseContext} lease, which inside a fenced request is the fence the request
+ * presented), signed when there is an active key, and only for the configured {@link Destinations}.
+ * A lease known to be lost fails the call before it is sent.
+ *
+ * <p>A missing header is never silent: the first call under a lease to an origin that is not a
+ * destination is logged at WARN, once per origin. The inbound side's counterpart is {@link InboundFence}.
  */
 public final class OutboundFence {
+
+    private static final Logger log = LoggerFactory.getLogger(OutboundFence.class);
+    /** Origins warned about are remembered up to this many, so a crawler-like client cannot grow the set. */
+    private static final int MAX_WARNED_ORIGINS = 1_000;
 
     private final Destinations destinations;
     private final SigningKeys keys;
     private final String headerName;
+    private final Set<Origin> warned = ConcurrentHashMap.newKeySet();
 
     private OutboundFence(Destinations destinations, SigningKeys keys, String headerName) {
         this.destinations = destinations;
@@ -24,11 +37,8 @@ public final class OutboundFence {
     }
 
     public static OutboundFence of(Destinations destinations, SigningKeys keys, String headerName) {
-        if (headerName == null || !headerName.matches("[A-Za-z0-9-]{1,64}")) {
-            throw new IllegalArgumentException("a header name is 1 to 64 characters from A-Z a-z 0-9 -");
-        }
         return new OutboundFence(Objects.requireNonNull(destinations, "destinations"),
-                Objects.requireNonNull(keys, "keys"), headerName);
+                Objects.requireNonNull(keys, "keys"), FenceHeader.requireHeaderName(headerName));
     }
 
     public static OutboundFence of(Destinations destinations, SigningKeys keys) {
@@ -39,22 +49,41 @@ public final class OutboundFence {
         return headerName;
     }
 
+    public Destinations destinations() {
+        return destinations;
+    }
+
     /**
-     * The header value for a call to {@code uri}; empty when the destination is not configured or no
-     * token is in context.
+     * The header value for a call to {@code uri}; empty when no lease is in context or the
+     * destination is not configured.
      *
      * @throws io.fenceguard.core.LeaseLostException when the lease in context is lost
      */
     public Optional<String> headerFor(URI uri) {
-        if (!destinations.allows(uri)) {
+        Optional<Lease> lease = LeaseContext.current();
+        if (lease.isEmpty()) {
             return Optional.empty();
         }
-        Optional<Lease> lease = LeaseContext.current();
-        if (lease.isPresent()) {
-            lease.get().ensureValid();
-            return Optional.of(keys.header(lease.get().resource(), lease.get().token()).value());
+        if (!destinations.allows(uri)) {
+            warnOnce(uri, lease.get());
+            return Optional.empty();
         }
-        return InboundContext.current().map(inbound -> keys.header(inbound.resource(), inbound.token()).value());
+        lease.get().ensureValid();
+        return Optional.of(keys.header(lease.get().fence()).value());
+    }
+
+    private void warnOnce(URI uri, Lease lease) {
+        Optional<Origin> origin = Origin.find(uri);
+        if (origin.isEmpty() || destinations.includes(origin.get()) || warned.size() >= MAX_WARNED_ORIGINS
+                || !warned.add(origin.get())) {
+            return;
+        }
+        // Origin and path only: a query string may carry secrets.
+        String target = origin.get() + (uri.getRawPath() == null ? "" : uri.getRawPath());
+        log.warn("fenceguard: a call to {} under the lease on '{}' goes out without the {} header: {} is not a token "
+                + "destination (destinations: {}). If it should receive the token, add it to the destinations "
+                + "(fenceguard.http.client.destinations). Logged once per origin.", target, lease.resource(), headerName,
+                origin.get(), destinations.isEmpty() ? "none" : destinations);
     }
 
     @Override

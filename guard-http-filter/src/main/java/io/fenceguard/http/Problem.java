@@ -1,32 +1,38 @@
 package io.fenceguard.http;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.internal.Json;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * Why a guarded request was refused, as RFC 9457 problem details. Tokens are written as strings: they
- * exceed the integers a JSON number keeps exact in many parsers.
+ * Why a fenced request was refused, as RFC 9457 problem details with a type
+ * {@code urn:fenceguard:<kind>}: {@code stale-token} (409), {@code missing-token} (428),
+ * {@code malformed-token} (400), {@code untrusted-token} (403), {@code store-unavailable} (503) and
+ * {@code not-admitted} (428). Tokens are written as strings: they exceed the integers a JSON number
+ * keeps exact in many parsers.
  */
 public final class Problem {
 
     public static final String MEDIA_TYPE = "application/problem+json";
-    private static final String TYPE_BASE = "https://fenceguard.io/problems/";
+    /** The prefix of every problem type of fenceguard. */
+    public static final String TYPE_PREFIX = "urn:fenceguard:";
 
     private final int status;
-    private final String type;
+    private final String kind;
     private final String title;
     private final String detail;
     private final ResourceName resource;
     private final FencingToken token;
     private final FencingToken highWater;
 
-    private Problem(int status, String type, String title, String detail, ResourceName resource,
+    private Problem(int status, String kind, String title, String detail, ResourceName resource,
             FencingToken token, FencingToken highWater) {
         this.status = status;
-        this.type = type;
+        this.kind = kind;
         this.title = title;
         this.detail = detail;
         this.resource = resource;
@@ -35,10 +41,11 @@ public final class Problem {
     }
 
     static Problem stale(Admission admission) {
+        Fence presented = admission.presented();
         return new Problem(409, "stale-token", "Stale fencing token",
-                "token " + admission.presented() + " for '" + admission.resource() + "' is older than token "
+                "token " + presented.token() + " for '" + presented.resource() + "' is older than token "
                         + admission.highWater() + ", which the resource has already admitted",
-                admission.resource(), admission.presented(), admission.highWater());
+                presented.resource(), presented.token(), admission.highWater());
     }
 
     static Problem missing(ResourceName resource, String headerName) {
@@ -51,36 +58,45 @@ public final class Problem {
         return new Problem(400, "malformed-token", "Malformed fencing token", detail, resource, null, null);
     }
 
-    static Problem forged(ResourceName resource, FencingToken token, String detail) {
-        return new Problem(403, "untrusted-token", "Untrusted fencing token", detail, resource, token, null);
+    static Problem untrusted(Fence presented, String detail) {
+        return new Problem(403, "untrusted-token", "Untrusted fencing token", detail, presented.resource(),
+                presented.token(), null);
     }
 
-    static Problem unavailable(ResourceName resource, FencingToken token) {
+    static Problem unavailable(Fence presented) {
         return new Problem(503, "store-unavailable", "Fencing check unavailable",
-                "the high-water store could not be consulted; the request was refused", resource, token, null);
+                "the high-water store could not be consulted; the request was refused", presented.resource(),
+                presented.token(), null);
+    }
+
+    /** A fenced handler reached without the filter's admission (see {@code FencedEndpointInterceptor}). */
+    public static Problem notAdmitted() {
+        return new Problem(428, "not-admitted", "Not admitted", "this endpoint is fenced, but the fencing filter "
+                + "did not admit the request; nothing was done", null, null, null);
     }
 
     /** The resource concerned, when known. */
-    public java.util.Optional<ResourceName> resource() {
-        return java.util.Optional.ofNullable(resource);
+    public Optional<ResourceName> resource() {
+        return Optional.ofNullable(resource);
     }
 
     /** The presented token, when it could be read. */
-    public java.util.Optional<FencingToken> token() {
-        return java.util.Optional.ofNullable(token);
+    public Optional<FencingToken> token() {
+        return Optional.ofNullable(token);
     }
 
     /** The highest token the resource has admitted, for stale refusals. */
-    public java.util.Optional<FencingToken> highWater() {
-        return java.util.Optional.ofNullable(highWater);
+    public Optional<FencingToken> highWater() {
+        return Optional.ofNullable(highWater);
     }
 
     public int status() {
         return status;
     }
 
+    /** The problem type: {@value #TYPE_PREFIX} and the kind, such as {@code urn:fenceguard:stale-token}. */
     public String type() {
-        return TYPE_BASE + type;
+        return TYPE_PREFIX + kind;
     }
 
     public String title() {

@@ -8,7 +8,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Where a guarded endpoint's resource name comes from: a template over the path variables, such as
+ * Where a fenced endpoint's resource name comes from: a template over the path variables, such as
  * {@code account:{id}}, or, when empty, the resource named by the fencing header itself (for
  * endpoints whose resource is not in the URL; the header's signature then vouches for it).
  */

@@ -1,7 +1,6 @@
 package io.fenceguard.http;
 
-import io.fenceguard.core.FencingToken;
-import io.fenceguard.core.ResourceName;
+import io.fenceguard.core.Fence;
 import io.fenceguard.http.internal.Hmac;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -55,6 +54,14 @@ public final class SigningKeys {
         return new SigningKeys(Map.copyOf(keys), activeKeyId, true);
     }
 
+    /**
+     * These keys, but unsigned headers are admitted too (signed ones are still verified): for the time
+     * in which callers move to signing. Only for trusted networks.
+     */
+    public SigningKeys acceptingUnsigned() {
+        return new SigningKeys(keys, activeKeyId, false);
+    }
+
     /** No keys: headers go out unsigned and unsigned headers are admitted. Only for trusted networks. */
     public static SigningKeys none() {
         return new SigningKeys(Map.of(), null, false);
@@ -69,35 +76,40 @@ public final class SigningKeys {
         return Optional.ofNullable(activeKeyId);
     }
 
-    /** The header for {@code token} on {@code resource}, signed with the active key when there is one. */
-    public FenceHeader header(ResourceName resource, FencingToken token) {
+    /** Whether there are no keys at all ({@link #none()}). */
+    public boolean isEmpty() {
+        return keys.isEmpty();
+    }
+
+    /** The header of {@code fence}, signed with the active key when there is one. */
+    public FenceHeader header(Fence fence) {
         if (activeKeyId == null) {
-            return FenceHeader.of(resource, token);
+            return FenceHeader.of(fence);
         }
-        String signature = keys.get(activeKeyId).sign(FenceHeader.signedPart(resource, token, activeKeyId));
-        return FenceHeader.signed(resource, token, activeKeyId, signature);
+        String signature = keys.get(activeKeyId).sign(FenceHeader.signedPart(fence, activeKeyId));
+        return FenceHeader.signed(fence, activeKeyId, signature);
     }
 
     /**
      * Checks that {@code header} may be admitted as authentic.
      *
-     * @throws FenceHeaderException (forged) when it is unsigned but must be signed, names an unknown
+     * @throws FenceHeaderException (untrusted) when it is unsigned but must be signed, names an unknown
      *     key, or its signature does not match
      */
     public void verify(FenceHeader header) {
         if (!header.isSigned()) {
             if (required) {
-                throw FenceHeaderException.forged("the fencing header must be signed");
+                throw FenceHeaderException.untrusted("the fencing header must be signed");
             }
             return;
         }
         String keyId = header.keyId().orElseThrow();
         Hmac key = keys.get(keyId);
         if (key == null) {
-            throw FenceHeaderException.forged("the fencing header is signed with unknown key '" + keyId + "'");
+            throw FenceHeaderException.untrusted("the fencing header is signed with unknown key '" + keyId + "'");
         }
         if (!key.verify(header.signedPart(), header.signature().orElseThrow())) {
-            throw FenceHeaderException.forged("the fencing header's signature does not match");
+            throw FenceHeaderException.untrusted("the fencing header's signature does not match");
         }
     }
 

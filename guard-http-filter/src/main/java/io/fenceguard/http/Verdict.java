@@ -2,10 +2,10 @@ package io.fenceguard.http;
 
 import java.util.Optional;
 
-/** The gate's answer for one request: not guarded, admitted with an inbound token, or refused with a problem. */
+/** The answer for one request: not fenced, admitted, or refused with a problem. */
 public final class Verdict {
 
-    private static final Verdict UNGUARDED = new Verdict(null, null);
+    private static final Verdict NOT_FENCED = new Verdict(null, null);
 
     private final Admission admission;
     private final Problem problem;
@@ -15,8 +15,8 @@ public final class Verdict {
         this.problem = problem;
     }
 
-    static Verdict unguarded() {
-        return UNGUARDED;
+    static Verdict notFenced() {
+        return NOT_FENCED;
     }
 
     static Verdict admitted(Admission admission) {
@@ -27,11 +27,12 @@ public final class Verdict {
         return new Verdict(null, problem);
     }
 
-    public boolean guarded() {
-        return this != UNGUARDED;
+    /** Whether a route fences the request (then it is either admitted or refused). */
+    public boolean fenced() {
+        return this != NOT_FENCED;
     }
 
-    /** The admission when the request may proceed under a token. */
+    /** The admission when the request may proceed under the presented fence. */
     public Optional<Admission> admission() {
         return Optional.ofNullable(admission);
     }
@@ -41,12 +42,8 @@ public final class Verdict {
         return Optional.ofNullable(problem);
     }
 
-    public Optional<InboundToken> inboundToken() {
-        return admission().map(a -> InboundToken.of(a.resource(), a.presented()));
-    }
-
     @Override
     public String toString() {
-        return !guarded() ? "Verdict[unguarded]" : admission != null ? "Verdict[" + admission + "]" : "Verdict[" + problem + "]";
+        return !fenced() ? "Verdict[not fenced]" : admission != null ? "Verdict[" + admission + "]" : "Verdict[" + problem + "]";
     }
 }

@@ -7,7 +7,10 @@ import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.memory.InMemoryLeaseProvider;
+import io.fenceguard.http.spring.FencingClientHttpRequestInterceptor;
 import io.fenceguard.http.support.Instances;
+import io.fenceguard.http.support.PausableLeaseProvider;
 import io.fenceguard.http.support.Stores;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
@@ -24,7 +27,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -34,18 +36,18 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.client.RestClient;
 
 /**
- * The whole chain: lock on Redis → header via RestClient → filter → SQL fence by guard-jdbc with
- * the caller's token. A holder paused past its lease is refused at the filter; when its call slips
- * past the filter (a second instance whose in-memory store never saw the newer token), the database
- * refuses the write.
+ * The whole chain: lease → header via RestClient → filter → SQL fence by guard-jdbc with the
+ * caller's token. A holder paused past its lease is refused at the filter; when its call slips past
+ * the filter (a second instance whose in-memory store never saw the newer token), the database
+ * refuses the write. Leases come from the in-memory provider: what is tested here is the HTTP and SQL
+ * side, which is the same whatever the lock store.
  */
 class EndToEndTest {
 
     static Instances instances = new Instances();
-    static RedissonClient redis;
     static HikariDataSource raw;
-    static ConfigurableApplicationContext guarded;
-    static int guardedPort;
+    static ConfigurableApplicationContext fenced;
+    static int fencedPort;
     static int slipping;
 
     /** The resource server's own writes, fenced with the inbound token. */
@@ -73,7 +75,6 @@ class EndToEndTest {
 
     @BeforeAll
     static void start() throws Exception {
-        redis = Stores.redis();
         String schema = Stores.migratedPostgresSchema();
         raw = Stores.postgres(schema, 8);
         try (Connection c = raw.getConnection(); Statement s = c.createStatement()) {
@@ -84,11 +85,11 @@ class EndToEndTest {
                 FencingConfig.builder().fence("e2e_ledger").build());
 
         Map<String, Object> properties = new LinkedHashMap<>(Instances.defaults());
-        guarded = instances.start("guarded", properties, ctx -> {
+        fenced = instances.start("fenced", properties, ctx -> {
             ctx.registerBean(FencedDataSource.class, () -> ledger);
             ctx.registerBean(Ledger.class);
         });
-        guardedPort = Instances.port(guarded);
+        fencedPort = Instances.port(fenced);
         slipping = Instances.port(instances.start("slipping", properties, ctx -> {
             ctx.registerBean(FencedDataSource.class, () -> ledger);
             ctx.registerBean(Ledger.class);
@@ -99,44 +100,44 @@ class EndToEndTest {
     static void stop() {
         instances.close();
         raw.close();
-        redis.shutdown();
     }
 
     @Test
     void pausedHolderIsRefusedAtTheFilterAndAtTheDatabase() throws Exception {
         OutboundFence fence = OutboundFence.of(
-                Destinations.of("http://127.0.0.1:" + guardedPort, "http://127.0.0.1:" + slipping),
-                guarded.getBean(SigningKeys.class));
-        RestClient client = RestClient.builder().requestInterceptor(
-                new io.fenceguard.http.spring.FencingClientHttpRequestInterceptor(fence)).build();
-        LeaseConfig config = LeaseConfig.builder().leaseTime(Duration.ofMillis(800)).lockDelay(Duration.ofMillis(100))
-                .keyPrefix(Stores.uniquePrefix()).build();
-        String guardedUrl = "http://127.0.0.1:" + guardedPort + "/ledger/1";
+                Destinations.of("http://127.0.0.1:" + fencedPort, "http://127.0.0.1:" + slipping),
+                fenced.getBean(SigningKeys.class));
+        RestClient client = RestClient.builder().requestInterceptor(new FencingClientHttpRequestInterceptor(fence))
+                .build();
+        LeaseConfig config = LeaseConfig.builder().leaseTime(Duration.ofMillis(800)).build();
+        InMemoryLeaseProvider store = InMemoryLeaseProvider.create();
+        PausableLeaseProvider oldHolders = new PausableLeaseProvider(store);
+        String fencedUrl = "http://127.0.0.1:" + fencedPort + "/ledger/1";
         String slippingUrl = "http://127.0.0.1:" + slipping + "/ledger/1";
 
-        try (LeaseManager oldManager = LeaseManager.of(redis, config);
-                LeaseManager newManager = LeaseManager.of(redis, config)) {
+        try (LeaseManager oldManager = LeaseManager.of(oldHolders, config);
+                LeaseManager newManager = LeaseManager.of(store, config)) {
             Lease old = oldManager.acquire("account:1", Duration.ofSeconds(2));
             String oldHeader;
             try (LeaseContext.Scope scope = LeaseContext.bind(old)) {
-                assertThat(client.put().uri(guardedUrl + "?balance=150").retrieve().body(String.class))
+                assertThat(client.put().uri(fencedUrl + "?balance=150").retrieve().body(String.class))
                         .isEqualTo("updated 1");
                 // The old holder checks its lease and prepares its next call, then stops.
-                oldHeader = fence.headerFor(URI.create(guardedUrl)).orElseThrow();
+                oldHeader = fence.headerFor(URI.create(fencedUrl)).orElseThrow();
             }
-            old.suspendRenewal(Duration.ofMinutes(1));
+            oldHolders.pause();
             assertThat(row()).containsExactly(150L, old.token().value());
 
             try (Lease newer = newManager.acquire("account:1", Duration.ofSeconds(10));
                     LeaseContext.Scope scope = LeaseContext.bind(newer)) {
                 assertThat(newer.token()).isGreaterThan(old.token());
-                assertThat(client.put().uri(guardedUrl + "?balance=1150").retrieve().body(String.class))
+                assertThat(client.put().uri(fencedUrl + "?balance=1150").retrieve().body(String.class))
                         .isEqualTo("updated 1");
             }
             long newerToken = row()[1];
 
             // The old holder wakes up and sends what it prepared.
-            ResponseEntity<String> atFilter = client.put().uri(guardedUrl + "?balance=200")
+            ResponseEntity<String> atFilter = client.put().uri(fencedUrl + "?balance=200")
                     .header("Fencing-Token", oldHeader).retrieve().onStatus(s -> true, (rq, rs) -> { })
                     .toEntity(String.class);
             assertThat(atFilter.getStatusCode().value()).isEqualTo(409);

@@ -2,6 +2,7 @@ package io.fenceguard.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.support.Http;
@@ -31,13 +32,13 @@ class FencedEndpointInterceptorTest {
                 ctx.registerBean("fencingFilterRegistration", FilterRegistrationBean.class,
                         () -> new FilterRegistrationBean<>(passThrough))));
         SigningKeys keys = SigningKeys.of(Map.of("k1", Base64.getDecoder().decode(Instances.KEY_A)), "k1");
-        String header = keys.header(ResourceName.of("account:9"), FencingToken.of(5)).value();
+        String header = keys.header(new Fence(ResourceName.of("account:9"), FencingToken.of(5))).value();
         int reachedBefore = TestApp.REACHED.size();
 
         Http.Response fenced = Http.put(port, "/accounts/9", header);
         assertThat(fenced.status()).isEqualTo(428);
         assertThat(fenced.contentType()).startsWith("application/problem+json");
-        assertThat(fenced.body()).contains("did not admit the request");
+        assertThat(fenced.body()).contains("did not admit the request", "\"type\":\"urn:fenceguard:not-admitted\"");
         Http.Response open = Http.get(port, "/open/9");
         assertThat(open.status()).isEqualTo(200);
         assertThat(TestApp.REACHED).hasSize(reachedBefore + 1);

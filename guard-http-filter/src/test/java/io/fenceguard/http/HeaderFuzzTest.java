@@ -3,6 +3,7 @@ package io.fenceguard.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.support.Http;
@@ -46,7 +47,7 @@ class HeaderFuzzTest {
         String schema = Stores.migratedPostgresSchema();
         check = Stores.postgres(schema, 2);
         Map<String, Object> properties = new java.util.LinkedHashMap<>(Instances.defaults());
-        properties.put("guard.http.store.type", "jdbc");
+        properties.put("test.store", "jdbc");
         port = Instances.port(instances.start("fuzz", properties,
                 ctx -> ctx.registerBean(DataSource.class, () -> Stores.postgres(schema, 4))));
     }
@@ -58,7 +59,7 @@ class HeaderFuzzTest {
     }
 
     static String valid(long token) {
-        return JdbcStoreServersTest.CLIENT_K1.header(RESOURCE, FencingToken.of(token)).value();
+        return JdbcStoreServersTest.CLIENT_K1.header(new Fence(RESOURCE, FencingToken.of(token))).value();
     }
 
     @Test
@@ -112,11 +113,11 @@ class HeaderFuzzTest {
         // Forged: unsigned, wrong key, unknown key id, token or resource changed after signing.
         for (long token : new long[] {501, 1_000_000, Long.MAX_VALUE}) {
             cases.add(List.of("v1;r=account:fuzz;t=" + token));
-            cases.add(List.of(WRONG_KEY.header(RESOURCE, FencingToken.of(token)).value()));
-            cases.add(List.of(UNKNOWN_ID.header(RESOURCE, FencingToken.of(token)).value()));
+            cases.add(List.of(WRONG_KEY.header(new Fence(RESOURCE, FencingToken.of(token))).value()));
+            cases.add(List.of(UNKNOWN_ID.header(new Fence(RESOURCE, FencingToken.of(token))).value()));
             cases.add(List.of(genuine.replace(";t=501;", ";t=" + (token == 501 ? 502 : token) + ";")));
-            cases.add(List.of(JdbcStoreServersTest.CLIENT_K1.header(ResourceName.of("account:other"),
-                    FencingToken.of(token)).value()));
+            cases.add(List.of(JdbcStoreServersTest.CLIENT_K1.header(new Fence(ResourceName.of("account:other"),
+                    FencingToken.of(token))).value()));
         }
         while (cases.size() < 1_200) {
             String bad = random.nextInt(4) == 0 ? noise(random) : mutate(genuine, random);

@@ -2,6 +2,7 @@ package io.fenceguard.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.Admission.Outcome;
@@ -10,21 +11,30 @@ import java.util.UUID;
 import org.flywaydb.core.Flyway;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
 
-/** The admission rule on every store, including the locking-read dialect on H2. */
+/**
+ * The admission rule on every store of this module, including the locking-read dialect on H2 and
+ * MariaDB. (The Redis store is tested in fenceguard-redis, which it belongs to.)
+ */
 class HighWaterStoresTest {
+
+    static Fence fence(ResourceName resource, long token) {
+        return new Fence(resource, FencingToken.of(token));
+    }
 
     static void assertRule(HighWaterStore store) {
         ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
-        assertThat(store.admit(r, FencingToken.of(5)).outcome()).isEqualTo(Outcome.CLAIMED);
-        assertThat(store.admit(r, FencingToken.of(5)).outcome()).isEqualTo(Outcome.CONTINUED);
-        Admission stale = store.admit(r, FencingToken.of(4));
+        Admission claimed = store.admit(fence(r, 5));
+        assertThat(claimed.outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(claimed.presented()).isEqualTo(fence(r, 5));
+        assertThat(store.admit(fence(r, 5)).outcome()).isEqualTo(Outcome.CONTINUED);
+        Admission stale = store.admit(fence(r, 4));
         assertThat(stale.outcome()).isEqualTo(Outcome.STALE);
+        assertThat(stale.presented()).isEqualTo(fence(r, 4));
         assertThat(stale.highWater()).isEqualTo(FencingToken.of(5));
-        assertThat(store.admit(r, FencingToken.of(Long.MAX_VALUE)).outcome()).isEqualTo(Outcome.CLAIMED);
-        assertThat(store.admit(r, FencingToken.of(Long.MAX_VALUE - 1)).outcome()).isEqualTo(Outcome.STALE);
-        assertThat(store.admit(r, FencingToken.of(6)).highWater()).isEqualTo(FencingToken.of(Long.MAX_VALUE));
+        assertThat(store.admit(fence(r, Long.MAX_VALUE)).outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(store.admit(fence(r, Long.MAX_VALUE - 1)).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(store.admit(fence(r, 6)).highWater()).isEqualTo(FencingToken.of(Long.MAX_VALUE));
     }
 
     @Test
@@ -43,7 +53,7 @@ class HighWaterStoresTest {
     void h2LockingRead() {
         JdbcDataSource ds = new JdbcDataSource();
         ds.setURL("jdbc:h2:mem:hw" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
-        Flyway.configure().dataSource(ds).locations("classpath:db/migration/h2").load().migrate();
+        Flyway.configure().dataSource(ds).locations(Stores.H2_MIGRATIONS).load().migrate();
         assertRule(JdbcHighWaterStore.of(ds));
     }
 
@@ -71,29 +81,19 @@ class HighWaterStoresTest {
                     var outcomes = new java.util.ArrayList<java.util.concurrent.Future<Admission>>();
                     for (int t = 1; t <= 8; t++) {
                         long token = t;
-                        outcomes.add(pool.submit(() -> store.admit(r, FencingToken.of(token))));
+                        outcomes.add(pool.submit(() -> store.admit(fence(r, token))));
                     }
                     for (var outcome : outcomes) {
                         assertThat(outcome.get().outcome()).isIn(Outcome.CLAIMED, Outcome.STALE);
                     }
                     pool.shutdown();
-                    assertThat(store.admit(r, FencingToken.of(8)).outcome()).isEqualTo(Outcome.CONTINUED);
+                    assertThat(store.admit(fence(r, 8)).outcome()).isEqualTo(Outcome.CONTINUED);
                 }
             } finally {
                 try (var c = ds.getConnection(); var s = c.createStatement()) {
                     s.execute("DROP TABLE " + table);
                 }
             }
-        }
-    }
-
-    @Test
-    void redis() {
-        RedissonClient redis = Stores.redis();
-        try {
-            assertRule(RedisHighWaterStore.of(redis, Stores.uniquePrefix()));
-        } finally {
-            redis.shutdown();
         }
     }
 }

@@ -3,9 +3,9 @@ package io.fenceguard.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -14,19 +14,39 @@ class ValueObjectsTest {
 
     static final byte[] SECRET = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
+    static Fence fence(String resource, long token) {
+        return new Fence(ResourceName.of(resource), FencingToken.of(token));
+    }
+
     @Test
-    void headerRoundTripsSignedAndUnsigned() {
-        ResourceName resource = ResourceName.of("account:42");
-        FenceHeader unsigned = FenceHeader.of(resource, FencingToken.of(Long.MAX_VALUE));
+    void headerIsTheWireFormOfAFenceSignedOrNot() {
+        Fence fence = fence("account:42", Long.MAX_VALUE);
+        FenceHeader unsigned = FenceHeader.of(fence);
         assertThat(unsigned.value()).isEqualTo("v1;r=account:42;t=9223372036854775807");
         assertThat(FenceHeader.parse(unsigned.value())).isEqualTo(unsigned);
+        assertThat(FenceHeader.parse(unsigned.value()).fence()).isEqualTo(fence);
+        assertThat(unsigned.isSigned()).isFalse();
 
-        FenceHeader signed = SigningKeys.of(Map.of("k1", SECRET), "k1").header(resource, FencingToken.of(7));
+        FenceHeader signed = SigningKeys.of(Map.of("k1", SECRET), "k1").header(fence("account:42", 7));
         assertThat(signed.value()).matches("v1;r=account:42;t=7;k=k1;s=[A-Za-z0-9_-]{43}");
         FenceHeader parsed = FenceHeader.parse(signed.value());
-        assertThat(parsed.resource()).isEqualTo(resource);
-        assertThat(parsed.token()).isEqualTo(FencingToken.of(7));
+        assertThat(parsed.fence()).isEqualTo(fence("account:42", 7));
         assertThat(parsed.keyId()).contains("k1");
+        assertThat(parsed.isSigned()).isTrue();
+        assertThat(parsed).isEqualTo(signed);
+    }
+
+    @Test
+    void admissionHoldsThePresentedFenceTheHighWaterTokenAndTheOutcome() {
+        Fence presented = fence("account:1", 7);
+        assertThat(Admission.of(presented, null))
+                .isEqualTo(new Admission(presented, FencingToken.of(7), Admission.Outcome.CLAIMED));
+        assertThat(Admission.of(presented, FencingToken.of(6)).outcome()).isEqualTo(Admission.Outcome.CLAIMED);
+        assertThat(Admission.of(presented, FencingToken.of(7)).outcome()).isEqualTo(Admission.Outcome.CONTINUED);
+        Admission stale = Admission.of(presented, FencingToken.of(9));
+        assertThat(stale.admitted()).isFalse();
+        assertThat(stale.presented()).isEqualTo(presented);
+        assertThat(stale.highWater()).isEqualTo(FencingToken.of(9));
     }
 
     @Test
@@ -35,15 +55,22 @@ class ValueObjectsTest {
         SigningKeys oldSigner = SigningKeys.of(Map.of("k1", SECRET), "k1");
         SigningKeys newSigner = SigningKeys.of(Map.of("k2", other), "k2");
         SigningKeys verifier = SigningKeys.of(Map.of("k1", SECRET, "k2", other), null);
-        FenceHeader fromOld = oldSigner.header(ResourceName.of("a"), FencingToken.of(1));
-        FenceHeader fromNew = newSigner.header(ResourceName.of("a"), FencingToken.of(1));
+        FenceHeader fromOld = oldSigner.header(fence("a", 1));
+        FenceHeader fromNew = newSigner.header(fence("a", 1));
         verifier.verify(fromOld);
         verifier.verify(fromNew);
         assertThatThrownBy(() -> oldSigner.verify(fromNew)).isInstanceOf(FenceHeaderException.class)
-                .hasMessageContaining("unknown key 'k2'");
-        assertThatThrownBy(() -> verifier.verify(FenceHeader.of(ResourceName.of("a"), FencingToken.of(1))))
+                .hasMessageContaining("unknown key 'k2'")
+                .satisfies(e -> assertThat(((FenceHeaderException) e).kind()).isEqualTo(FenceHeaderException.Kind.UNTRUSTED));
+        assertThatThrownBy(() -> verifier.verify(FenceHeader.of(fence("a", 1))))
                 .hasMessageContaining("must be signed");
-        SigningKeys.none().verify(FenceHeader.of(ResourceName.of("a"), FencingToken.of(1)));
+        SigningKeys.none().verify(FenceHeader.of(fence("a", 1)));
+        SigningKeys migrating = verifier.acceptingUnsigned();
+        migrating.verify(FenceHeader.of(fence("a", 1)));
+        migrating.verify(fromNew);
+        assertThatThrownBy(() -> migrating.verify(SigningKeys.of(Map.of("k2", SECRET), "k2").header(fence("a", 1))))
+                .as("a signed header is still verified").hasMessageContaining("signature does not match");
+        assertThat(verifier.header(fence("a", 1)).isSigned()).as("no active key: verify only").isFalse();
     }
 
     @Test
@@ -68,16 +95,14 @@ class ValueObjectsTest {
     }
 
     @Test
-    void destinationsMatchOriginAndPathPrefix() {
-        Destinations destinations = Destinations.of("http://Svc.internal:8080/api", "https://ledger");
-        assertThat(destinations.allows(URI.create("http://svc.internal:8080/api/x"))).isTrue();
-        assertThat(destinations.allows(URI.create("http://svc.internal:8080/api"))).isTrue();
-        assertThat(destinations.allows(URI.create("http://svc.internal:8080/apix"))).isFalse();
-        assertThat(destinations.allows(URI.create("https://svc.internal:8080/api/x"))).isFalse();
-        assertThat(destinations.allows(URI.create("http://svc.internal/api/x"))).isFalse();
-        assertThat(destinations.allows(URI.create("https://ledger:443/anything"))).isTrue();
-        assertThat(destinations.allows(URI.create("https://ledger.evil/anything"))).isFalse();
-        assertThat(Destinations.none().allows(URI.create("https://ledger/"))).isFalse();
-        assertThatThrownBy(() -> Destinations.of("ledger:80")).isInstanceOf(IllegalArgumentException.class);
+    void problemsShareOneTypeScheme() {
+        Admission stale = Admission.of(fence("account:1", 4), FencingToken.of(5));
+        for (Problem problem : new Problem[] {Problem.stale(stale), Problem.missing(null, "Fencing-Token"),
+                Problem.malformed(null, "x"), Problem.untrusted(fence("a", 1), "x"), Problem.unavailable(fence("a", 1)),
+                Problem.notAdmitted()}) {
+            assertThat(problem.type()).startsWith(Problem.TYPE_PREFIX).matches("urn:fenceguard:[a-z-]+");
+            assertThat(problem.toJson("/p")).contains("\"type\":\"" + problem.type() + "\"");
+        }
+        assertThat(Problem.stale(stale).toJson("/accounts/1")).contains("\"token\":\"4\"", "\"highWater\":\"5\"");
     }
 }

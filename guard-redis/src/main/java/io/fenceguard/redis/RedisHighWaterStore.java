@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.GuardException;
 import io.fenceguard.core.ResourceName;
@@ -57,22 +58,22 @@ public final class RedisHighWaterStore implements HighWaterStore {
     }
 
     @Override
-    public Admission admit(ResourceName resource, FencingToken token) {
-        String key = key(resource);
+    public Admission admit(Fence presented) {
+        String key = key(presented.resource());
         List<Object> reply;
         try {
             reply = script.eval(key, RScript.Mode.READ_WRITE, ADMIT, RScript.ReturnType.LIST,
-                    List.of(key), Long.toString(token.value()));
+                    List.of(key), Long.toString(presented.token().value()));
         } catch (RuntimeException e) {
-            throw new GuardException("high-water store unavailable for '" + resource + "': " + e.getMessage(),
-                    resource, token, e);
+            throw new GuardException("high-water store unavailable for '" + presented.resource() + "': "
+                    + e.getMessage(), presented.resource(), presented.token(), e);
         }
         long verdict = ((Number) reply.get(0)).longValue();
         FencingToken highWater = FencingToken.parse(String.valueOf(reply.get(1)));
         if (verdict > 0) {
-            return Admission.claimed(resource, token);
+            return Admission.claimed(presented);
         }
-        return Admission.of(resource, token, highWater);
+        return Admission.of(presented, highWater);
     }
 
     @Override

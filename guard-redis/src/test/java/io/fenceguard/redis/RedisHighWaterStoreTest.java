@@ -1,153 +1,180 @@
 package io.fenceguard.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
-import io.fenceguard.core.GuardException;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.Admission;
 import io.fenceguard.http.Admission.Outcome;
-import io.fenceguard.testsupport.RedisProcess;
+import io.fenceguard.http.FenceHeader;
+import io.fenceguard.http.FencedRoute;
+import io.fenceguard.http.InboundFence;
+import io.fenceguard.http.SigningKeys;
+import io.fenceguard.http.Verdict;
 import io.fenceguard.testsupport.TestServers;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
+import org.redisson.config.Config;
 
-/** The HTTP filter's admission rule on Redis: claim, continue, refuse older, exactly beyond double precision. */
+/**
+ * The HTTP filter's high-water store on a real Redis, as two resource-server instances share it: each
+ * instance has its own client and store, and both see one mark per resource. (Moved here from
+ * fenceguard-http, which cannot depend on this module: this one depends on it.)
+ */
 class RedisHighWaterStoreTest {
 
-    private static RedissonClient client;
+    static RedissonClient clientA;
+    static RedissonClient clientB;
+    static String prefix;
+    static RedisHighWaterStore a;
+    static RedisHighWaterStore b;
 
     @BeforeAll
-    static void connect() {
-        client = RedisClients.single(TestServers.redis().uri());
+    static void start() {
+        clientA = client();
+        clientB = client();
+        prefix = "fgtest:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+        a = RedisHighWaterStore.of(clientA, prefix);
+        b = RedisHighWaterStore.of(clientB, prefix);
     }
 
     @AfterAll
-    static void disconnect() {
-        client.shutdown();
+    static void stop() {
+        clientA.shutdown();
+        clientB.shutdown();
+    }
+
+    static RedissonClient client() {
+        Config config = new Config();
+        config.useSingleServer().setAddress(TestServers.redis().uri()).setConnectionPoolSize(16)
+                .setConnectionMinimumIdleSize(2).setTimeout(2_000);
+        return Redisson.create(config);
+    }
+
+    static Fence fence(String resource, long token) {
+        return new Fence(ResourceName.of(resource), FencingToken.of(token));
+    }
+
+    static String mark(String resource) {
+        return clientA.<String>getBucket(a.key(ResourceName.of(resource)), StringCodec.INSTANCE).get();
     }
 
     @Test
-    void newerTokensClaimEqualContinuesOlderIsRefusedWithTheHighWater() {
-        RedisHighWaterStore store = RedisHighWaterStore.of(client, prefix());
-        ResourceName r = resource();
-        assertThat(store.admit(r, FencingToken.of(5)).outcome()).isEqualTo(Outcome.CLAIMED);
-        assertThat(store.admit(r, FencingToken.of(5)).outcome()).isEqualTo(Outcome.CONTINUED);
-        Admission stale = store.admit(r, FencingToken.of(4));
+    void admissionRule() {
+        String r = "account:" + UUID.randomUUID().toString().substring(0, 8);
+        Admission claimed = a.admit(fence(r, 5));
+        assertThat(claimed).isEqualTo(new Admission(fence(r, 5), FencingToken.of(5), Outcome.CLAIMED));
+        assertThat(a.admit(fence(r, 5)).outcome()).isEqualTo(Outcome.CONTINUED);
+        Admission stale = a.admit(fence(r, 4));
         assertThat(stale.outcome()).isEqualTo(Outcome.STALE);
-        assertThat(stale.admitted()).isFalse();
+        assertThat(stale.presented()).isEqualTo(fence(r, 4));
         assertThat(stale.highWater()).isEqualTo(FencingToken.of(5));
-        // Decimal text of different lengths: 10 > 9 although "10" < "9" as plain strings.
-        assertThat(store.admit(r, FencingToken.of(10)).outcome()).isEqualTo(Outcome.CLAIMED);
-        assertThat(store.admit(r, FencingToken.of(9)).outcome()).isEqualTo(Outcome.STALE);
-        assertThat(store.admit(r, FencingToken.of(Long.MAX_VALUE)).outcome()).isEqualTo(Outcome.CLAIMED);
-        assertThat(store.admit(r, FencingToken.of(Long.MAX_VALUE - 1)).outcome()).isEqualTo(Outcome.STALE);
-        assertThat(store.admit(r, FencingToken.of(6)).highWater()).isEqualTo(FencingToken.of(Long.MAX_VALUE));
-        assertThat(value(store.key(r))).isEqualTo(Long.toString(Long.MAX_VALUE));
+        assertThat(a.admit(fence(r, Long.MAX_VALUE)).outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(a.admit(fence(r, Long.MAX_VALUE - 1)).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(a.admit(fence(r, 6)).highWater()).isEqualTo(FencingToken.of(Long.MAX_VALUE));
+    }
+
+    @Test
+    void olderTokenAfterNewerIsRefusedOnEitherInstanceAndEqualTokenContinues() {
+        assertThat(b.admit(fence("account:9", 7_000)).admitted()).isTrue();
+        assertThat(a.admit(fence("account:9", 7_001)).outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(b.admit(fence("account:9", 7_000)).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(a.admit(fence("account:9", 7_000)).highWater()).isEqualTo(FencingToken.of(7_001));
+        assertThat(b.admit(fence("account:9", 7_001)).outcome()).isEqualTo(Outcome.CONTINUED);
+        assertThat(mark("account:9")).isEqualTo("7001");
     }
 
     @Test
     void tokensBeyondDoublePrecisionAreComparedExactly() {
-        RedisHighWaterStore store = RedisHighWaterStore.of(client, prefix());
-        ResourceName r = resource();
-        long big = (1L << 60) + 1;   // big and big - 1 are the same double
-        assertThat(store.admit(r, FencingToken.of(big)).outcome()).isEqualTo(Outcome.CLAIMED);
-        assertThat(store.admit(r, FencingToken.of(big - 1)).outcome()).isEqualTo(Outcome.STALE);
-        assertThat(store.admit(r, FencingToken.of(big)).outcome()).isEqualTo(Outcome.CONTINUED);
-        assertThat(store.admit(r, FencingToken.of(big + 1)).outcome()).isEqualTo(Outcome.CLAIMED);
-        assertThat(value(store.key(r))).isEqualTo(Long.toString(big + 1));
+        long big = (1L << 60) + 1;
+        assertThat(a.admit(fence("account:big", big)).outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(b.admit(fence("account:big", big - 1)).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(b.admit(fence("account:big", big)).outcome()).isEqualTo(Outcome.CONTINUED);
+        assertThat(mark("account:big")).isEqualTo(Long.toString(big));
     }
 
     @Test
-    void concurrentAdmissionsNeverLowerTheMarkAndEndAtTheHighestToken() throws Exception {
-        RedisHighWaterStore store = RedisHighWaterStore.of(client, prefix());
-        ResourceName r = resource();
-        List<Long> tokens = new ArrayList<>();
-        for (long t = 1; t <= 400; t++) {
-            tokens.add(t);
-        }
-        Collections.shuffle(tokens);
+    void filterDecisionOnTheRedisStore() {
+        InboundFence fenceA = InboundFence.of(List.of(FencedRoute.of(Set.of("PUT"), "/accounts/{id}", "account:{id}")),
+                a, SigningKeys.none());
+        InboundFence fenceB = InboundFence.of(List.of(FencedRoute.of(Set.of("PUT"), "/accounts/{id}", "account:{id}")),
+                b, SigningKeys.none());
+        String newer = FenceHeader.of(fence("account:gate", 20)).value();
+        String older = FenceHeader.of(fence("account:gate", 19)).value();
+        assertThat(fenceA.check("PUT", "/accounts/gate", List.of(newer)).admission()).isPresent();
+        Verdict refused = fenceB.check("PUT", "/accounts/gate", List.of(older));
+        assertThat(refused.problem()).hasValueSatisfying(problem -> {
+            assertThat(problem.status()).isEqualTo(409);
+            assertThat(problem.type()).isEqualTo("urn:fenceguard:stale-token");
+            assertThat(problem.highWater()).contains(FencingToken.of(20));
+        });
+    }
+
+    /** One admission: token, which store, when sent and answered (nanoTime), outcome. */
+    record Entry(long token, long sent, long answered, Admission admission) {
+    }
+
+    @Test
+    void concurrentAdmissionsAcrossInstancesAreMonotonic() throws Exception {
+        String resource = "account:race";
+        ConcurrentLinkedQueue<Entry> log = new ConcurrentLinkedQueue<>();
+        AtomicInteger sentSoFar = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(8);
-        List<Future<Admission>> admissions = new ArrayList<>();
-        int claimed = 0;
         try {
-            for (long token : tokens) {
-                admissions.add(pool.submit(() -> store.admit(r, FencingToken.of(token))));
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                futures.add(pool.submit(() -> {
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    for (int i = 0; i < 60; i++) {
+                        long token = 50_000 + sentSoFar.getAndIncrement() / 2 + random.nextInt(12);
+                        RedisHighWaterStore store = random.nextBoolean() ? a : b;
+                        long sent = System.nanoTime();
+                        Admission admission = store.admit(fence(resource, token));
+                        log.add(new Entry(token, sent, System.nanoTime(), admission));
+                    }
+                }));
             }
-            for (Future<Admission> f : admissions) {
-                Admission a = f.get(30, TimeUnit.SECONDS);
-                claimed += a.outcome() == Outcome.CLAIMED ? 1 : 0;
-                if (a.outcome() == Outcome.STALE) {
-                    assertThat(a.highWater()).isGreaterThan(a.presented());
-                }
+            for (Future<?> future : futures) {
+                future.get();
             }
         } finally {
-            pool.shutdownNow();
+            pool.shutdown();
         }
-        assertThat(claimed).isPositive();
-        assertThat(value(store.key(r))).isEqualTo("400");
-        assertThat(store.admit(r, FencingToken.of(399)).outcome()).isEqualTo(Outcome.STALE);
-    }
-
-    @Test
-    void keysCarryTheResourceAsHashTagAndNeverExpire() {
-        String prefix = prefix();
-        RedisHighWaterStore store = RedisHighWaterStore.of(client, prefix);
-        ResourceName r = ResourceName.of("account:42");
-        assertThat(store.key(r)).isEqualTo(prefix + "{account:42}:hw");
-        store.admit(r, FencingToken.of(3));
-        assertThat(client.getBucket(store.key(r), StringCodec.INSTANCE).remainTimeToLive()).isEqualTo(-1L);
-        client.getKeys().delete(store.key(r));
-    }
-
-    @Test
-    void badPrefixesAreRefused() {
-        assertThatThrownBy(() -> RedisHighWaterStore.of(client, "fg:{x}:")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> RedisHighWaterStore.of(client, "x".repeat(65))).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> RedisHighWaterStore.of(client, null)).isInstanceOf(IllegalArgumentException.class);
-        assertThat(RedisHighWaterStore.of(client, "")).isNotNull();
-    }
-
-    @Test
-    void anUnreachableRedisFailsClosedNamingTheResource() {
-        try (RedisProcess redis = RedisProcess.start()) {
-            RedissonClient doomed = RedisClients.single(redis.uri());
-            try {
-                RedisHighWaterStore store = RedisHighWaterStore.of(doomed, prefix());
-                ResourceName r = resource();
-                assertThat(store.admit(r, FencingToken.of(1)).outcome()).isEqualTo(Outcome.CLAIMED);
-                redis.kill();
-                assertThatThrownBy(() -> store.admit(r, FencingToken.of(2)))
-                        .isInstanceOf(GuardException.class)
-                        .hasMessageContaining(r.value())
-                        .hasMessageContaining("unavailable");
-            } finally {
-                doomed.shutdown();
+        long pairs = 0;
+        for (Entry earlier : log) {
+            if (!earlier.admission().admitted()) {
+                assertThat(earlier.admission().highWater().value()).as("mark above the stale token: %s", earlier)
+                        .isGreaterThan(earlier.token());
+                continue;
+            }
+            for (Entry later : log) {
+                if (later.sent() > earlier.answered()) {
+                    pairs++;
+                    if (later.token() < earlier.token()) {
+                        assertThat(later.admission().outcome()).as("token %d sent after %d was admitted",
+                                later.token(), earlier.token()).isEqualTo(Outcome.STALE);
+                    }
+                }
             }
         }
-    }
-
-    private static String value(String key) {
-        return client.<String>getBucket(key, StringCodec.INSTANCE).get();
-    }
-
-    private static String prefix() {
-        return "fgtest-hw-" + UUID.randomUUID().toString().substring(0, 8) + ":";
-    }
-
-    private static ResourceName resource() {
-        return ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+        assertThat(pairs).as("ordered pairs compared").isGreaterThan(1_000);
+        assertThat(log).anyMatch(e -> e.admission().outcome() == Outcome.STALE);
+        long max = log.stream().mapToLong(Entry::token).max().orElseThrow();
+        assertThat(mark(resource)).isEqualTo(Long.toString(max));
     }
 }

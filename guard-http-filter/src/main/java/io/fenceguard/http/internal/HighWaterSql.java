@@ -1,5 +1,6 @@
 package io.fenceguard.http.internal;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.Admission;
@@ -22,7 +23,7 @@ public abstract class HighWaterSql {
         return product.contains("postgres") ? new Postgres(table) : new LockingRead(table);
     }
 
-    public abstract Admission admit(Connection connection, ResourceName resource, FencingToken token) throws SQLException;
+    public abstract Admission admit(Connection connection, Fence presented) throws SQLException;
 
     protected FencingToken read(Connection connection, ResourceName resource, String suffix) throws SQLException {
         try (PreparedStatement select = connection.prepareStatement(
@@ -55,22 +56,22 @@ public abstract class HighWaterSql {
         }
 
         @Override
-        public Admission admit(Connection connection, ResourceName resource, FencingToken token) throws SQLException {
+        public Admission admit(Connection connection, Fence presented) throws SQLException {
             connection.setAutoCommit(true);
             try (PreparedStatement claim = connection.prepareStatement(upsert)) {
-                claim.setString(1, resource.value());
-                claim.setLong(2, token.value());
+                claim.setString(1, presented.resource().value());
+                claim.setLong(2, presented.token().value());
                 try (ResultSet rows = claim.executeQuery()) {
                     if (rows.next()) {
-                        return Admission.claimed(resource, token);
+                        return Admission.claimed(presented);
                     }
                 }
             }
-            FencingToken highWater = read(connection, resource, "");
+            FencingToken highWater = read(connection, presented.resource(), "");
             if (highWater == null) {
-                throw new SQLException("high-water row for '" + resource + "' vanished; refusing");
+                throw new SQLException("high-water row for '" + presented.resource() + "' vanished; refusing");
             }
-            return Admission.of(resource, token, highWater);
+            return Admission.of(presented, highWater);
         }
     }
 
@@ -86,41 +87,40 @@ public abstract class HighWaterSql {
         }
 
         @Override
-        public Admission admit(Connection connection, ResourceName resource, FencingToken token) throws SQLException {
-            Admission admission = admitExisting(connection, resource, token);
+        public Admission admit(Connection connection, Fence presented) throws SQLException {
+            Admission admission = admitExisting(connection, presented);
             if (admission != null) {
                 return admission;
             }
             try {
                 connection.setAutoCommit(true);
-                write(connection, "INSERT INTO " + table + " (token, resource) VALUES (?, ?)", resource, token);
-                return Admission.claimed(resource, token);
+                write(connection, "INSERT INTO " + table + " (token, resource) VALUES (?, ?)", presented);
+                return Admission.claimed(presented);
             } catch (SQLException e) {
                 if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
                     throw e;
                 }
             }
-            admission = admitExisting(connection, resource, token);
+            admission = admitExisting(connection, presented);
             if (admission == null) {
-                throw new SQLException("high-water row for '" + resource + "' vanished; refusing");
+                throw new SQLException("high-water row for '" + presented.resource() + "' vanished; refusing");
             }
             return admission;
         }
 
         /** The admission against the locked row, or {@code null} when the resource has no row yet. */
-        private Admission admitExisting(Connection connection, ResourceName resource, FencingToken token)
-                throws SQLException {
+        private Admission admitExisting(Connection connection, Fence presented) throws SQLException {
             connection.setAutoCommit(false);
             try {
-                FencingToken previous = read(connection, resource, " FOR UPDATE");
+                FencingToken previous = read(connection, presented.resource(), " FOR UPDATE");
                 if (previous == null) {
                     connection.rollback();
                     return null;
                 }
-                Admission admission = Admission.of(resource, token, previous);
+                Admission admission = Admission.of(presented, previous);
                 if (admission.outcome() == Admission.Outcome.CLAIMED) {
                     write(connection, "UPDATE " + table + " SET token = ?, updated_at = CURRENT_TIMESTAMP "
-                            + "WHERE resource = ?", resource, token);
+                            + "WHERE resource = ?", presented);
                 }
                 connection.commit();
                 return admission;
@@ -132,11 +132,10 @@ public abstract class HighWaterSql {
             }
         }
 
-        private void write(Connection connection, String statement, ResourceName resource, FencingToken token)
-                throws SQLException {
+        private void write(Connection connection, String statement, Fence presented) throws SQLException {
             try (PreparedStatement write = connection.prepareStatement(statement)) {
-                write.setLong(1, token.value());
-                write.setString(2, resource.value());
+                write.setLong(1, presented.token().value());
+                write.setString(2, presented.resource().value());
                 write.executeUpdate();
             }
         }

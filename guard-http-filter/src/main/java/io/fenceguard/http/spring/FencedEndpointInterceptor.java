@@ -2,9 +2,10 @@ package io.fenceguard.http.spring;
 
 import io.fenceguard.http.FencedEndpoint;
 import io.fenceguard.http.FencingFilter;
+import io.fenceguard.http.Problem;
+import io.fenceguard.http.internal.ProblemResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import java.nio.charset.StandardCharsets;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerInterceptor;
 
@@ -12,7 +13,7 @@ import org.springframework.web.servlet.HandlerInterceptor;
  * The second check behind the filter: a {@link FencedEndpoint} handler runs only for a request the
  * {@link FencingFilter} admitted. Should the filter not have matched the request (a path spelled in a
  * way the route did not foresee, a filter registration replaced by mistake), the handler is refused
- * rather than run without a token.
+ * (428, {@code urn:fenceguard:not-admitted}) rather than run without a token.
  */
 public final class FencedEndpointInterceptor implements HandlerInterceptor {
 
@@ -23,13 +24,7 @@ public final class FencedEndpointInterceptor implements HandlerInterceptor {
                 || request.getAttribute(FencingFilter.ADMISSION_ATTRIBUTE) != null) {
             return true;
         }
-        byte[] body = ("{\"type\":\"https://fenceguard.io/problems/not-admitted\",\"title\":\"Not admitted\","
-                + "\"status\":428,\"detail\":\"this endpoint is fenced, but the fencing filter did not admit the "
-                + "request; nothing was done\"}").getBytes(StandardCharsets.UTF_8);
-        response.setStatus(428);
-        response.setContentType("application/problem+json");
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
+        ProblemResponse.send(response, Problem.notAdmitted(), request.getRequestURI());
         return false;
     }
 }

@@ -1,7 +1,7 @@
 package io.fenceguard.http.spring;
 
 import io.fenceguard.http.FencedEndpoint;
-import io.fenceguard.http.GuardedRoute;
+import io.fenceguard.http.FencedRoute;
 import io.fenceguard.http.ResourceTemplate;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,20 +21,20 @@ import org.springframework.web.util.pattern.PathPattern;
  * controller method, matched with Spring MVC's own path patterns. Collected once, on the first
  * request, when all handler mappings are known.
  */
-public final class FencedHandlerRoutes implements Supplier<List<GuardedRoute>> {
+public final class FencedHandlerRoutes implements Supplier<List<FencedRoute>> {
 
-    private final List<GuardedRoute> configured;
+    private final List<FencedRoute> configured;
     private final Supplier<List<RequestMappingHandlerMapping>> mappings;
-    private volatile List<GuardedRoute> routes;
+    private volatile List<FencedRoute> routes;
 
-    public FencedHandlerRoutes(List<GuardedRoute> configured, Supplier<List<RequestMappingHandlerMapping>> mappings) {
+    public FencedHandlerRoutes(List<FencedRoute> configured, Supplier<List<RequestMappingHandlerMapping>> mappings) {
         this.configured = List.copyOf(configured);
         this.mappings = mappings;
     }
 
     @Override
-    public List<GuardedRoute> get() {
-        List<GuardedRoute> known = routes;
+    public List<FencedRoute> get() {
+        List<FencedRoute> known = routes;
         if (known == null) {
             synchronized (this) {
                 if (routes == null) {
@@ -46,8 +46,8 @@ public final class FencedHandlerRoutes implements Supplier<List<GuardedRoute>> {
         return known;
     }
 
-    private List<GuardedRoute> collect() {
-        List<GuardedRoute> all = new ArrayList<>(configured);
+    private List<FencedRoute> collect() {
+        List<FencedRoute> all = new ArrayList<>(configured);
         for (RequestMappingHandlerMapping mapping : mappings.get()) {
             for (Map.Entry<RequestMappingInfo, HandlerMethod> entry : mapping.getHandlerMethods().entrySet()) {
                 FencedEndpoint fenced = entry.getValue().getMethodAnnotation(FencedEndpoint.class);
@@ -59,16 +59,16 @@ public final class FencedHandlerRoutes implements Supplier<List<GuardedRoute>> {
         return List.copyOf(all);
     }
 
-    private static List<GuardedRoute> routes(RequestMappingInfo info, ResourceTemplate resource, HandlerMethod handler) {
+    private static List<FencedRoute> routes(RequestMappingInfo info, ResourceTemplate resource, HandlerMethod handler) {
         Set<String> methods = info.getMethodsCondition().getMethods().stream().map(Enum::name)
                 .collect(Collectors.toSet());
         if (info.getPathPatternsCondition() == null) {
             throw new IllegalStateException("@FencedEndpoint on " + handler + " needs Spring MVC's PathPattern matching "
                     + "(the default); AntPathMatcher mappings are not supported");
         }
-        List<GuardedRoute> routes = new ArrayList<>();
+        List<FencedRoute> routes = new ArrayList<>();
         for (PathPattern pattern : info.getPathPatternsCondition().getPatterns()) {
-            routes.add(GuardedRoute.of(methods, path -> match(pattern, path), resource));
+            routes.add(FencedRoute.of(methods, path -> match(pattern, path), resource));
         }
         return routes;
     }

@@ -28,7 +28,7 @@ final class BenchPostgres implements AutoCloseable {
         Flyway.configure()
                 .dataSource(URL, USER, PASSWORD)
                 .schemas(schema)
-                .locations("classpath:db/migration/postgresql")
+                .locations(io.fenceguard.http.support.Stores.POSTGRES_MIGRATIONS)
                 .load()
                 .migrate();
     }

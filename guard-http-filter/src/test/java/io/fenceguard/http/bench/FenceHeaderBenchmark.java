@@ -1,5 +1,6 @@
 package io.fenceguard.http.bench;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.FenceHeader;
@@ -31,8 +32,7 @@ import org.openjdk.jmh.annotations.State;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class FenceHeaderBenchmark {
 
-    private final ResourceName resource = ResourceName.of("account:42");
-    private final FencingToken token = FencingToken.of(1_795_000_000_000_001L);
+    private final Fence fence = new Fence(ResourceName.of("account:42"), FencingToken.of(1_795_000_000_000_001L));
     private SigningKeys keys;
     private String signedValue;
 
@@ -41,7 +41,7 @@ public class FenceHeaderBenchmark {
         keys = SigningKeys.of(Map.of(
                 "k1", "fenceguard-bench-key-one-0123456789abcdef".getBytes(StandardCharsets.UTF_8),
                 "k2", "fenceguard-bench-key-two-0123456789abcdef".getBytes(StandardCharsets.UTF_8)), "k1");
-        signedValue = keys.header(resource, token).value();
+        signedValue = keys.header(fence).value();
         keys.verify(FenceHeader.parse(signedValue));
     }
 
@@ -59,7 +59,7 @@ public class FenceHeaderBenchmark {
 
     @Benchmark
     public String sign() {
-        return keys.header(resource, token).value();
+        return keys.header(fence).value();
     }
 
     public static void main(String[] args) throws Exception {

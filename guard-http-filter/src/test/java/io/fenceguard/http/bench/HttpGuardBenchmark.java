@@ -1,14 +1,13 @@
 package io.fenceguard.http.bench;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.SigningKeys;
 import io.fenceguard.http.support.Instances;
 import io.fenceguard.http.support.TestApp;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,23 +15,25 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import javax.sql.DataSource;
 
 /**
  * Requests/s and median latency of PUT /accounts/bench through the fencing filter (in-memory and
  * JDBC stores, signed header, same token each time, so every request consults the store) against
- * the same endpoint with the filter disabled. All three are warmed up first, then measured in rounds in a
+ * the same endpoint with the filter switched off. All three are warmed up first, then measured in rounds in a
  * rotating order (so neither JIT warm-up nor a drift in machine load favours one); figures are over all
  * rounds. The header's parse and verification alone are the JMH micro-benchmark {@link FenceHeaderBenchmark}.
+ *
+ * <p>Transient client errors are retried and reported ({@link LoadDriver}); every request has a
+ * timeout, the whole run a deadline, and the JVM always exits: 0 with figures, 1 on a failure, 3 when
+ * the deadline passed.
  *
  * <pre>
  * ./mvnw -B -pl guard-http-filter -am -Pbench -DskipTests verify
  *   env GUARD_TEST_POSTGRES_URL, _USER, _PASSWORD (default jdbc:postgresql://127.0.0.1:5432/test, postgres)
  *   -Dbench.http.seconds=8 (per endpoint, over all rounds) -Dbench.http.rounds=4 -Dbench.http.warmup=3
- *   -Dbench.http.threads=8
+ *   -Dbench.http.threads=8 -Dbench.http.request-timeout=5 -Dbench.http.attempts=3
+ *   -Dbench.http.deadline=0 (seconds; 0: 120 + 3 × (warm-up + measurement))
  * </pre>
  */
 public final class HttpGuardBenchmark {
@@ -41,20 +42,64 @@ public final class HttpGuardBenchmark {
     private static final Duration WARMUP = seconds("bench.http.warmup", "3");
     private static final Duration MEASURE = seconds("bench.http.seconds", "8");
     private static final int ROUNDS = Math.max(1, Integer.getInteger("bench.http.rounds", 4));
+    private static final Duration REQUEST_TIMEOUT = seconds("bench.http.request-timeout", "5");
+    private static final int ATTEMPTS = Math.max(1, Integer.getInteger("bench.http.attempts", 3));
+    private static final Duration DEADLINE = deadline();
+    /** A run whose requests fail every attempt more often than this has no figures worth printing. */
+    private static final double MAX_FAILED_SHARE = 0.01;
+
+    /** {@code bench.http.deadline} seconds; unset or 0: two minutes for start-up and shutdown plus 3 × the load. */
+    private static Duration deadline() {
+        Duration given = seconds("bench.http.deadline", "0");
+        return given.isZero() ? WARMUP.plus(MEASURE).multipliedBy(3).plusSeconds(120) : given;
+    }
 
     private static Duration seconds(String property, String fallback) {
         return Duration.ofMillis((long) (1000 * Double.parseDouble(System.getProperty(property, fallback))));
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        startDeadline();
+        int status = 1;
+        try {
+            status = run();
+        } catch (Throwable e) {
+            System.err.println("HTTP benchmark failed: " + e);
+            e.printStackTrace();
+        } finally {
+            System.out.flush();
+            System.err.flush();
+            // Exits even while application contexts or client threads are still running.
+            System.exit(status);
+        }
+    }
+
+    /** A daemon that stops the JVM at the deadline, whatever the benchmark or its shutdown is doing. */
+    private static void startDeadline() {
+        Thread deadline = new Thread(() -> {
+            try {
+                Thread.sleep(DEADLINE.toMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+            System.err.printf("%nHTTP benchmark: deadline of %d s passed; stopping.%n", DEADLINE.toSeconds());
+            System.err.flush();
+            Runtime.getRuntime().halt(3);
+        }, "bench-deadline");
+        deadline.setDaemon(true);
+        deadline.start();
+    }
+
+    private static int run() throws Exception {
         SigningKeys keys = SigningKeys.of(Map.of("k1", Base64.getDecoder().decode(Instances.KEY_A)), "k1");
-        String header = keys.header(ResourceName.of("account:bench"), FencingToken.of(42)).value();
-        try (BenchPostgres postgres = new BenchPostgres(); Instances instances = new Instances()) {
+        String header = keys.header(new Fence(ResourceName.of("account:bench"), FencingToken.of(42))).value();
+        try (BenchPostgres postgres = new BenchPostgres(); Instances instances = new Instances();
+                LoadDriver driver = new LoadDriver(THREADS, ATTEMPTS, REQUEST_TIMEOUT)) {
             Map<String, Object> open = new LinkedHashMap<>(Instances.defaults());
-            open.put("guard.http.server.enabled", "false");
+            open.put("test.fencing", "false");
             Map<String, Object> memory = new LinkedHashMap<>(Instances.defaults());
             Map<String, Object> jdbc = new LinkedHashMap<>(Instances.defaults());
-            jdbc.put("guard.http.store.type", "jdbc");
+            jdbc.put("test.store", "jdbc");
             int openPort = Instances.port(instances.start("open", open, ctx -> { }));
             int memoryPort = Instances.port(instances.start("memory", memory, ctx -> { }));
             int jdbcPort = Instances.port(instances.start("jdbc", jdbc,
@@ -63,14 +108,19 @@ public final class HttpGuardBenchmark {
             System.out.printf("%nfenceguard HTTP benchmark: PUT /accounts/bench, %d client threads (java.net.http, "
                     + "HTTP/1.1), %.1f s per endpoint in %d rounds after %.1f s warm-up each; JDBC store on %s%n",
                     THREADS, MEASURE.toMillis() / 1e3, ROUNDS, WARMUP.toMillis() / 1e3, postgres.describe());
-            String[] names = {"unguarded", "guarded, in-memory store", "guarded, JDBC store (PostgreSQL)"};
+            System.out.printf("request timeout %.1f s, %d attempts per request, deadline %d s%n",
+                    REQUEST_TIMEOUT.toMillis() / 1e3, ATTEMPTS, DEADLINE.toSeconds());
+            String[] names = {"unfenced", "fenced, in-memory store", "fenced, JDBC store (PostgreSQL)"};
             HttpRequest[] requests = {request(openPort, null), request(memoryPort, header), request(jdbcPort, header)};
-            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             for (HttpRequest request : requests) {
-                drive(client, request, WARMUP);
+                driver.drive(request, WARMUP);
+                TestApp.REACHED.clear();
             }
+            long warmupErrors = driver.errorCount();
+            long warmupFailed = driver.failedCount();
             Duration slice = MEASURE.dividedBy(ROUNDS);
             List<List<long[]>> samples = new ArrayList<>();
+            long[] failed = new long[requests.length];
             double[][] perRound = new double[requests.length][ROUNDS];
             for (int i = 0; i < requests.length; i++) {
                 samples.add(new ArrayList<>());
@@ -78,25 +128,47 @@ public final class HttpGuardBenchmark {
             for (int round = 0; round < ROUNDS; round++) {
                 for (int k = 0; k < requests.length; k++) {
                     int i = (k + round) % requests.length;
+                    LoadDriver.Samples got = driver.drive(requests[i], slice);
                     TestApp.REACHED.clear();
-                    List<long[]> got = drive(client, requests[i], slice);
-                    samples.get(i).addAll(got);
-                    perRound[i][round] = got.stream().mapToLong(l -> l[0]).sum() * 1e9 / slice.toNanos();
+                    samples.get(i).add(got.latencies());
+                    failed[i] += got.failed();
+                    perRound[i][round] = got.latencies().length * 1e9 / slice.toNanos();
                 }
             }
+            System.out.printf("%-32s %10s %10s %16s %20s %8s%n", "endpoint", "req/s", "p50 µs", "vs unfenced",
+                    "rounds req/s", "failed");
             long[][] results = new long[requests.length][];
             for (int i = 0; i < requests.length; i++) {
                 results[i] = summary(samples.get(i), slice.multipliedBy(ROUNDS));
             }
-            System.out.printf("%-32s %10s %10s %16s %20s%n", "endpoint", "req/s", "p50 µs", "vs unguarded",
-                    "rounds req/s");
             for (int i = 0; i < requests.length; i++) {
-                System.out.printf("%-32s %10d %10d %16.2f %20s%n", names[i], results[i][0], results[i][1],
-                        (double) results[i][0] / results[0][0], String.format("%.0f..%.0f",
-                                Arrays.stream(perRound[i]).min().orElse(0), Arrays.stream(perRound[i]).max().orElse(0)));
+                System.out.printf("%-32s %10d %10d %16.2f %20s %8d%n", names[i], results[i][0], results[i][1],
+                        results[0][0] == 0 ? 0 : (double) results[i][0] / results[0][0],
+                        String.format("%.0f..%.0f", Arrays.stream(perRound[i]).min().orElse(0),
+                                Arrays.stream(perRound[i]).max().orElse(0)), failed[i]);
             }
+            return report(driver, warmupErrors, warmupFailed);
         }
-        System.exit(0);
+    }
+
+    /** Prints the transient errors; the exit status: 1 when too many requests failed every attempt. */
+    private static int report(LoadDriver driver, long warmupErrors, long warmupFailed) {
+        long errors = driver.errorCount();
+        System.out.printf("transient client errors, retried: %d (%d of them in warm-up) over %d answered requests%n",
+                errors, warmupErrors, driver.answeredCount());
+        driver.errors().forEach((kind, count) -> System.out.printf("  %8d × %s%n", count, kind));
+        long failed = driver.failedCount();
+        double share = failed / (double) Math.max(1, failed + driver.answeredCount());
+        if (failed > 0) {
+            System.out.printf("requests that failed all %d attempts: %d (%d of them in warm-up)%n", ATTEMPTS, failed,
+                    warmupFailed);
+        }
+        if (share > MAX_FAILED_SHARE) {
+            System.err.printf("HTTP benchmark: %.2f %% of the requests failed every attempt (more than %.0f %%); the "
+                    + "figures above are not reliable%n", 100 * share, 100 * MAX_FAILED_SHARE);
+            return 1;
+        }
+        return 0;
     }
 
     private static HttpRequest request(int port, String header) {
@@ -108,44 +180,10 @@ public final class HttpGuardBenchmark {
         return builder.build();
     }
 
-    /** {requests per second, median latency in µs} of samples from {@link #drive} over {@code measured}. */
-    private static long[] summary(List<long[]> latencies, Duration measured) {
-        int count = latencies.stream().mapToInt(l -> (int) l[0]).sum();
-        long[] all = new long[count];
-        int at = 0;
-        for (long[] l : latencies) {
-            System.arraycopy(l, 1, all, at, (int) l[0]);
-            at += (int) l[0];
-        }
-        Arrays.sort(all);
+    /** {requests per second, median latency in µs} of the latencies over {@code measured}. */
+    private static long[] summary(List<long[]> parts, Duration measured) {
+        long[] all = parts.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        int count = all.length;
         return new long[] {count * 1_000_000_000L / measured.toNanos(), count == 0 ? 0 : all[count / 2] / 1_000};
-    }
-
-    private static List<long[]> drive(HttpClient client, HttpRequest request, Duration duration) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-        long end = System.nanoTime() + duration.toNanos();
-        List<Future<long[]>> futures = new ArrayList<>();
-        for (int t = 0; t < THREADS; t++) {
-            futures.add(pool.submit(() -> {
-                long[] samples = new long[1 << 18];
-                int n = 0;
-                while (System.nanoTime() < end && n < samples.length - 1) {
-                    long start = System.nanoTime();
-                    HttpResponse<Void> response = client.send(request, HttpResponse.BodyHandlers.discarding());
-                    if (response.statusCode() != 200) {
-                        throw new IllegalStateException("status " + response.statusCode());
-                    }
-                    samples[++n] = System.nanoTime() - start;
-                }
-                samples[0] = n;
-                return Arrays.copyOf(samples, n + 1);
-            }));
-        }
-        List<long[]> results = new ArrayList<>();
-        for (Future<long[]> future : futures) {
-            results.add(future.get());
-        }
-        pool.shutdown();
-        return results;
     }
 }

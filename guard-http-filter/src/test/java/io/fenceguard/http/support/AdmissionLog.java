@@ -2,6 +2,7 @@ package io.fenceguard.http.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.SigningKeys;
@@ -58,7 +59,7 @@ public final class AdmissionLog {
                     for (int i = 0; i < perThread; i++) {
                         long token = base + sentSoFar.getAndIncrement() / 2 + random.nextInt(12);
                         int port = ports.get(random.nextInt(ports.size()));
-                        String header = keys.header(resource, FencingToken.of(token)).value();
+                        String header = keys.header(new Fence(resource, FencingToken.of(token))).value();
                         long sent = System.nanoTime();
                         Http.Response response = Http.put(port, path, header);
                         long answered = System.nanoTime();

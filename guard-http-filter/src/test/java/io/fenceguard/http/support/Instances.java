@@ -13,22 +13,16 @@ import org.springframework.context.support.GenericApplicationContext;
 /** Instances of {@link TestApp} on random ports in this JVM, each a separate application context. */
 public final class Instances implements AutoCloseable {
 
-    public static final String KEY_A = "dGVzdC1rZXktQS0wMTIzNDU2Nzg5MDEyMzQ1Njc4OTAx";
-    public static final String KEY_B = "dGVzdC1rZXktQi0wMTIzNDU2Nzg5MDEyMzQ1Njc4OTAx";
+    public static final String KEY_A = TestWiring.KEY_A;
+    public static final String KEY_B = TestWiring.KEY_B;
 
     private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
 
-    /** Properties every instance gets: signing with two keys (k1 active), guarded /config/{id}. */
+    /** Properties every instance gets: a random port; the fencing itself is {@link TestWiring}'s. */
     public static Map<String, Object> defaults() {
         Map<String, Object> properties = new LinkedHashMap<>();
         properties.put("server.port", "0");
         properties.put("spring.main.banner-mode", "off");
-        properties.put("guard.http.signing.keys.k1", KEY_A);
-        properties.put("guard.http.signing.keys.k2", KEY_B);
-        properties.put("guard.http.signing.active-key", "k1");
-        properties.put("guard.http.server.routes[0].path", "/config/{id}");
-        properties.put("guard.http.server.routes[0].methods", "PUT");
-        properties.put("guard.http.server.routes[0].resource", "config:{id}");
         return properties;
     }
 

@@ -6,12 +6,14 @@ import io.fenceguard.testsupport.JdbcEndpoint;
 import io.fenceguard.testsupport.TestServers;
 import java.util.UUID;
 import org.flywaydb.core.Flyway;
-import org.redisson.Redisson;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
-/** The shared test servers, with a fresh schema or key prefix per test. */
+/** The shared test PostgreSQL, with a fresh schema per test. */
 public final class Stores {
+
+    /** Where the db module keeps the guard's own PostgreSQL migrations (the high-water table among them). */
+    public static final String POSTGRES_MIGRATIONS = "classpath:db/migration/postgresql";
+    /** The same for H2. */
+    public static final String H2_MIGRATIONS = "classpath:db/migration/h2";
 
     private Stores() {
     }
@@ -23,7 +25,7 @@ public final class Stores {
         Flyway.configure()
                 .dataSource(pg.url(), pg.user(), pg.password())
                 .schemas(schema)
-                .locations("classpath:db/migration/postgresql")
+                .locations(POSTGRES_MIGRATIONS)
                 .load()
                 .migrate();
         return schema;
@@ -38,16 +40,5 @@ public final class Stores {
         config.setSchema(schema);
         config.setMaximumPoolSize(poolSize);
         return new HikariDataSource(config);
-    }
-
-    public static RedissonClient redis() {
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestServers.redis().uri()).setConnectionPoolSize(16)
-                .setConnectionMinimumIdleSize(2).setTimeout(2_000);
-        return Redisson.create(config);
-    }
-
-    public static String uniquePrefix() {
-        return "fgtest:" + UUID.randomUUID().toString().substring(0, 8) + ":";
     }
 }

@@ -3,7 +3,6 @@ package io.fenceguard.http.support;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.http.FencedEndpoint;
 import io.fenceguard.http.InboundContext;
-import io.fenceguard.http.InboundToken;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.springframework.boot.SpringBootConfiguration;
@@ -16,10 +15,10 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
-/** The resource server under test: guarded endpoints (annotated and configured), an open one, an echo. */
+/** The resource server under test: fenced endpoints (annotated and configured), an open one, an echo. */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import(TestApp.Endpoints.class)
+@Import({TestApp.Endpoints.class, TestWiring.class})
 public class TestApp {
 
     /** Every call that reached a handler, by instance, in the order the handlers ran. */
@@ -43,13 +42,13 @@ public class TestApp {
             return record("/accounts/" + id);
         }
 
-        /** Guarded by configuration (guard.http.server.routes), not by annotation. */
+        /** Fenced by a configured route ({@link TestWiring}), not by annotation. */
         @PutMapping("/config/{id}")
         String putConfigured(@PathVariable String id) {
             return record("/config/" + id);
         }
 
-        /** Guarded by annotation with the resource taken from the header. */
+        /** Fenced by annotation with the resource taken from the header. */
         @FencedEndpoint
         @PutMapping("/jobs")
         String job() {
@@ -68,8 +67,8 @@ public class TestApp {
         }
 
         private String record(String path) {
-            String inbound = InboundContext.current().map(InboundToken::toString).orElse("-");
-            String lease = LeaseContext.current().map(l -> l.resource() + "/" + l.token()).orElse("-");
+            String inbound = InboundContext.current().map(Object::toString).orElse("-");
+            String lease = LeaseContext.current().map(l -> l.fence().toString()).orElse("-");
             REACHED.add(new Reached(instance, path, inbound));
             return inbound + " " + lease;
         }

@@ -1,5 +1,6 @@
 package io.fenceguard.http;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.ResourceName;
 import java.util.List;
 import java.util.Map;
@@ -10,51 +11,49 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides on guarded requests, independent of any server API: finds the route, parses and verifies
- * the fencing header, and admits the token against the high-water store. Everything that is refused
- * is refused before the store is touched, except stale tokens, which the store itself recognises.
+ * Decides on inbound requests, independent of any server API: finds the fenced route, parses and
+ * verifies the fencing header, and admits its fence against the high-water store. Everything that is
+ * refused is refused before the store is touched, except stale tokens, which the store itself
+ * recognises. The client side's counterpart is {@link OutboundFence}.
  */
-public final class FenceGate {
+public final class InboundFence {
 
-    private static final Logger log = LoggerFactory.getLogger(FenceGate.class);
+    private static final Logger log = LoggerFactory.getLogger(InboundFence.class);
 
-    private final Supplier<List<GuardedRoute>> routes;
+    private final Supplier<List<FencedRoute>> routes;
     private final HighWaterStore store;
     private final SigningKeys keys;
     private final String headerName;
 
-    private FenceGate(Supplier<List<GuardedRoute>> routes, HighWaterStore store, SigningKeys keys, String headerName) {
+    private InboundFence(Supplier<List<FencedRoute>> routes, HighWaterStore store, SigningKeys keys, String headerName) {
         this.routes = routes;
         this.store = store;
         this.keys = keys;
         this.headerName = headerName;
     }
 
-    public static FenceGate of(List<GuardedRoute> routes, HighWaterStore store, SigningKeys keys) {
-        List<GuardedRoute> copy = List.copyOf(routes);
+    public static InboundFence of(List<FencedRoute> routes, HighWaterStore store, SigningKeys keys) {
+        List<FencedRoute> copy = List.copyOf(routes);
         return of(() -> copy, store, keys, FenceHeader.DEFAULT_NAME);
     }
 
     /**
-     * A gate whose routes are looked up when needed (a framework may only know its annotated
-     * endpoints once started); {@code headerName} is the fencing header's name.
+     * Routes looked up when needed (a framework may only know its annotated endpoints once started);
+     * {@code headerName} is the fencing header's name.
      */
-    public static FenceGate of(Supplier<List<GuardedRoute>> routes, HighWaterStore store, SigningKeys keys,
+    public static InboundFence of(Supplier<List<FencedRoute>> routes, HighWaterStore store, SigningKeys keys,
             String headerName) {
-        if (headerName == null || !headerName.matches("[A-Za-z0-9-]{1,64}")) {
-            throw new IllegalArgumentException("a header name is 1 to 64 characters from A-Z a-z 0-9 -");
-        }
-        return new FenceGate(Objects.requireNonNull(routes, "routes"), Objects.requireNonNull(store, "store"),
-                Objects.requireNonNull(keys, "keys"), headerName);
+        return new InboundFence(Objects.requireNonNull(routes, "routes"), Objects.requireNonNull(store, "store"),
+                Objects.requireNonNull(keys, "keys"), FenceHeader.requireHeaderName(headerName));
     }
 
     public String headerName() {
         return headerName;
     }
 
-    /** The first route guarding the request and its path variables. */
-    public Optional<Map.Entry<GuardedRoute, Map<String, String>>> route(String method, String path) {
-        for (GuardedRoute route : routes.get()) {
+    /** The first route fencing the request and its path variables. */
+    public Optional<Map.Entry<FencedRoute, Map<String, String>>> route(String method, String path) {
+        for (FencedRoute route : routes.get()) {
             Optional<Map<String, String>> variables = route.match(method, path);
             if (variables.isPresent()) {
                 return Optional.of(Map.entry(route, variables.get()));
@@ -65,14 +64,14 @@ public final class FenceGate {
 
     /** The verdict on a request with these values of the fencing header (each occurrence one element). */
     public Verdict check(String method, String path, List<String> headerValues) {
-        Optional<Map.Entry<GuardedRoute, Map<String, String>>> route = route(method, path);
+        Optional<Map.Entry<FencedRoute, Map<String, String>>> route = route(method, path);
         if (route.isEmpty()) {
-            return Verdict.unguarded();
+            return Verdict.notFenced();
         }
         return check(route.get().getKey().resource(), route.get().getValue(), headerValues);
     }
 
-    /** The verdict on a request known to be guarded by {@code resource} over {@code variables}. */
+    /** The verdict on a request known to be fenced by {@code resource} over {@code variables}. */
     public Verdict check(ResourceTemplate resource, Map<String, String> variables, List<String> headerValues) {
         ResourceName expected;
         try {
@@ -93,27 +92,28 @@ public final class FenceGate {
         } catch (FenceHeaderException e) {
             return Verdict.refused(Problem.malformed(expected, e.getMessage()));
         }
+        Fence presented = header.fence();
         try {
             keys.verify(header);
         } catch (FenceHeaderException e) {
-            return Verdict.refused(Problem.forged(header.resource(), header.token(), e.getMessage()));
+            return Verdict.refused(Problem.untrusted(presented, e.getMessage()));
         }
-        if (expected != null && !expected.equals(header.resource())) {
-            return Verdict.refused(Problem.forged(header.resource(), header.token(), "the token was issued for '"
-                    + header.resource() + "', not for this endpoint's resource '" + expected + "'"));
+        if (expected != null && !expected.equals(presented.resource())) {
+            return Verdict.refused(Problem.untrusted(presented, "the token was issued for '"
+                    + presented.resource() + "', not for this endpoint's resource '" + expected + "'"));
         }
         Admission admission;
         try {
-            admission = store.admit(header.resource(), header.token());
+            admission = store.admit(presented);
         } catch (RuntimeException e) {
-            log.warn("fencing check for '{}' failed; refusing the request", header.resource(), e);
-            return Verdict.refused(Problem.unavailable(header.resource(), header.token()));
+            log.warn("fencing check for '{}' failed; refusing the request", presented.resource(), e);
+            return Verdict.refused(Problem.unavailable(presented));
         }
         return admission.admitted() ? Verdict.admitted(admission) : Verdict.refused(Problem.stale(admission));
     }
 
     @Override
     public String toString() {
-        return "FenceGate[" + store + ", " + keys + ", header " + headerName + "]";
+        return "InboundFence[" + store + ", " + keys + ", header " + headerName + "]";
     }
 }

@@ -1,7 +1,5 @@
 package io.fenceguard.autoconfigure.http;
 
-import io.fenceguard.http.FenceHeader;
-import io.fenceguard.http.JdbcHighWaterStore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -10,12 +8,16 @@ import java.util.Map;
 import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-/** Settings of fenceguard's HTTP layer ({@code guard.http.*}). */
-@ConfigurationProperties("guard.http")
-public class GuardHttpProperties {
+/** Settings of fenceguard's HTTP fencing ({@code fenceguard.http.*}). */
+@ConfigurationProperties(FenceguardHttpProperties.PREFIX)
+public class FenceguardHttpProperties {
 
-    /** Name of the fencing header. */
-    private String headerName = FenceHeader.DEFAULT_NAME;
+    public static final String PREFIX = "fenceguard.http";
+
+    // Literal defaults (equal to the library's constants, as a test checks): the metadata needs them.
+
+    /** Name of the HTTP header that carries the fence (resource and token). */
+    private String headerName = "Fencing-Token";
 
     private final Signing signing = new Signing();
     private final Store store = new Store();
@@ -48,13 +50,22 @@ public class GuardHttpProperties {
 
     public static class Signing {
 
-        /** Refuse unsigned fencing headers. When true, at least one key must be configured. */
+        /**
+         * Whether inbound fencing headers must be signed. Without keys, true stops a server with fenced
+         * endpoints from starting (with one line that says what to configure) and false admits unsigned
+         * headers, for trusted networks only. With keys, false admits unsigned headers next to verified
+         * signed ones, while callers move to signing. Calls out are signed whenever there is a key.
+         */
         private boolean required = true;
 
-        /** HMAC-SHA256 keys by key id, base64 (standard or URL alphabet), at least 32 bytes each. */
+        /**
+         * HMAC-SHA256 keys by key id (1 to 32 of A-Z a-z 0-9 . _ -), in base64 or base64url, at least 32
+         * bytes each (openssl rand -base64 32). Every listed key is accepted inbound. None: outgoing
+         * headers are unsigned.
+         */
         private Map<String, String> keys = new LinkedHashMap<>();
 
-        /** Id of the key that signs outgoing headers; every listed key is accepted inbound. */
+        /** Id of the key that signs outgoing headers. Unset: the only key, when there is exactly one. */
         private String activeKey;
 
         public boolean isRequired() {
@@ -84,11 +95,15 @@ public class GuardHttpProperties {
 
     public static class Store {
 
-        /** Where the high-water marks live: memory (one instance only), jdbc or redis. */
+        /**
+         * Where the fencing filter keeps the highest token admitted per resource: memory (one instance
+         * only, forgotten on restart), jdbc (the DataSource bean) or redis (the RedissonClient bean,
+         * with fenceguard-redis on the class path).
+         */
         private StoreType type = StoreType.MEMORY;
 
-        /** Table of the JDBC store, optionally schema-qualified. */
-        private String table = JdbcHighWaterStore.DEFAULT_TABLE;
+        /** Table of the JDBC store, optionally schema-qualified; created by the fenceguard-db migrations. */
+        private String table = "guard_http_high_water";
 
         /** Key prefix of the Redis store. */
         private String keyPrefix = "fg:http:";
@@ -119,17 +134,27 @@ public class GuardHttpProperties {
     }
 
     /** Kinds of high-water store. */
-    public enum StoreType { MEMORY, JDBC, REDIS }
+    public enum StoreType {
+        /** In this process: one instance only, forgotten on restart. */
+        MEMORY,
+        /** A table reached through the DataSource bean. */
+        JDBC,
+        /** Redis, through the RedissonClient bean. */
+        REDIS
+    }
 
     public static class Server {
 
-        /** Register the fencing filter in a servlet web application. */
+        /**
+         * Whether to register the fencing filter in a servlet web application. It is registered only
+         * when there are fenced endpoints: configured routes or @FencedEndpoint handler methods.
+         */
         private boolean enabled = true;
 
-        /** Order of the fencing filter; after security filters by default. */
+        /** Order of the fencing filter among the servlet filters; 0 runs after Spring Security's. */
         private int filterOrder = 0;
 
-        /** Guarded routes besides the @FencedEndpoint controller methods. */
+        /** Fenced routes besides the @FencedEndpoint handler methods. */
         private List<Route> routes = new ArrayList<>();
 
         public boolean isEnabled() {
@@ -159,10 +184,10 @@ public class GuardHttpProperties {
 
     public static class Route {
 
-        /** Path pattern: literals, {name}, * and a final **. */
+        /** Path pattern, such as /accounts/{id}/**: literals, {name}, * and a final **. */
         private String path;
 
-        /** HTTP methods guarded; empty for all. */
+        /** HTTP methods fenced; empty for all. */
         private Set<String> methods = new LinkedHashSet<>();
 
         /** Resource template over the path variables, such as account:{id}; empty for the header's resource. */
@@ -195,8 +220,27 @@ public class GuardHttpProperties {
 
     public static class Client {
 
-        /** Base URLs that may receive the current lease's token; none by default. */
+        /**
+         * Whether calls out carry the current lease's fence: through the RestClient.Builder,
+         * RestTemplateBuilder and WebClient.Builder that Boot provides, and JavaHttpFencing.
+         */
+        private boolean enabled = true;
+
+        /**
+         * Base URLs that receive the current lease's fence, such as https://ledger.internal or
+         * http://localhost:8081/api: matched by scheme, host (localhost, 127.0.0.1 and ::1 are one) and
+         * port (80 or 443 when absent), then path prefix. None by default. An entry that cannot be parsed
+         * is logged at startup; a call under a lease to any other origin is logged once per origin.
+         */
         private List<String> destinations = new ArrayList<>();
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
 
         public List<String> getDestinations() {
             return destinations;

@@ -1,0 +1,60 @@
+package io.fenceguard.autoconfigure.http;
+
+import io.fenceguard.http.HighWaterStore;
+import io.fenceguard.http.InMemoryHighWaterStore;
+import io.fenceguard.http.JdbcHighWaterStore;
+import io.fenceguard.redis.RedisHighWaterStore;
+import javax.sql.DataSource;
+import org.redisson.api.RedissonClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.util.ClassUtils;
+
+/** The high-water store chosen by {@code fenceguard.http.store.type}. */
+final class HighWaterStores {
+
+    private static final Logger log = LoggerFactory.getLogger(HighWaterStores.class);
+    private static final String TYPE = FenceguardHttpProperties.PREFIX + ".store.type";
+
+    private HighWaterStores() {
+    }
+
+    static HighWaterStore create(FenceguardHttpProperties.Store store, BeanFactory beans) {
+        return switch (store.getType()) {
+            case MEMORY -> {
+                log.info("fenceguard: the fencing filter keeps its high-water marks in memory: right for one instance "
+                        + "only, forgotten on restart ({}=jdbc or redis to share them)", TYPE);
+                yield InMemoryHighWaterStore.create();
+            }
+            case JDBC -> {
+                DataSource dataSource = beans.getBeanProvider(DataSource.class).getIfUnique();
+                if (dataSource == null) {
+                    throw new IllegalStateException(TYPE + "=jdbc needs exactly one DataSource bean, or a HighWaterStore "
+                            + "bean of your own");
+                }
+                yield JdbcHighWaterStore.of(dataSource, store.getTable());
+            }
+            case REDIS -> {
+                ClassLoader loader = HighWaterStores.class.getClassLoader();
+                if (!ClassUtils.isPresent("io.fenceguard.redis.RedisHighWaterStore", loader)
+                        || !ClassUtils.isPresent("org.redisson.api.RedissonClient", loader)) {
+                    throw new IllegalStateException(TYPE + "=redis needs fenceguard-redis and Redisson on the class path");
+                }
+                yield Redis.store(beans, store.getKeyPrefix());
+            }
+        };
+    }
+
+    /** Loaded only for the Redis store, so that Redisson is needed only then. */
+    private static final class Redis {
+        static HighWaterStore store(BeanFactory beans, String keyPrefix) {
+            RedissonClient client = beans.getBeanProvider(RedissonClient.class).getIfUnique();
+            if (client == null) {
+                throw new IllegalStateException(TYPE + "=redis needs exactly one RedissonClient bean, or a HighWaterStore "
+                        + "bean of your own");
+            }
+            return RedisHighWaterStore.of(client, keyPrefix);
+        }
+    }
+}

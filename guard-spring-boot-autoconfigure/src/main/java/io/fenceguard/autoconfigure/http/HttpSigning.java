@@ -1,0 +1,72 @@
+package io.fenceguard.autoconfigure.http;
+
+import io.fenceguard.http.SigningKeys;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The signing keys from {@code fenceguard.http.signing.*}, and the checks each side needs of them. */
+final class HttpSigning {
+
+    static final String KEYS = FenceguardHttpProperties.PREFIX + ".signing.keys";
+    static final String ACTIVE_KEY = FenceguardHttpProperties.PREFIX + ".signing.active-key";
+    static final String REQUIRED = FenceguardHttpProperties.PREFIX + ".signing.required";
+    private static final String KEY_FORMAT = "at least 32 random bytes in base64, e.g. from 'openssl rand -base64 32'";
+
+    private HttpSigning() {
+    }
+
+    /**
+     * The configured keys: none when there are none; signing with the active key, or with the only key
+     * when there is one; accepting unsigned headers when signatures are not required.
+     */
+    static SigningKeys keys(FenceguardHttpProperties.Signing signing) {
+        if (signing.getKeys().isEmpty()) {
+            return SigningKeys.none();
+        }
+        Map<String, byte[]> secrets = new LinkedHashMap<>();
+        signing.getKeys().forEach((id, text) -> secrets.put(id, decode(id, text)));
+        String active = signing.getActiveKey() != null ? signing.getActiveKey()
+                : secrets.size() == 1 ? secrets.keySet().iterator().next() : null;
+        SigningKeys keys;
+        try {
+            keys = SigningKeys.of(secrets, active);
+        } catch (IllegalArgumentException e) {
+            throw new HttpFencingConfigurationException("The fencing signing keys are not usable: " + e.getMessage() + ".",
+                    "Fix " + KEYS + " or " + ACTIVE_KEY + "; a key id is 1 to 32 of A-Z a-z 0-9 . _ -, a key is "
+                            + KEY_FORMAT + ".", e);
+        }
+        return signing.isRequired() ? keys : keys.acceptingUnsigned();
+    }
+
+    /** A server with fenced endpoints needs keys unless unsigned headers were allowed explicitly. */
+    static void requireForServer(SigningKeys keys, FenceguardHttpProperties.Signing signing) {
+        if (keys.isEmpty() && signing.isRequired()) {
+            throw new HttpFencingConfigurationException("This application has fenced HTTP endpoints and "
+                    + REQUIRED + " is true, but " + KEYS + " is empty: the fencing filter could not verify any token.",
+                    "Configure the key the callers sign with: " + KEYS + ".k1=<" + KEY_FORMAT + ">. On a trusted "
+                            + "network only, set "
+                            + REQUIRED + "=false to admit unsigned tokens.");
+        }
+    }
+
+    /** A client that sends tokens and has several keys must be told which one signs. */
+    static void requireSignerForClient(SigningKeys keys, FenceguardHttpProperties.Signing signing) {
+        if (!keys.isEmpty() && keys.activeKeyId().isEmpty()) {
+            throw new HttpFencingConfigurationException(KEYS + " has " + signing.getKeys().size() + " keys "
+                    + signing.getKeys().keySet() + " and no " + ACTIVE_KEY + ": outgoing fencing headers would be "
+                    + "unsigned.", "Set " + ACTIVE_KEY + " to the id of the key that signs outgoing headers.");
+        }
+    }
+
+    private static byte[] decode(String id, String text) {
+        String trimmed = text == null ? "" : text.trim();
+        try {
+            return trimmed.contains("-") || trimmed.contains("_")
+                    ? Base64.getUrlDecoder().decode(trimmed) : Base64.getDecoder().decode(trimmed);
+        } catch (IllegalArgumentException e) {
+            throw new HttpFencingConfigurationException(KEYS + "." + id + " is not base64: " + e.getMessage() + ".",
+                    "Give the key in base64 or base64url: " + KEY_FORMAT + ".", e);
+        }
+    }
+}
