@@ -1,6 +1,7 @@
 package io.fenceguard.jdbc;
 
 import io.fenceguard.jdbc.internal.JdbcGuard;
+import io.fenceguard.jdbc.internal.Wrapping;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -13,6 +14,15 @@ import javax.sql.DataSource;
  * A DataSource whose connections fence writes with the lease in context: UPDATE, DELETE and INSERT
  * on fenced tables are rewritten to carry the lease's token, and gate claims run in the
  * application's transactions. Works under any JDBC client, since it sits below all of them.
+ *
+ * <p>One fence per connection, whatever the composition: wrapping a fenced DataSource again returns
+ * it, and a connection that is fenced already (this guard's, or a pool's or proxy's wrapper of one)
+ * is handed out as it is. Put delegating DataSources above the fence
+ * ({@code LazyConnectionDataSourceProxy(FencedDataSource(pool))}): below it, telling whether a lazy
+ * connection is fenced would open the physical connection early.
+ *
+ * <p>{@code unwrap} and {@code isWrapperFor} answer for this object and otherwise ask the target,
+ * so the pool's own type stays reachable ({@code unwrap(HikariDataSource.class)}).
  */
 public final class FencedDataSource implements DataSource {
 
@@ -24,11 +34,45 @@ public final class FencedDataSource implements DataSource {
         this.guard = new JdbcGuard(config);
     }
 
+    /**
+     * Fences {@code target}; a {@link FencedDataSource} with the same configuration comes back as it is.
+     *
+     * @throws IllegalArgumentException when {@code target} is fenced with another configuration
+     */
     public static FencedDataSource wrap(DataSource target, FencingConfig config) {
-        if (target instanceof FencedDataSource) {
-            throw new IllegalArgumentException("already fenced: " + target);
+        Objects.requireNonNull(config, "config");
+        if (target instanceof FencedDataSource fenced) {
+            if (!fenced.config().equals(config)) {
+                throw new IllegalArgumentException("already fenced with " + fenced.config()
+                        + ", cannot fence it again with " + config + ": " + fenced);
+            }
+            return fenced;
         }
         return new FencedDataSource(target, config);
+    }
+
+    /** Whether {@code dataSource} is fenced: a {@link FencedDataSource} or a wrapper of one. */
+    public static boolean isFenced(DataSource dataSource) {
+        return Wrapping.isFenced(dataSource);
+    }
+
+    /**
+     * The DataSource under the fence, for work that must bypass it as a whole (migrations, admin
+     * jobs): the target of the {@link FencedDataSource} that {@code dataSource} is or wraps, or
+     * {@code dataSource} itself when it is not fenced.
+     */
+    public static DataSource unfenced(DataSource dataSource) {
+        if (dataSource instanceof FencedDataSource fenced) {
+            return fenced.target();
+        }
+        if (Wrapping.isFenced(dataSource)) {
+            try {
+                return dataSource.unwrap(FencedDataSource.class).target();
+            } catch (SQLException e) {
+                throw new IllegalStateException("cannot reach the fenced DataSource in " + dataSource, e);
+            }
+        }
+        return dataSource;
     }
 
     /** The unfenced DataSource underneath. */
@@ -59,12 +103,12 @@ public final class FencedDataSource implements DataSource {
 
     @Override
     public <T> T unwrap(Class<T> iface) throws SQLException {
-        return iface.isInstance(this) ? iface.cast(this) : target.unwrap(iface);
+        return Wrapping.unwrap(this, target, iface);
     }
 
     @Override
     public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return iface.isInstance(this) || target.isWrapperFor(iface);
+        return Wrapping.isWrapperFor(this, target, iface);
     }
 
     @Override

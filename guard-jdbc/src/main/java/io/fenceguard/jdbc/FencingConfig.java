@@ -5,7 +5,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
-/** How a {@link FencedDataSource} fences: immutable, built with {@link #builder()}. */
+/**
+ * How a {@link FencedDataSource} fences: immutable, built with {@link #builder()}. Statements are
+ * fenced with the innermost lease bound in {@link io.fenceguard.core.LeaseContext}.
+ */
 public final class FencingConfig {
 
     public static final String DEFAULT_GATE_TABLE = "guard_gate";
@@ -16,7 +19,6 @@ public final class FencingConfig {
     private final String gateTable;
     private final SqlDialect dialect;
     private final int planCacheSize;
-    private final FenceSource fenceSource;
 
     private FencingConfig(Builder b) {
         this.tables = List.copyOf(b.tables);
@@ -27,7 +29,6 @@ public final class FencingConfig {
             throw new IllegalArgumentException("planCacheSize must be at least 16, got " + b.planCacheSize);
         }
         this.planCacheSize = b.planCacheSize;
-        this.fenceSource = Objects.requireNonNull(b.fenceSource, "fenceSource");
     }
 
     public static Builder builder() {
@@ -65,8 +66,23 @@ public final class FencingConfig {
         return planCacheSize;
     }
 
-    public FenceSource fenceSource() {
-        return fenceSource;
+    /** Same tables, gate mode, gate table, dialect and plan cache size. */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof FencingConfig that && tables.equals(that.tables) && gateMode == that.gateMode
+                && gateTable.equals(that.gateTable) && Objects.equals(dialect, that.dialect)
+                && planCacheSize == that.planCacheSize;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(tables, gateMode, gateTable, dialect, planCacheSize);
+    }
+
+    @Override
+    public String toString() {
+        return "FencingConfig[tables " + tables + ", gate " + gateMode + " on " + gateTable
+                + (dialect == null ? "" : ", " + dialect) + "]";
     }
 
     public static final class Builder {
@@ -75,7 +91,6 @@ public final class FencingConfig {
         private String gateTable = DEFAULT_GATE_TABLE;
         private SqlDialect dialect;
         private int planCacheSize = DEFAULT_PLAN_CACHE_SIZE;
-        private FenceSource fenceSource = FenceSource.leaseContext();
 
         private Builder() {
         }
@@ -107,11 +122,6 @@ public final class FencingConfig {
 
         public Builder planCacheSize(int size) {
             this.planCacheSize = size;
-            return this;
-        }
-
-        public Builder fenceSource(FenceSource source) {
-            this.fenceSource = source;
             return this;
         }
 

@@ -1,12 +1,14 @@
 package io.fenceguard.jdbc;
 
+import io.fenceguard.core.Fence;
 import java.sql.SQLFeatureNotSupportedException;
+import java.util.Optional;
 
 /**
  * The guard refused to send a statement because it could not be fenced; nothing reached the
  * database. Spring translates it (as an {@link SQLFeatureNotSupportedException}) to an
  * {@code InvalidDataAccessApiUsageException}: it is a programming or configuration error, not a
- * race. The message quotes the SQL and says why.
+ * race. The message quotes the SQL, says why and names the resource of the lease in context, if any.
  */
 public class FencingRefusedException extends SQLFeatureNotSupportedException {
 
@@ -28,18 +30,33 @@ public class FencingRefusedException extends SQLFeatureNotSupportedException {
 
     private final Reason reason;
     private final String sql;
+    private final transient Fence fence;
 
     public FencingRefusedException(Reason reason, String why, String sql, Throwable cause) {
-        super("fenceguard refused the statement (" + reason + "): " + why + "; SQL: " + sql, SQL_STATE, cause);
+        this(reason, why, sql, null, cause);
+    }
+
+    /** @param fence the fence of the lease in context, or {@code null} when there is none */
+    public FencingRefusedException(Reason reason, String why, String sql, Fence fence, Throwable cause) {
+        super("fenceguard refused the statement (" + reason + ")"
+                + (fence == null ? "" : " for resource '" + fence.resource() + "' with token " + fence.token())
+                + ": " + why + "; SQL: " + sql, SQL_STATE, cause);
         this.reason = reason;
         this.sql = sql;
+        this.fence = fence;
     }
 
     public Reason reason() {
         return reason;
     }
 
+    /** The application's SQL (or what was refused, such as a gate claim). */
     public String sql() {
         return sql;
+    }
+
+    /** The resource and token of the lease in context when it was refused; empty without a lease. */
+    public Optional<Fence> fence() {
+        return Optional.ofNullable(fence);
     }
 }

@@ -1,5 +1,6 @@
 package io.fenceguard.jdbc;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.jdbc.internal.GateClaims;
 import java.sql.Connection;
 import java.sql.SQLException;

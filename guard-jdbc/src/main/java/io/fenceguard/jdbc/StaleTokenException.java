@@ -1,8 +1,10 @@
 package io.fenceguard.jdbc;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import java.sql.SQLException;
+import java.util.Objects;
 
 /**
  * The database refused a write because a holder with a newer token has already written the row or
@@ -17,28 +19,37 @@ public class StaleTokenException extends SQLException {
 
     public static final String SQL_STATE = "40F01";
 
-    private final transient ResourceName resource;
-    private final transient FencingToken token;
+    private final transient Fence fence;
     private final String table;
     private final String sql;
 
-    public StaleTokenException(ResourceName resource, FencingToken token, String table, String sql, Throwable cause) {
-        super("stale fencing token " + token + " for resource '" + resource + "': a newer holder has written to "
-                + table + "; statement refused: " + sql, SQL_STATE, 0, cause);
-        this.resource = resource;
-        this.token = token;
+    /**
+     * @param fence the resource and token the refused statement presented
+     * @param table the fenced table, or the gate table, that refused it
+     * @param sql the application's SQL
+     */
+    public StaleTokenException(Fence fence, String table, String sql, Throwable cause) {
+        super("stale fencing token " + Objects.requireNonNull(fence, "fence").token() + " for resource '"
+                + fence.resource() + "': a newer holder has written to " + table + "; statement refused: " + sql,
+                SQL_STATE, 0, cause);
+        this.fence = fence;
         this.table = table;
         this.sql = sql;
     }
 
+    /** The resource and token the refused statement presented. */
+    public Fence fence() {
+        return fence;
+    }
+
     /** The resource whose lease presented the token. */
     public ResourceName resource() {
-        return resource;
+        return fence == null ? null : fence.resource();
     }
 
     /** The token the refused statement presented. */
     public FencingToken token() {
-        return token;
+        return fence == null ? null : fence.token();
     }
 
     /** The fenced table, or the gate table, that refused it. */

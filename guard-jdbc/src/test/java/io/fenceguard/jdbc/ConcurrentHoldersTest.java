@@ -41,8 +41,7 @@ class ConcurrentHoldersTest {
         for (int id = 1; id <= ROWS; id++) {
             TestDatabases.execute(raw, "INSERT INTO " + table + " VALUES (" + id + ", 0, 0, 0, NULL, NULL, NULL)");
         }
-        FencedDataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(table)
-                .fenceSource(TestFence.source()).build());
+        FencedDataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(table).build());
         // SET reads the row before this statement on both databases when the sequence goes last
         String oldWrite = "UPDATE " + table + " SET last_old_seq = seq + 1, old_hits = old_hits + 1, seq = seq + 1"
                 + " WHERE id = ?";

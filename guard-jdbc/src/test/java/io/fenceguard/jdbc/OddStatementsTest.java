@@ -224,8 +224,7 @@ class OddStatementsTest {
     @EnumSource(SqlDialect.class)
     void noOddStatementReachesAFencedTableUnfenced(SqlDialect dialect) throws Exception {
         raw = TestDatabases.of(dialect);
-        fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(T).fence(UNICODE_T)
-                .fenceSource(TestFence.source()).build());
+        fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(T).fence(UNICODE_T).build());
         recreate();
         List<String> corpus = new ArrayList<>(COMMON);
         corpus.addAll(PASS_THROUGH.keySet());

@@ -23,8 +23,7 @@ class ParameterMetaDataTest {
         TestDatabases.execute(raw, "DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE
                 + " (id INT PRIMARY KEY, note VARCHAR(20), amount BIGINT, flag BOOLEAN, current_token BIGINT)",
                 "INSERT INTO " + TABLE + " (id, note, amount, flag) VALUES (1, 'a', 5, true)");
-        DataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE)
-                .fenceSource(TestFence.source()).build());
+        DataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE).build());
         // The token's parameters land between the SET list and the WHERE clause.
         String sql = "UPDATE " + TABLE + " SET note = ?, amount = ? WHERE id = ? AND flag IS DISTINCT FROM ? AND amount IS DISTINCT FROM ?";
 

@@ -7,49 +7,24 @@ import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.LeaseManager;
-import io.fenceguard.testsupport.TestServers;
+import io.fenceguard.core.memory.InMemoryLeaseProvider;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.UUID;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.redisson.Redisson;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
- * The whole chain with real leases from Redis: a holder paused past its lease is refused fast by the
- * wrapper, and a write that slips past that local check is refused by the database.
+ * The whole chain with real leases from a {@link LeaseManager} (renewed, expiring, lost) on one lock
+ * store shared by two holders: a holder paused past its lease is refused fast by the wrapper, and a
+ * write that slips past that local check is refused by the database. The store is the in-memory one:
+ * what is under test is the lease-to-row chain, which is the same for every store.
  */
 class RealLeaseChainTest {
-
-    private static RedissonClient pausedClient;
-    private static RedissonClient otherClient;
-
-    @BeforeAll
-    static void connect() {
-        pausedClient = client();
-        otherClient = client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        pausedClient.shutdown();
-        otherClient.shutdown();
-    }
-
-    private static RedissonClient client() {
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestServers.redis().uri());
-        return Redisson.create(config);
-    }
 
     @ParameterizedTest
     @EnumSource(SqlDialect.class)
@@ -60,19 +35,27 @@ class RealLeaseChainTest {
                 "CREATE TABLE " + table + " (id INT PRIMARY KEY, balance BIGINT NOT NULL, current_token BIGINT)",
                 "INSERT INTO " + table + " (id, balance) VALUES (1, 100)");
         DataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(table).build());
-        LeaseConfig config = LeaseConfig.builder().leaseTime(Duration.ofMillis(800)).lockDelay(Duration.ofMillis(100))
-                .keyPrefix("fgchain-" + UUID.randomUUID().toString().substring(0, 8) + ":").build();
+        LeaseConfig config = LeaseConfig.builder().leaseTime(Duration.ofMillis(800)).build();
         String update = "UPDATE " + table + " SET balance = ? WHERE id = 1";
+        InMemoryLeaseProvider store = InMemoryLeaseProvider.create();
+        PausableLeaseProvider pausedView = new PausableLeaseProvider(store);
 
-        try (LeaseManager pausedManager = LeaseManager.of(pausedClient, config);
-             LeaseManager otherManager = LeaseManager.of(otherClient, config)) {
+        try (LeaseManager pausedManager = LeaseManager.of(pausedView, config);
+             LeaseManager otherManager = LeaseManager.of(store, config)) {
             Lease paused = pausedManager.acquire("account:1", Duration.ofSeconds(2));
             long read;
             try (LeaseContext.Scope scope = LeaseContext.bind(paused)) {
                 read = balance(fenced, table);
                 assertThat(write(fenced, update, read + 50)).isEqualTo(1);
             }
-            paused.suspendRenewal(Duration.ofMinutes(1));             // stop-the-world pause begins
+            pausedView.pause();                                       // stop-the-world pause begins
+            // The next holder asks once the paused lease has run out. (Asking earlier and waiting in
+            // the in-memory store hands out a grant whose local time counts from before the wait.)
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (paused.isValid() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(paused.isValid()).as("the paused lease ran out").isFalse();
 
             try (Lease newer = otherManager.acquire("account:1", Duration.ofSeconds(5));
                  LeaseContext.Scope scope = LeaseContext.bind(newer)) {
@@ -89,7 +72,7 @@ class RealLeaseChainTest {
             }
             // Had it slipped past the local check (its token carried on, say, by a downstream call),
             // the database refuses it with the table, resource and token named.
-            try (Lease slipped = Lease.presented(paused.resource(), paused.token(), "slipped");
+            try (Lease slipped = Lease.presented(paused.fence(), "slipped");
                  LeaseContext.Scope scope = LeaseContext.bind(slipped)) {
                 assertThatThrownBy(() -> write(fenced, update, read + 7))
                         .isInstanceOf(StaleTokenException.class)

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fenceguard.core.FencingToken;
-import io.fenceguard.core.LeaseLostException;
-import io.fenceguard.core.LeaseLossReason;
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.Lease;
 import io.fenceguard.core.ResourceName;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -57,8 +57,7 @@ abstract class RowFencingContract {
                 "INSERT INTO " + table + " (id, owner, balance) VALUES (1, 1, 100), (2, 1, 200), (3, 2, 300)",
                 "INSERT INTO " + users + " (id, name) VALUES (1, 'ann'), (2, 'bob')");
         TestDatabases.execute(raw, "DELETE FROM guard_gate WHERE resource LIKE 'test:%'");
-        fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(table)
-                .fenceSource(TestFence.source()).build());
+        fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(table).build());
     }
 
     int update(String sql, Object... params) throws SQLException {
@@ -105,6 +104,8 @@ abstract class RowFencingContract {
                 .isInstanceOfSatisfying(StaleTokenException.class, e -> {
                     assertThat(e.resource()).isEqualTo(ResourceName.of(RESOURCE));
                     assertThat(e.token()).isEqualTo(FencingToken.of(5));
+                    assertThat(e.fence()).isEqualTo(Fence.of(ResourceName.of(RESOURCE), FencingToken.of(5)));
+                    assertThat(e.getMessage()).contains(RESOURCE, sql);
                     assertThat(e.table()).isEqualTo(table);
                     assertThat(e.sql()).isEqualTo(sql);
                     assertThat(e.getSQLState()).isEqualTo(StaleTokenException.SQL_STATE);
@@ -220,7 +221,7 @@ abstract class RowFencingContract {
     @Test
     void gateClaimedAtTheFirstStatementProtectsReadModifyWrite() throws Exception {
         FencedDataSource gated = FencedDataSource.wrap(raw, FencingConfig.builder().fence(table)
-                .gateMode(GateMode.FIRST_STATEMENT).fenceSource(TestFence.source()).build());
+                .gateMode(GateMode.FIRST_STATEMENT).build());
         String resource = "test:rmw-" + dialect();
         TestFence.SqlWork<Integer> readModifyWrite = () -> {
             try (Connection c = gated.getConnection()) {
@@ -296,12 +297,15 @@ abstract class RowFencingContract {
             }
         })).isInstanceOfSatisfying(FencingRefusedException.class,
                 e -> assertThat(e.reason()).isEqualTo(FencingRefusedException.Reason.TOKEN_WOULD_BE_INLINED));
-        Fence lost = Fence.of(ResourceName.of(RESOURCE), FencingToken.of(50), () -> {
-            throw new LeaseLostException(ResourceName.of(RESOURCE), FencingToken.of(50), LeaseLossReason.EXPIRED);
-        });
-        assertThatThrownBy(() -> as(lost, () -> update("UPDATE " + table + " SET balance = ? WHERE id = ?", 0, 1)))
-                .isInstanceOfSatisfying(FencingRefusedException.class,
-                        e -> assertThat(e.reason()).isEqualTo(FencingRefusedException.Reason.LEASE_LOST));
+        // A lease closed (released) before the write: its own validity check refuses, nothing reaches the database.
+        Lease released = Lease.presented(Fence.of(ResourceName.of(RESOURCE), FencingToken.of(50)), "test");
+        released.close();
+        assertThatThrownBy(() -> as(released, () -> update("UPDATE " + table + " SET balance = ? WHERE id = ?", 0, 1)))
+                .isInstanceOfSatisfying(FencingRefusedException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(FencingRefusedException.Reason.LEASE_LOST);
+                    assertThat(e.fence()).contains(released.fence());
+                    assertThat(e.getMessage()).contains(RESOURCE, "UPDATE " + table);
+                });
         assertThat(rows()).containsExactly("1:100:null", "2:200:null", "3:300:null");
     }
 
@@ -352,7 +356,7 @@ abstract class RowFencingContract {
 
         // the configuration names the table with its schema; the SQL does not
         FencedDataSource bySchema = FencedDataSource.wrap(raw, FencingConfig.builder()
-                .fence(schema() + "." + table).fenceSource(TestFence.source()).build());
+                .fence(schema() + "." + table).build());
         TestFence.SqlWork<Integer> unqualified = () -> {
             try (Connection c = bySchema.getConnection(); PreparedStatement ps = c.prepareStatement(
                     "UPDATE " + table + " SET balance = ? WHERE id = ?")) {

@@ -4,8 +4,7 @@ import static io.fenceguard.jdbc.TestFence.as;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fenceguard.core.FencingToken;
-import io.fenceguard.core.ResourceName;
+import io.fenceguard.core.Fence;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
@@ -40,15 +39,13 @@ class SpringClientsTest {
         TestDatabases.execute(raw, "DROP TABLE IF EXISTS " + TABLE,
                 "CREATE TABLE " + TABLE + " (id INT PRIMARY KEY, balance INT NOT NULL, current_token BIGINT)",
                 "INSERT INTO " + TABLE + " VALUES (1, 100, NULL), (2, 200, NULL)");
-        fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE).fenceSource(TestFence.source())
-                .build());
+        fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE).build());
     }
 
     @ParameterizedTest
     @EnumSource(value = SqlDialect.class)
     void everySpringTranslatorMakesAStaleTokenAConcurrencyFailure(SqlDialect dialect) {
-        StaleTokenException stale = new StaleTokenException(ResourceName.of("r"), FencingToken.of(3), TABLE,
-                "UPDATE x", null);
+        StaleTokenException stale = new StaleTokenException(Fence.of("r", "3"), TABLE, "UPDATE x", null);
         DataSource database = TestDatabases.of(dialect);
         assertThat(new SQLErrorCodeSQLExceptionTranslator(database).translate("update", "UPDATE x", stale))
                 .isInstanceOf(ConcurrencyFailureException.class);

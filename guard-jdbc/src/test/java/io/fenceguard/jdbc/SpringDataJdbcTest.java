@@ -50,8 +50,7 @@ class SpringDataJdbcTest {
         TestDatabases.execute(raw, "DROP TABLE IF EXISTS " + TABLE,
                 "CREATE TABLE " + TABLE + " (id SERIAL PRIMARY KEY, owner VARCHAR(50) NOT NULL,"
                         + " balance INT NOT NULL, current_token BIGINT)");
-        FencedDataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE)
-                .fenceSource(TestFence.source()).build());
+        FencedDataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE).build());
         context = new AnnotationConfigApplicationContext();
         context.registerBean("dataSource", DataSource.class, () -> fenced);
         context.register(RepositoryConfig.class);

@@ -2,6 +2,7 @@ package io.fenceguard.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.testsupport.JdbcEndpoint;
 import io.fenceguard.testsupport.TestServers;
 import java.sql.Connection;
@@ -10,9 +11,8 @@ import java.sql.Statement;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
-import org.flywaydb.core.Flyway;
 
-/** Pools on the test servers, with the fenceguard-db migrations applied once per JVM. */
+/** Pools on the test servers, with the guard's migrations (fenceguard-db) applied once per JVM. */
 public final class TestDatabases {
 
     private static final Map<SqlDialect, DataSource> POOLS = new ConcurrentHashMap<>();
@@ -22,9 +22,9 @@ public final class TestDatabases {
 
     public static DataSource of(SqlDialect dialect) {
         return POOLS.computeIfAbsent(dialect, d -> switch (d) {
-            case POSTGRESQL -> migrated(pool(TestServers.postgres()), "postgresql");
-            case MARIADB -> migrated(pool(TestServers.mariadb()), "mysql");
-            case H2 -> migrated(pool(new JdbcEndpoint("jdbc:h2:mem:fenceguard;DB_CLOSE_DELAY=-1", "sa", "")), "h2");
+            case POSTGRESQL -> migrated(pool(TestServers.postgres()));
+            case MARIADB -> migrated(pool(TestServers.mariadb()));
+            case H2 -> migrated(pool(new JdbcEndpoint("jdbc:h2:mem:fenceguard;DB_CLOSE_DELAY=-1", "sa", "")));
         });
     }
 
@@ -38,15 +38,8 @@ public final class TestDatabases {
         return new HikariDataSource(config);
     }
 
-    private static DataSource migrated(DataSource dataSource, String folder) {
-        Flyway.configure()
-                .dataSource(dataSource)
-                .locations("classpath:db/migration/" + folder)
-                .table("fenceguard_jdbc_test_history")
-                .baselineOnMigrate(true)
-                .baselineVersion("0")
-                .load()
-                .migrate();
+    private static DataSource migrated(DataSource dataSource) {
+        FenceguardMigrations.migrate(dataSource);
         return dataSource;
     }
 

@@ -43,17 +43,17 @@ public final class InMemoryLeaseProvider implements LeaseProvider {
     @Override
     public Grant acquire(LeaseRequest request, Duration wait) {
         Objects.requireNonNull(request, "request");
-        long sentAt = System.nanoTime();
-        long deadline = sentAt + wait.toNanos();
+        long deadline = System.nanoTime() + wait.toNanos();
         lock.lock();
         try {
             while (true) {
                 long now = System.nanoTime();
                 Held current = live(request.resource(), now);
                 if (current == null) {
+                    // The lease counts from this attempt, not from the start of the wait.
                     long token = ++lastToken;
                     locks.put(request.resource(), new Held(request.holder(), token, now + request.leaseTime().toNanos()));
-                    return new Grant(FencingToken.of(token), sentAt);
+                    return new Grant(FencingToken.of(token), now);
                 }
                 long left = deadline - now;
                 if (left <= 0) {

@@ -1,6 +1,6 @@
 package io.fenceguard.jdbc.internal;
 
-import io.fenceguard.jdbc.Fence;
+import io.fenceguard.core.Fence;
 import io.fenceguard.jdbc.FencingRefusedException;
 import io.fenceguard.jdbc.FencingRefusedException.Reason;
 import io.fenceguard.jdbc.GateMode;
@@ -75,11 +75,12 @@ final class ConnectionHandler implements InvocationHandler {
             return statement(Invocations.call(raw, method, args), type, plan, true);
         }
         if (plan.kind() == RewritePlan.Kind.NOT_REWRITABLE) {
-            throw refusal(plan, guard.config().fenceSource().current().isPresent());
+            throw refusal(plan, JdbcGuard.fenceInContext());
         }
         if (type == CallableStatement.class) {
             throw new FencingRefusedException(Reason.UNSUPPORTED_FORM,
-                    "prepareCall cannot run a fenced write; use prepareStatement", sql, null);
+                    "prepareCall cannot run a fenced write; use prepareStatement", sql,
+                    JdbcGuard.fenceInContext().orElse(null), null);
         }
         Object[] rewritten = args.clone();
         rewritten[0] = plan.rewrittenSql();
@@ -92,18 +93,19 @@ final class ConnectionHandler implements InvocationHandler {
         return Proxy.newProxyInstance(JdbcGuard.class.getClassLoader(), new Class<?>[] {type}, handler);
     }
 
-    /** Why a fenced write that cannot be sent is refused, given whether a lease is in context. */
-    static FencingRefusedException refusal(RewritePlan plan, boolean leasePresent) {
-        if (!leasePresent) {
+    /** Why a fenced write that cannot be sent is refused, given the fence in context, if any. */
+    static FencingRefusedException refusal(RewritePlan plan, Optional<Fence> inContext) {
+        if (inContext.isEmpty()) {
             return new FencingRefusedException(Reason.NO_LEASE, "it writes fenced table "
                     + (plan.table() == null ? "(named in it)" : plan.table())
                     + " and no lease is in context; run admin work inside Unfenced.run(...)", plan.sql(), null);
         }
         if (plan.kind() == RewritePlan.Kind.REWRITTEN) {
             return new FencingRefusedException(Reason.TOKEN_WOULD_BE_INLINED, "a plain Statement write to fenced table "
-                    + plan.table() + " would need the token inlined; use a PreparedStatement", plan.sql(), null);
+                    + plan.table() + " would need the token inlined; use a PreparedStatement", plan.sql(),
+                    inContext.get(), null);
         }
-        return new FencingRefusedException(plan.reason(), plan.why(), plan.sql(), null);
+        return new FencingRefusedException(plan.reason(), plan.why(), plan.sql(), inContext.get(), null);
     }
 
     Connection proxy() {
@@ -126,7 +128,7 @@ final class ConnectionHandler implements InvocationHandler {
         if (raw.getAutoCommit()) {
             return !read;
         }
-        if (!fence.get().sameAs(claimed)) {
+        if (!fence.get().equals(claimed)) {
             GateClaims.claim(raw, dialect, guard.config().gateTable(), fence.get());
             claimed = fence.get();
         }

@@ -1,6 +1,6 @@
 package io.fenceguard.jdbc.internal;
 
-import io.fenceguard.jdbc.Fence;
+import io.fenceguard.core.Fence;
 import io.fenceguard.jdbc.SqlDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -27,10 +27,9 @@ final class Invocations {
             throws SQLException {
         switch (method.getName()) {
             case "unwrap":
-                Class<?> iface = (Class<?>) args[0];
-                return iface.isInstance(proxy) ? proxy : target.unwrap(iface);
+                return Wrapping.unwrap(proxy, target, (Class<?>) args[0]);
             case "isWrapperFor":
-                return ((Class<?>) args[0]).isInstance(proxy) || target.isWrapperFor((Class<?>) args[0]);
+                return Wrapping.isWrapperFor(proxy, target, (Class<?>) args[0]);
             case "equals":
                 return args != null && args.length == 1 && proxy == args[0];
             case "hashCode":

@@ -1,7 +1,9 @@
 package io.fenceguard.jdbc.internal;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.GuardException;
-import io.fenceguard.jdbc.Fence;
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseContext;
 import io.fenceguard.jdbc.FencedConnection;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.FencingRefusedException;
@@ -29,8 +31,15 @@ public final class JdbcGuard {
         return config;
     }
 
+    /**
+     * {@code raw} as a fenced connection; a connection that is fenced already (one of ours, or a
+     * wrapper of one) comes back as it is, so that no composition of DataSources fences twice.
+     */
     public Connection wrap(Connection raw) throws SQLException {
         try {
+            if (Wrapping.isFenced(raw)) {
+                return raw;
+            }
             StatementRewriter current = rewriter(raw);
             ConnectionHandler handler = new ConnectionHandler(this, raw, current.dialect());
             Connection proxy = (Connection) Proxy.newProxyInstance(JdbcGuard.class.getClassLoader(),
@@ -60,17 +69,28 @@ public final class JdbcGuard {
         return plans.size();
     }
 
-    /** The fence in context, checked to be valid; empty without a lease or inside {@code Unfenced}. */
+    /**
+     * The fence of the innermost lease in {@link LeaseContext}, after that lease's own validity check;
+     * empty without a lease.
+     *
+     * @throws FencingRefusedException ({@link Reason#LEASE_LOST}) when the lease is lost or released
+     */
     Optional<Fence> fence(String sql) throws SQLException {
-        Optional<Fence> fence = config.fenceSource().current();
-        if (fence.isPresent()) {
-            try {
-                fence.get().ensureValid();
-            } catch (GuardException e) {
-                throw new FencingRefusedException(Reason.LEASE_LOST, e.getMessage(), sql, e);
-            }
+        Optional<Lease> lease = LeaseContext.current();
+        if (lease.isEmpty()) {
+            return Optional.empty();
         }
-        return fence;
+        try {
+            lease.get().ensureValid();
+        } catch (GuardException e) {
+            throw new FencingRefusedException(Reason.LEASE_LOST, e.getMessage(), sql, lease.get().fence(), e);
+        }
+        return Optional.of(lease.get().fence());
+    }
+
+    /** The fence in context without the validity check: for naming it in a refusal. */
+    static Optional<Fence> fenceInContext() {
+        return LeaseContext.current().map(Lease::fence);
     }
 
     private StatementRewriter rewriter(Connection raw) throws SQLException {

@@ -1,6 +1,6 @@
 package io.fenceguard.jdbc.internal;
 
-import io.fenceguard.jdbc.Fence;
+import io.fenceguard.core.Fence;
 import io.fenceguard.jdbc.StaleTokenException;
 import java.sql.SQLException;
 
@@ -39,7 +39,6 @@ final class StaleErrors {
         if (error instanceof StaleTokenException || fence == null || !isStale(error)) {
             return error;
         }
-        return new StaleTokenException(fence.resource(), fence.token(), table == null ? "a fenced table" : table,
-                sql, error);
+        return new StaleTokenException(fence, table == null ? "a fenced table" : table, sql, error);
     }
 }

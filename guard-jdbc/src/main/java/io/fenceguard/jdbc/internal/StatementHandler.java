@@ -1,6 +1,6 @@
 package io.fenceguard.jdbc.internal;
 
-import io.fenceguard.jdbc.Fence;
+import io.fenceguard.core.Fence;
 import io.fenceguard.jdbc.FencingRefusedException;
 import io.fenceguard.jdbc.FencingRefusedException.Reason;
 import io.fenceguard.jdbc.Unfenced;
@@ -78,7 +78,7 @@ final class StatementHandler implements InvocationHandler {
     private RewritePlan checkText(String sql) throws SQLException {
         RewritePlan textPlan = connection.guard().plan(sql);
         if (textPlan.kind() != RewritePlan.Kind.PASS_THROUGH && !Unfenced.isActive()) {
-            throw ConnectionHandler.refusal(textPlan, fenceInContext());
+            throw ConnectionHandler.refusal(textPlan, JdbcGuard.fenceInContext());
         }
         return textPlan;
     }
@@ -108,7 +108,7 @@ final class StatementHandler implements InvocationHandler {
         if (remaps) {
             Optional<Fence> fence = connection.guard().fence(plan.sql());
             if (fence.isEmpty()) {
-                throw ConnectionHandler.refusal(plan, false);
+                throw ConnectionHandler.refusal(plan, Optional.empty());
             }
             return run(batchPlan, method, args, false, fence);
         }
@@ -126,14 +126,15 @@ final class StatementHandler implements InvocationHandler {
         }
         if (!preparedUnfenced && Unfenced.isActive()) {
             throw new FencingRefusedException(Reason.UNSUPPORTED_FORM,
-                    "prepared fenced but executed inside Unfenced; prepare it inside Unfenced", plan.sql(), null);
+                    "prepared fenced but executed inside Unfenced; prepare it inside Unfenced", plan.sql(),
+                    JdbcGuard.fenceInContext().orElse(null), null);
         }
     }
 
     private Fence bindToken() throws SQLException {
         Optional<Fence> fence = connection.guard().fence(plan.sql());
         if (fence.isEmpty()) {
-            throw ConnectionHandler.refusal(plan, false);
+            throw ConnectionHandler.refusal(plan, Optional.empty());
         }
         PreparedStatement prepared = (PreparedStatement) raw;
         long token = fence.get().token().value();
@@ -179,9 +180,5 @@ final class StatementHandler implements InvocationHandler {
         return args != null && args.length >= 2 && method.getName().startsWith("set")
                 && (declaring == PreparedStatement.class || declaring == CallableStatement.class)
                 && method.getParameterTypes()[0] == int.class;
-    }
-
-    private boolean fenceInContext() {
-        return connection.guard().config().fenceSource().current().isPresent();
     }
 }

@@ -2,10 +2,10 @@ package io.fenceguard.jdbc.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.fenceguard.db.FenceguardMigrations;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
-import org.flywaydb.core.Flyway;
 
 /**
  * The PostgreSQL the benchmarks run against: {@code GUARD_TEST_POSTGRES_URL} ({@code _USER},
@@ -22,7 +22,7 @@ final class BenchDatabase {
     private BenchDatabase() {
     }
 
-    /** A pool of {@code size} with the fenceguard-db migrations applied (as the tests apply them). */
+    /** A pool of {@code size} with the guard's migrations applied (as the tests apply them). */
     static HikariDataSource pool(int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(URL);
@@ -31,14 +31,7 @@ final class BenchDatabase {
         config.setMaximumPoolSize(size);
         config.setPoolName("bench");
         HikariDataSource dataSource = new HikariDataSource(config);
-        Flyway.configure()
-                .dataSource(dataSource)
-                .locations("classpath:db/migration/postgresql")
-                .table("fenceguard_jdbc_test_history")
-                .baselineOnMigrate(true)
-                .baselineVersion("0")
-                .load()
-                .migrate();
+        FenceguardMigrations.migrate(dataSource);
         return dataSource;
     }
 

@@ -1,8 +1,8 @@
 package io.fenceguard.jdbc.bench;
 
-import io.fenceguard.core.FencingToken;
-import io.fenceguard.core.ResourceName;
-import io.fenceguard.jdbc.Fence;
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseContext;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.Gate;
@@ -10,7 +10,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -45,9 +44,9 @@ public final class JdbcFencingBenchmark {
         execute(raw, "DROP TABLE IF EXISTS " + TABLE,
                 "CREATE TABLE " + TABLE + " (id INT PRIMARY KEY, v BIGINT NOT NULL, current_token BIGINT)",
                 "INSERT INTO " + TABLE + " SELECT g, 0, NULL FROM generate_series(1, " + ROWS + ") g");
-        Fence fence = Fence.of(ResourceName.of("bench"), FencingToken.of(1));
-        FencedDataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE)
-                .fenceSource(() -> Optional.of(fence)).build());
+        // Every statement runs under one presented lease, bound on each worker thread as well.
+        LeaseContext.bind(Lease.presented(Fence.of("bench", "1"), "bench"));
+        FencedDataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE).build());
 
         updates(raw, 1_000);
         updates(fenced, 1_000);
@@ -103,7 +102,7 @@ public final class JdbcFencingBenchmark {
         Future<?>[] workers = new Future<?>[THREADS];
         long started = System.nanoTime();
         for (int t = 0; t < THREADS; t++) {
-            workers[t] = pool.submit(() -> {
+            workers[t] = pool.submit(LeaseContext.wrap(() -> {
                 while (System.nanoTime() < end) {
                     try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(UPDATE)) {
                         for (int i = 0; i < 100; i++) {
@@ -115,7 +114,7 @@ public final class JdbcFencingBenchmark {
                     }
                 }
                 return null;
-            });
+            }));
         }
         for (Future<?> worker : workers) {
             worker.get();

@@ -1,40 +1,177 @@
 package io.fenceguard.autoconfigure.jdbc;
 
 import io.fenceguard.jdbc.FencedDataSource;
+import io.fenceguard.jdbc.FencingConfig;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.DirectFieldAccessor;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
+import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 
 /**
- * Wraps every DataSource bean in a {@link FencedDataSource}, except excluded bean names. Binds
- * {@code guard.jdbc.*} itself, lazily, because a post-processor must not pull other beans in early.
+ * Fences every physical DataSource of the application exactly once:
+ * <ul>
+ *   <li>a physical DataSource bean (a pool) is wrapped in a {@link FencedDataSource};</li>
+ *   <li>a delegating one ({@link DelegatingDataSource}: {@code LazyConnectionDataSourceProxy},
+ *       {@code TransactionAwareDataSourceProxy}, ...) is never wrapped itself: its target is fenced in
+ *       place, unless it is fenced already (a bean wrapped before it), so the proxy stays outermost;</li>
+ *   <li>a routing one ({@link AbstractRoutingDataSource}): each of its targets, likewise;</li>
+ *   <li>a fenced one (a {@link FencedDataSource}, or a wrapper of one) is left as it is;</li>
+ *   <li>excluded bean names ({@code fenceguard.jdbc.excluded-beans}) are left unfenced, also where
+ *       they are the target of a delegating or routing DataSource.</li>
+ * </ul>
+ * Binds {@code fenceguard.jdbc.*} itself, lazily, because a post-processor must not pull other beans in early.
  */
-public class FencedDataSourcePostProcessor implements BeanPostProcessor {
+public class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanFactoryAware {
+
+    private static final Logger log = LoggerFactory.getLogger(FencedDataSourcePostProcessor.class);
 
     private final Environment environment;
+    private ConfigurableListableBeanFactory beanFactory;
     private volatile FenceguardJdbcProperties properties;
+    private volatile FencingConfig config;
+    /** Each physical DataSource's one fence, however many paths lead to it. */
+    private final Map<DataSource, FencedDataSource> fences = Collections.synchronizedMap(new IdentityHashMap<>());
 
     public FencedDataSourcePostProcessor(Environment environment) {
         this.environment = environment;
     }
 
     @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        if (beanFactory instanceof ConfigurableListableBeanFactory listable) {
+            this.beanFactory = listable;
+        }
+    }
+
+    @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
-        if (!(bean instanceof DataSource dataSource) || bean instanceof FencedDataSource) {
+        if (!(bean instanceof DataSource dataSource)) {
             return bean;
         }
         FenceguardJdbcProperties props = properties();
         if (!props.isEnabled() || props.getExcludedBeans().contains(beanName)) {
             return bean;
         }
-        return FencedDataSource.wrap(dataSource, props.toConfig());
+        return fenceOnce(dataSource, "bean '" + beanName + "'", excludedInstances(props));
+    }
+
+    /** {@code dataSource} or what replaces it: every path from it to a physical DataSource fenced once. */
+    private DataSource fenceOnce(DataSource dataSource, String where, Set<Object> excluded) {
+        if (dataSource instanceof FencedDataSource || excluded.contains(dataSource)) {
+            return dataSource;
+        }
+        if (dataSource instanceof DelegatingDataSource delegating) {
+            fenceTargetOf(delegating, where, excluded);
+            return delegating;
+        }
+        if (dataSource instanceof AbstractRoutingDataSource routing) {
+            fenceTargetsOf(routing, where, excluded);
+            return routing;
+        }
+        if (FencedDataSource.isFenced(dataSource)) {
+            return dataSource; // a pool or proxy of another kind over a fenced DataSource
+        }
+        return fences.computeIfAbsent(dataSource, physical -> {
+            FencedDataSource fenced = FencedDataSource.wrap(physical, config());
+            log.info("fenceguard: fencing {} ({}) for tables {}", where, physical.getClass().getSimpleName(),
+                    fenced.config().tables());
+            return fenced;
+        });
+    }
+
+    private void fenceTargetOf(DelegatingDataSource delegating, String where, Set<Object> excluded) {
+        DataSource target = delegating.getTargetDataSource();
+        if (target == null) {
+            log.warn("fenceguard: {} ({}) has no target DataSource yet, so it is not fenced", where,
+                    delegating.getClass().getSimpleName());
+        } else {
+            DataSource fenced = fenceOnce(target, "the target of " + where, excluded);
+            if (fenced != target) {
+                delegating.setTargetDataSource(fenced);
+            }
+        }
+        if (delegating instanceof LazyConnectionDataSourceProxy lazy) {
+            // Its read-only DataSource (set with setReadOnlyDataSource) has no getter.
+            DirectFieldAccessor fields = new DirectFieldAccessor(lazy);
+            if (fields.isReadableProperty("readOnlyDataSource")
+                    && fields.getPropertyValue("readOnlyDataSource") instanceof DataSource readOnly) {
+                DataSource fenced = fenceOnce(readOnly, "the read-only target of " + where, excluded);
+                if (fenced != readOnly) {
+                    lazy.setReadOnlyDataSource(fenced);
+                }
+            }
+        }
+    }
+
+    private void fenceTargetsOf(AbstractRoutingDataSource routing, String where, Set<Object> excluded) {
+        Map<Object, DataSource> resolved;
+        try {
+            resolved = routing.getResolvedDataSources();
+        } catch (IllegalStateException notInitialized) {
+            log.warn("fenceguard: {} ({}) has not resolved its targets, so they are not fenced", where,
+                    routing.getClass().getSimpleName());
+            return;
+        }
+        Map<Object, Object> targets = new LinkedHashMap<>();
+        boolean changed = false;
+        for (Map.Entry<Object, DataSource> entry : resolved.entrySet()) {
+            DataSource fenced = fenceOnce(entry.getValue(), "target '" + entry.getKey() + "' of " + where, excluded);
+            changed |= fenced != entry.getValue();
+            targets.put(entry.getKey(), fenced);
+        }
+        DataSource defaultTarget = routing.getResolvedDefaultDataSource();
+        DataSource fencedDefault = defaultTarget == null ? null
+                : fenceOnce(defaultTarget, "the default target of " + where, excluded);
+        if (changed || fencedDefault != defaultTarget) {
+            routing.setTargetDataSources(targets);
+            if (fencedDefault != null) {
+                routing.setDefaultTargetDataSource(fencedDefault);
+            }
+            routing.initialize();
+        }
+    }
+
+    /** The excluded beans that exist by now, by identity: only those can be targets of the DataSource at hand. */
+    private Set<Object> excludedInstances(FenceguardJdbcProperties props) {
+        if (beanFactory == null || props.getExcludedBeans().isEmpty()) {
+            return Set.of();
+        }
+        Set<Object> instances = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (String name : props.getExcludedBeans()) {
+            if (beanFactory.containsSingleton(name)) {
+                instances.add(beanFactory.getSingleton(name));
+            }
+        }
+        return instances;
+    }
+
+    private FencingConfig config() {
+        FencingConfig current = config;
+        if (current == null) {
+            current = properties().toConfig();
+            config = current;
+        }
+        return current;
     }
 
     private FenceguardJdbcProperties properties() {
         FenceguardJdbcProperties current = properties;
         if (current == null) {
-            current = Binder.get(environment).bind("guard.jdbc", FenceguardJdbcProperties.class)
+            current = Binder.get(environment).bind("fenceguard.jdbc", FenceguardJdbcProperties.class)
                     .orElseGet(FenceguardJdbcProperties::new);
             properties = current;
         }

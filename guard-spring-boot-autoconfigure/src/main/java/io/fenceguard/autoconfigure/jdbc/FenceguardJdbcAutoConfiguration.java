@@ -1,19 +1,27 @@
 package io.fenceguard.autoconfigure.jdbc;
 
 import io.fenceguard.jdbc.FencedDataSource;
+import io.fenceguard.jdbc.Unfenced;
 import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
+import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 
-/** Fences every DataSource bean of a Spring Boot application; see {@link FenceguardJdbcProperties}. */
+/**
+ * Fences the DataSources of a Spring Boot application ({@link FencedDataSourcePostProcessor}) and
+ * lets the application's own Flyway migrations run unfenced; see {@link FenceguardJdbcProperties}.
+ */
 @AutoConfiguration
-@ConditionalOnClass({DataSource.class, FencedDataSource.class})
-@ConditionalOnProperty(prefix = "guard.jdbc", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnClass({DataSource.class, FencedDataSource.class, DelegatingDataSource.class})
+@ConditionalOnBooleanProperty(name = "fenceguard.jdbc.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FenceguardJdbcProperties.class)
 public class FenceguardJdbcAutoConfiguration {
 
@@ -21,5 +29,35 @@ public class FenceguardJdbcAutoConfiguration {
     @ConditionalOnMissingBean
     static FencedDataSourcePostProcessor fencedDataSourcePostProcessor(Environment environment) {
         return new FencedDataSourcePostProcessor(environment);
+    }
+
+    /**
+     * Migrations are admin work: the application's Flyway migrates on the DataSource under the fence,
+     * so a {@code V1__} may create and seed fenced tables without a lease.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.flywaydb.core.Flyway",
+            "org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer"})
+    @ConditionalOnBooleanProperty(name = "fenceguard.jdbc.unfenced-migrations", matchIfMissing = true)
+    static class UnfencedFlywayConfiguration {
+
+        /** Boot's Flyway bean: its DataSource (the fenced application DataSource) becomes the one under the fence. */
+        @Bean
+        @ConditionalOnMissingBean(name = "fenceguardUnfencedFlyway")
+        FlywayConfigurationCustomizer fenceguardUnfencedFlyway() {
+            return configuration -> {
+                DataSource dataSource = configuration.getDataSource();
+                if (dataSource != null && FencedDataSource.isFenced(dataSource)) {
+                    configuration.dataSource(FencedDataSource.unfenced(dataSource));
+                }
+            };
+        }
+
+        /** A Flyway bean of the application's own, on the fenced DataSource: migrated inside {@link Unfenced}. */
+        @Bean
+        @ConditionalOnMissingBean
+        FlywayMigrationStrategy fenceguardUnfencedMigrationStrategy() {
+            return flyway -> Unfenced.run(flyway::migrate);
+        }
     }
 }

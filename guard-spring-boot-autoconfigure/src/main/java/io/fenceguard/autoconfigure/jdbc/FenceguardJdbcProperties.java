@@ -10,36 +10,55 @@ import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-/** {@code guard.jdbc.*}: which DataSources are wrapped and how they fence. */
-@ConfigurationProperties(prefix = "guard.jdbc")
+/**
+ * {@code fenceguard.jdbc.*}: which DataSources are fenced and how. Each physical DataSource bean is
+ * wrapped once in a {@link io.fenceguard.jdbc.FencedDataSource}; delegating and routing DataSources
+ * are fenced through their targets.
+ */
+@ConfigurationProperties(prefix = "fenceguard.jdbc")
 public class FenceguardJdbcProperties {
 
-    /** Whether DataSource beans are wrapped at all. */
+    /** Whether DataSource beans are fenced at all. Default: true. */
     private boolean enabled = true;
 
-    /** Fenced tables, as [schema.]table. */
+    /**
+     * Fenced tables, as [schema.]table: writes to them carry the token of the lease in context and
+     * are refused without one. Default: none.
+     */
     private List<String> tables = new ArrayList<>();
 
-    /** Token column of the fenced tables that do not name their own in token-columns. */
-    private String tokenColumn = FencedTable.DEFAULT_TOKEN_COLUMN;
+    /** Token column of the fenced tables that name none of their own in token-columns. Default: current_token. */
+    private String tokenColumn = "current_token";
 
-    /** Token column per fenced table, where it differs from token-column. */
+    /** Token column per fenced table, where it differs from token-column. Default: none. */
     private Map<String, String> tokenColumns = new LinkedHashMap<>();
 
-    /** When guarded transactions claim their resource's gate row. */
+    /**
+     * When guarded transactions claim their resource's gate row: explicit (only Gate.claim) or
+     * first-statement (before the first statement of every transaction under a lease). Default: explicit.
+     */
     private GateMode gateMode = GateMode.EXPLICIT;
 
-    /** The gate table created by the fenceguard-db migrations. */
-    private String gateTable = FencingConfig.DEFAULT_GATE_TABLE;
+    /** The gate table, created by the guard's migrations (fenceguard-db). Default: guard_gate. */
+    private String gateTable = "guard_gate";
 
-    /** The database dialect; detected from the first connection when not set. */
+    /** The database dialect; detected from the first connection when not set. Default: detected. */
     private SqlDialect dialect;
 
-    /** Rewrite plans kept per DataSource (one per distinct SQL string). */
-    private int planCacheSize = FencingConfig.DEFAULT_PLAN_CACHE_SIZE;
+    /** Rewrite plans kept per DataSource, one per distinct SQL string; at least 16. Default: 4096. */
+    private int planCacheSize = 4096;
 
-    /** DataSource bean names left unwrapped, e.g. a migration-only DataSource. */
+    /**
+     * DataSource bean names left unfenced, e.g. a DataSource for reports; delegating or routing
+     * DataSources over such a bean leave it unfenced as well. Default: none.
+     */
     private List<String> excludedBeans = new ArrayList<>();
+
+    /**
+     * Whether the application's Flyway migrations run unfenced, on the DataSource under the fence, so
+     * that a migration may create and seed fenced tables. Default: true.
+     */
+    private boolean unfencedMigrations = true;
 
     FencingConfig toConfig() {
         FencingConfig.Builder builder = FencingConfig.builder()
@@ -115,6 +134,14 @@ public class FenceguardJdbcProperties {
 
     public void setPlanCacheSize(int planCacheSize) {
         this.planCacheSize = planCacheSize;
+    }
+
+    public boolean isUnfencedMigrations() {
+        return unfencedMigrations;
+    }
+
+    public void setUnfencedMigrations(boolean unfencedMigrations) {
+        this.unfencedMigrations = unfencedMigrations;
     }
 
     public List<String> getExcludedBeans() {

@@ -4,11 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencedTable;
+import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.GateMode;
+import java.util.Map;
 import javax.sql.DataSource;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
+import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -21,9 +26,9 @@ class FenceguardJdbcAutoConfigurationTest {
 
     @Test
     void wrapsDataSourceBeansWithTheConfiguredFence() {
-        runner.withPropertyValues("guard.jdbc.tables=accounts,billing.ledger",
-                        "guard.jdbc.token-columns.[billing.ledger]=fence_token", "guard.jdbc.gate-mode=first-statement",
-                        "guard.jdbc.excluded-beans=migrations")
+        runner.withPropertyValues("fenceguard.jdbc.tables=accounts,billing.ledger",
+                        "fenceguard.jdbc.token-columns.[billing.ledger]=fence_token", "fenceguard.jdbc.gate-mode=first-statement",
+                        "fenceguard.jdbc.excluded-beans=migrations")
                 .run(context -> {
                     DataSource main = context.getBean("main", DataSource.class);
                     assertThat(main).isInstanceOf(FencedDataSource.class);
@@ -39,7 +44,7 @@ class FenceguardJdbcAutoConfigurationTest {
 
     @Test
     void canBeSwitchedOff() {
-        runner.withPropertyValues("guard.jdbc.enabled=false").run(context -> {
+        runner.withPropertyValues("fenceguard.jdbc.enabled=false").run(context -> {
             assertThat(context.getBean("main", DataSource.class)).isInstanceOf(JdbcDataSource.class);
             assertThat(context).doesNotHaveBean(FencedDataSourcePostProcessor.class);
         });
@@ -54,12 +59,48 @@ class FenceguardJdbcAutoConfigurationTest {
     }
 
     @Test
-    void metadataIsGeneratedForTheProperties() throws Exception {
-        try (var in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
-            assertThat(in).isNotNull();
-            assertThat(new String(in.readAllBytes())).contains("guard.jdbc.tables", "guard.jdbc.gate-mode",
-                    "guard.jdbc.excluded-beans");
-        }
+    void theApplicationsFlywayMigratesUnfencedUnlessSwitchedOff() {
+        runner.run(context -> {
+            assertThat(context).hasBean("fenceguardUnfencedFlyway");
+            assertThat(context).hasSingleBean(FlywayMigrationStrategy.class);
+        });
+        runner.withPropertyValues("fenceguard.jdbc.unfenced-migrations=false").run(context -> {
+            assertThat(context).doesNotHaveBean("fenceguardUnfencedFlyway");
+            assertThat(context).doesNotHaveBean(FlywayMigrationStrategy.class);
+        });
+    }
+
+    @Test
+    void theUnfencedFlywayCustomizerPointsFlywayBelowTheFence() {
+        runner.withPropertyValues("fenceguard.jdbc.tables=accounts").run(context -> {
+            DataSource fenced = context.getBean("main", DataSource.class);
+            FluentConfiguration configuration = new FluentConfiguration().dataSource(fenced);
+            context.getBean("fenceguardUnfencedFlyway", FlywayConfigurationCustomizer.class).customize(configuration);
+            assertThat(configuration.getDataSource()).isSameAs(((FencedDataSource) fenced).target());
+        });
+    }
+
+    @Test
+    void everyPropertyHasADescriptionAndTheDefaultsOfTheLibrary() throws Exception {
+        Map<String, Map<String, Object>> properties = Metadata.properties("fenceguard.jdbc.");
+        assertThat(properties.keySet()).containsExactlyInAnyOrder("fenceguard.jdbc.enabled",
+                "fenceguard.jdbc.tables", "fenceguard.jdbc.token-column", "fenceguard.jdbc.token-columns",
+                "fenceguard.jdbc.gate-mode", "fenceguard.jdbc.gate-table", "fenceguard.jdbc.dialect",
+                "fenceguard.jdbc.plan-cache-size", "fenceguard.jdbc.excluded-beans",
+                "fenceguard.jdbc.unfenced-migrations");
+        properties.values().forEach(p -> assertThat((String) p.get("description")).as("%s", p.get("name"))
+                .isNotBlank().contains("Default:"));
+        assertThat(properties.get("fenceguard.jdbc.token-column").get("defaultValue"))
+                .isEqualTo(FencedTable.DEFAULT_TOKEN_COLUMN);
+        assertThat(properties.get("fenceguard.jdbc.gate-table").get("defaultValue"))
+                .isEqualTo(FencingConfig.DEFAULT_GATE_TABLE);
+        assertThat(((Number) properties.get("fenceguard.jdbc.plan-cache-size").get("defaultValue")).intValue())
+                .isEqualTo(FencingConfig.DEFAULT_PLAN_CACHE_SIZE);
+        assertThat(properties.get("fenceguard.jdbc.gate-mode").get("defaultValue")).isEqualTo("explicit");
+        assertThat(properties.get("fenceguard.jdbc.enabled").get("defaultValue")).isEqualTo(true);
+        assertThat(properties.get("fenceguard.jdbc.unfenced-migrations").get("defaultValue")).isEqualTo(true);
+        FenceguardJdbcProperties defaults = new FenceguardJdbcProperties();
+        assertThat(defaults.toConfig()).isEqualTo(FencingConfig.builder().build());
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -87,7 +128,7 @@ class FenceguardJdbcAutoConfigurationTest {
         static FencedDataSourcePostProcessor fencedDataSourcePostProcessor() {
             // a no-op replacement: nothing is wrapped
             return new FencedDataSourcePostProcessor(new org.springframework.mock.env.MockEnvironment()
-                    .withProperty("guard.jdbc.enabled", "false"));
+                    .withProperty("fenceguard.jdbc.enabled", "false"));
         }
     }
 }

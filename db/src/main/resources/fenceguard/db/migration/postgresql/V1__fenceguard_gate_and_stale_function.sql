@@ -1,5 +1,6 @@
 -- fenceguard: the gate table and the stale-token function used by rewritten statements.
--- Version 1000 leaves room below for the application's own migrations.
+-- The guard's own migrations, with their own history table (fenceguard_schema_history): see
+-- io.fenceguard.db.FenceguardMigrations. Idempotent, so databases migrated by older versions take it.
 
 CREATE TABLE IF NOT EXISTS guard_gate (
     resource   VARCHAR(255) NOT NULL PRIMARY KEY,

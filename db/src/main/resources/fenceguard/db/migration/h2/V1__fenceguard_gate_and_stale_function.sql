@@ -1,6 +1,7 @@
 -- fenceguard: the gate table and the stale-token function used by rewritten statements (H2).
 -- The function is a Java method in guard-jdbc, which must be on the classpath of the JVM that
--- runs H2 (embedded or in-process server). Version 1000 leaves room for the application's own.
+-- runs H2 (embedded or in-process server). The guard's own migrations, with their own history table
+-- (fenceguard_schema_history): see io.fenceguard.db.FenceguardMigrations.
 
 CREATE TABLE IF NOT EXISTS guard_gate (
     resource   VARCHAR(255) NOT NULL PRIMARY KEY,

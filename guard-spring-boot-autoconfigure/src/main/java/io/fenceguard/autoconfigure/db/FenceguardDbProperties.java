@@ -1,0 +1,23 @@
+package io.fenceguard.autoconfigure.db;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/** {@code fenceguard.db.*}: the guard's own tables. */
+@ConfigurationProperties(prefix = "fenceguard.db")
+public class FenceguardDbProperties {
+
+    /**
+     * Whether the guard's own tables (guard_gate, guard_http_high_water) are migrated at start-up on the
+     * application's DataSource, with Flyway under their own history table fenceguard_schema_history,
+     * after the application's own Flyway and before anything else that uses the database. Default: true.
+     */
+    private boolean migrate = true;
+
+    public boolean isMigrate() {
+        return migrate;
+    }
+
+    public void setMigrate(boolean migrate) {
+        this.migrate = migrate;
+    }
+}

@@ -1,0 +1,177 @@
+package io.fenceguard.autoconfigure.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.fenceguard.autoconfigure.jdbc.FencedWrites;
+import io.fenceguard.autoconfigure.jdbc.FenceguardJdbcAutoConfiguration;
+import io.fenceguard.autoconfigure.jdbc.Metadata;
+import io.fenceguard.autoconfigure.jdbc.ScratchDatabase;
+import io.fenceguard.db.FenceguardMigrations;
+import io.fenceguard.jdbc.FencedDataSource;
+import io.fenceguard.jdbc.FencingRefusedException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.FieldSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * A Boot application with its own Flyway migration in Boot's default location ({@code V1__} creates
+ * and seeds the fenced table fg_acc) and the guard: both migrate, under their own history tables, no
+ * version collides, the seed runs unfenced, and the application's writes are fenced afterwards. On
+ * real PostgreSQL and MariaDB (skipped with the reason where there is none) and H2.
+ */
+class FenceguardDbAutoConfigurationTest {
+
+    static final String[] KINDS = ScratchDatabase.KINDS;
+    private ScratchDatabase db;
+
+    private ApplicationContextRunner runner(String kind) throws SQLException {
+        db = ScratchDatabase.of(kind);
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                        DataSourceTransactionManagerAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
+                        FlywayAutoConfiguration.class, FenceguardJdbcAutoConfiguration.class,
+                        FenceguardDbAutoConfiguration.class))
+                .withPropertyValues(db.datasourceProperties())
+                .withPropertyValues("fenceguard.jdbc.tables=" + FencedWrites.TABLE);
+    }
+
+    @AfterEach
+    void drop() {
+        if (db != null) {
+            db.close();
+        }
+    }
+
+    @ParameterizedTest
+    @FieldSource("KINDS")
+    void theApplicationsMigrationAndTheGuardsBothRunApartAndTheSeedRunsUnfenced(String kind) throws Exception {
+        runner(kind).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(FencedWrites.row(db)).as("seeded by the application's V1").isEqualTo("100@0");
+            assertThat(history("flyway_schema_history")).containsExactly("1:true");
+            // the application's table was there first: the guard's history starts at a baseline 0
+            assertThat(history(FenceguardMigrations.HISTORY_TABLE)).containsExactly("0:true", "1:true", "2:true");
+            assertThat(count("guard_gate")).isZero();
+
+            DataSource dataSource = context.getBean(DataSource.class);
+            assertThat(dataSource).isInstanceOf(FencedDataSource.class);
+            assertThat(((FencedDataSource) dataSource).target()).isInstanceOf(HikariDataSource.class);
+            assertInitializationOrder(context);
+            FencedWrites.assertJdbcTemplateFencedOnce(context.getBean(JdbcTemplate.class),
+                    new TransactionTemplate(context.getBean(PlatformTransactionManager.class)), db);
+        });
+    }
+
+    @ParameterizedTest
+    @FieldSource("KINDS")
+    void bootsLazyConnectionFetchKeepsItsProxyOutsideTheFence(String kind) throws Exception {
+        runner(kind).withPropertyValues("spring.datasource.connection-fetch=lazy").run(context -> {
+            assertThat(context).hasNotFailed();
+            DataSource dataSource = context.getBean(DataSource.class);
+            assertThat(dataSource).isInstanceOf(LazyConnectionDataSourceProxy.class);
+            assertThat(((LazyConnectionDataSourceProxy) dataSource).getTargetDataSource())
+                    .isInstanceOf(FencedDataSource.class);
+            assertThat(history(FenceguardMigrations.HISTORY_TABLE)).containsExactly("0:true", "1:true", "2:true");
+            FencedWrites.assertJdbcTemplateFencedOnce(context.getBean(JdbcTemplate.class),
+                    new TransactionTemplate(context.getBean(PlatformTransactionManager.class)), db);
+        });
+    }
+
+    @ParameterizedTest
+    @FieldSource("KINDS")
+    void withoutTheApplicationsFlywayTheGuardMigratesAlone(String kind) throws Exception {
+        runner(kind).withPropertyValues("spring.flyway.enabled=false").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(history(FenceguardMigrations.HISTORY_TABLE)).containsExactly("1:true", "2:true");
+            assertThatThrownBy(() -> count(FencedWrites.TABLE)).isInstanceOf(SQLException.class);
+        });
+    }
+
+    @Test
+    void theGuardsMigrationCanBeSwitchedOff() throws Exception {
+        runner("h2").withPropertyValues("fenceguard.db.migrate=false").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean(FenceguardMigrationInitializer.class);
+            assertThat(FencedWrites.row(db)).isEqualTo("100@0");
+            assertThatThrownBy(() -> count(FenceguardMigrations.HISTORY_TABLE)).isInstanceOf(SQLException.class);
+        });
+    }
+
+    @Test
+    void aSeedIntoAFencedTableIsRefusedWhenTheApplicationsMigrationsAreFenced() throws Exception {
+        runner("h2").withPropertyValues("fenceguard.jdbc.unfenced-migrations=false").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("NO_LEASE")
+                    .hasMessageContaining("INSERT INTO fg_acc");
+            Throwable refused = context.getStartupFailure();
+            while (refused != null && !(refused instanceof FencingRefusedException)) {
+                refused = refused.getCause();
+            }
+            assertThat(refused).as("a FencingRefusedException in the cause chain").isNotNull();
+        });
+    }
+
+    @Test
+    void everyPropertyHasADescriptionAndADefault() throws Exception {
+        Map<String, Map<String, Object>> properties = Metadata.properties("fenceguard.db.");
+        assertThat(properties).containsOnlyKeys("fenceguard.db.migrate");
+        assertThat(properties.get("fenceguard.db.migrate").get("defaultValue")).isEqualTo(true);
+        assertThat((String) properties.get("fenceguard.db.migrate").get("description")).contains("Default: true");
+    }
+
+    /** After the application's Flyway, before the JdbcTemplate: Boot's database-initialization order. */
+    private static void assertInitializationOrder(ConfigurableApplicationContext context) {
+        var beanFactory = context.getBeanFactory();
+        String[] initializers = beanFactory.getBeanNamesForType(FenceguardMigrationInitializer.class);
+        assertThat(initializers).hasSize(1);
+        assertThat(beanFactory.getBeanDefinition(initializers[0]).getDependsOn()).contains("flywayInitializer");
+        assertThat(beanFactory.getBeanDefinition("jdbcTemplate").getDependsOn()).contains(initializers[0]);
+    }
+
+    private List<String> history(String table) throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (Connection c = db.physical().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT " + q("version") + ", " + q("success") + " FROM " + q(table)
+                     + " WHERE " + q("version") + " IS NOT NULL ORDER BY " + q("installed_rank"))) {
+            while (rs.next()) {
+                rows.add(rs.getString(1) + ":" + rs.getBoolean(2));
+            }
+        }
+        return rows;
+    }
+
+    /** Flyway creates its history table with quoted lower-case names on H2. */
+    private String q(String identifier) {
+        return db.kind().equals("h2") ? '"' + identifier + '"' : identifier;
+    }
+
+    private int count(String table) throws SQLException {
+        try (Connection c = db.physical().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM " + (table.contains("history") ? q(table) : table))) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+}
