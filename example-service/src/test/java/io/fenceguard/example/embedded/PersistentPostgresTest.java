@@ -1,0 +1,96 @@
+package io.fenceguard.example.embedded;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The embedded PostgreSQL keeps its rows across restarts on one directory, and throws them away only when asked. */
+class PersistentPostgresTest {
+
+    @TempDir
+    Path temp;
+
+    @Test
+    void rowsOutliveARestartAndDiscardStartsEmpty() throws Exception {
+        Path dir = temp.resolve("pg");
+        try (PersistentPostgres postgres = PersistentPostgres.start(dir, freePort(), false)) {
+            execute(postgres, "CREATE TABLE accounts (id VARCHAR(64) PRIMARY KEY, balance BIGINT NOT NULL)");
+            execute(postgres, "INSERT INTO accounts VALUES ('kept', 42)");
+        }
+        try (PersistentPostgres postgres = PersistentPostgres.start(dir, freePort(), false)) {
+            assertThat(postgres.dataDirectory()).isEqualTo(dir.toAbsolutePath());
+            assertThat(balance(postgres, "kept")).isEqualTo(42);
+        }
+        try (PersistentPostgres postgres = PersistentPostgres.start(dir, freePort(), true)) {
+            assertThat(tableExists(postgres, "accounts")).isFalse();
+            execute(postgres, "CREATE TABLE accounts (id VARCHAR(64) PRIMARY KEY, balance BIGINT NOT NULL)");
+        }
+    }
+
+    @Test
+    void aDirectoryInUseIsRefusedAndLeftRunning() throws Exception {
+        Path dir = temp.resolve("busy");
+        try (PersistentPostgres first = PersistentPostgres.start(dir, freePort(), false)) {
+            execute(first, "CREATE TABLE t (x INT)");
+            assertThatThrownBy(() -> PersistentPostgres.start(dir, freePort(), false))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining(dir.toAbsolutePath().toString()).hasMessageContaining("in use")
+                    .hasMessageContaining("example.embedded.data-dir");
+            assertThatThrownBy(() -> PersistentPostgres.start(dir, freePort(), true))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("in use");
+            assertThat(tableExists(first, "t")).isTrue();
+        }
+    }
+
+    @Test
+    void discardRefusesADirectoryThatIsNotPostgresqlsAndDeletesNothing() throws Exception {
+        Path dir = temp.resolve("mine");
+        Files.createDirectories(dir);
+        Path precious = Files.writeString(dir.resolve("notes.txt"), "not a database");
+        assertThatThrownBy(() -> PersistentPostgres.start(dir, freePort(), true))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("is not a PostgreSQL data directory").hasMessageContaining("nothing was deleted");
+        assertThat(precious).hasContent("not a database");
+    }
+
+    private static long balance(PersistentPostgres postgres, String id) throws SQLException {
+        try (Connection c = connect(postgres); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT balance FROM accounts WHERE id = '" + id + "'")) {
+            assertThat(rs.next()).as("row %s", id).isTrue();
+            return rs.getLong(1);
+        }
+    }
+
+    private static boolean tableExists(PersistentPostgres postgres, String table) throws SQLException {
+        try (Connection c = connect(postgres); ResultSet rs = c.getMetaData().getTables(null, "public", table, null)) {
+            return rs.next();
+        }
+    }
+
+    private static void execute(PersistentPostgres postgres, String sql) throws SQLException {
+        try (Connection c = connect(postgres); Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private static Connection connect(PersistentPostgres postgres) throws SQLException {
+        return DriverManager.getConnection(postgres.jdbcUrl(), "postgres", "");
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}
