@@ -23,7 +23,8 @@ import org.springframework.core.env.MapPropertySource;
  * on free loopback ports, for the life of the JVM, and says so in one line.
  * <ul>
  *   <li>{@code example.embedded.enabled} (true): false turns this off;</li>
- *   <li>{@code example.embedded.data-dir} ({@value #DEFAULT_DATA_DIR}): PostgreSQL's data directory;</li>
+ *   <li>{@code example.embedded.data-dir} ({@value #DEFAULT_DATA_DIR}): PostgreSQL's data directory
+ *       (the server's own log is beside it, {@code <data-dir>.log});</li>
  *   <li>{@code example.embedded.discard} (false): true starts PostgreSQL on an emptied data directory.</li>
  * </ul>
  */

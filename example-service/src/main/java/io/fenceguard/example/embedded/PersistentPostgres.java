@@ -17,8 +17,9 @@ import java.util.stream.Stream;
 
 /**
  * An embedded PostgreSQL (zonky, binaries from Maven) on a data directory that outlives it: started
- * again on the same directory, it has the same databases and rows. The directory is
- * initialised on first use; {@code discard} empties it first.
+ * again on the same directory, it has the same databases and rows. The directory is initialised on
+ * first use; {@code discard} empties it first. The server's own output goes to a file beside the
+ * directory ({@code <data-dir>.log}), not into the application's log.
  */
 public final class PersistentPostgres implements AutoCloseable {
 
@@ -26,6 +27,8 @@ public final class PersistentPostgres implements AutoCloseable {
     private static final String LOCK_FILE = "epg-lock";
     /** Present in every PostgreSQL data directory; its absence means the directory is not one. */
     private static final String VERSION_FILE = "PG_VERSION";
+    /** How every failure to start begins. */
+    private static final String REFUSAL = "embedded PostgreSQL: ";
 
     private final EmbeddedPostgres server;
     private final Path dataDirectory;
@@ -45,6 +48,7 @@ public final class PersistentPostgres implements AutoCloseable {
      */
     public static PersistentPostgres start(Path dataDirectory, int port, boolean discard) {
         Path dir = dataDirectory.toAbsolutePath().normalize();
+        Path serverLog = serverLog(dir);
         try {
             Files.createDirectories(dir);
             requireUnused(dir);
@@ -56,13 +60,28 @@ public final class PersistentPostgres implements AutoCloseable {
             EmbeddedPostgres server = EmbeddedPostgres.builder()
                     .setDataDirectory(dir.toFile())
                     .setCleanDataDirectory(false)
+                    // durable, unlike the test-minded defaults (-F, synchronous_commit=off): later options win
+                    .setServerConfig("fsync", "on")
+                    .setServerConfig("synchronous_commit", "on")
                     .setPort(port)
                     .setPGStartupWait(Duration.ofSeconds(60))
+                    .setOutputRedirector(ProcessBuilder.Redirect.appendTo(serverLog.toFile()))
+                    .setErrorRedirector(ProcessBuilder.Redirect.appendTo(serverLog.toFile()))
                     .start();
             return new PersistentPostgres(server, dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not start embedded PostgreSQL in " + dir + ": " + e.getMessage(), e);
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof IllegalStateException refused && refused.getMessage().startsWith(REFUSAL)) {
+                throw refused;
+            }
+            throw new IllegalStateException(REFUSAL + "could not start in " + dir + " (" + e.getMessage()
+                    + "); the server's log is " + serverLog, e);
         }
+    }
+
+    /** The server's output: beside the data directory, which must hold nothing else before initdb. */
+    static Path serverLog(Path dataDirectory) {
+        Path dir = dataDirectory.toAbsolutePath().normalize();
+        return dir.resolveSibling(dir.getFileName() + ".log");
     }
 
     public Path dataDirectory() {
@@ -102,7 +121,7 @@ public final class PersistentPostgres implements AutoCloseable {
         } catch (OverlappingFileLockException inThisJvm) {
             // held by this JVM: in use all the same
         }
-        throw new IllegalStateException("the embedded PostgreSQL data directory " + dir + " is in use by another "
+        throw new IllegalStateException(REFUSAL + "its data directory " + dir + " is in use by another "
                 + "running instance; stop it, or set example.embedded.data-dir to another directory");
     }
 
@@ -128,7 +147,7 @@ public final class PersistentPostgres implements AutoCloseable {
         try {
             orphan.get().onExit().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
-            throw new IllegalStateException("an orphaned PostgreSQL server (pid " + orphan.get().pid()
+            throw new IllegalStateException(REFUSAL + "an orphaned server (pid " + orphan.get().pid()
                     + ") still runs on " + dir + "; stop it and start again", e);
         }
     }
@@ -146,7 +165,7 @@ public final class PersistentPostgres implements AutoCloseable {
             List<Path> children = entries.toList();
             boolean onlyLock = children.stream().allMatch(p -> p.getFileName().toString().equals(LOCK_FILE));
             if (!onlyLock && !Files.exists(dir.resolve(VERSION_FILE))) {
-                throw new IllegalStateException("example.embedded.discard=true, but " + dir + " is not a PostgreSQL "
+                throw new IllegalStateException(REFUSAL + "example.embedded.discard=true, but " + dir + " is not a PostgreSQL "
                         + "data directory (no " + VERSION_FILE + "); nothing was deleted. Point example.embedded.data-dir "
                         + "at the directory of the embedded database, or at a new one");
             }

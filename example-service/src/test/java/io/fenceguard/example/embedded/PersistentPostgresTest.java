@@ -15,7 +15,10 @@ import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The embedded PostgreSQL keeps its rows across restarts on one directory, and throws them away only when asked. */
+/**
+ * The embedded PostgreSQL keeps its rows across restarts on one directory, throws them away only when
+ * asked and only from a PostgreSQL data directory, and never runs two servers on one directory.
+ */
 class PersistentPostgresTest {
 
     @TempDir
@@ -32,9 +35,51 @@ class PersistentPostgresTest {
             assertThat(postgres.dataDirectory()).isEqualTo(dir.toAbsolutePath());
             assertThat(balance(postgres, "kept")).isEqualTo(42);
         }
+        assertThat(PersistentPostgres.serverLog(dir)).as("the server's own log, beside its directory")
+                .isRegularFile().isNotEmptyFile();
         try (PersistentPostgres postgres = PersistentPostgres.start(dir, freePort(), true)) {
             assertThat(tableExists(postgres, "accounts")).isFalse();
             execute(postgres, "CREATE TABLE accounts (id VARCHAR(64) PRIMARY KEY, balance BIGINT NOT NULL)");
+        }
+    }
+
+    /** A process killed outright (no shutdown hook) leaves its server running; the next start stops it and goes on. */
+    @Test
+    void aServerLeftByAKilledProcessIsStoppedAndItsDataKept() throws Exception {
+        Path dir = temp.resolve("orphaned");
+        Process owner = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), KilledOwner.class.getName(), dir.toString(),
+                String.valueOf(freePort())).redirectErrorStream(true).start();
+        try (var out = new java.io.BufferedReader(new java.io.InputStreamReader(owner.getInputStream()))) {
+            String line;
+            while ((line = out.readLine()) != null && !line.equals(KilledOwner.READY)) {
+                // the child's own output
+            }
+            assertThat(line).as("the child started its server").isEqualTo(KilledOwner.READY);
+            owner.destroyForcibly().waitFor();
+        }
+        long orphanPid = Long.parseLong(Files.readAllLines(dir.resolve("postmaster.pid")).get(0).trim());
+        assertThat(ProcessHandle.of(orphanPid)).as("the orphaned server").hasValueSatisfying(
+                p -> assertThat(p.isAlive()).isTrue());
+
+        try (PersistentPostgres postgres = PersistentPostgres.start(dir, freePort(), false)) {
+            assertThat(balance(postgres, "survivor")).isEqualTo(7);
+        }
+        assertThat(ProcessHandle.of(orphanPid).filter(ProcessHandle::isAlive)).isEmpty();
+    }
+
+    /** Starts a server, writes a row, says so, and waits to be killed. */
+    public static final class KilledOwner {
+
+        static final String READY = "row written";
+
+        public static void main(String[] args) throws Exception {
+            PersistentPostgres postgres = PersistentPostgres.start(Path.of(args[0]), Integer.parseInt(args[1]), false);
+            execute(postgres, "CREATE TABLE accounts (id VARCHAR(64) PRIMARY KEY, balance BIGINT NOT NULL)");
+            execute(postgres, "INSERT INTO accounts VALUES ('survivor', 7)");
+            System.out.println(READY);
+            System.out.flush();
+            Thread.sleep(Long.MAX_VALUE);
         }
     }
 
