@@ -146,6 +146,9 @@ abstract class LedgerContract {
     void operationsViewShowsLeasesAndRejections(RunningJar app) throws Exception {
         String health = app.send("GET", "/actuator/health", null).body();
         assertThat((String) JsonPath.read(health, "$.components.fenceguard.status")).isEqualTo("UP");
+        // the runs pause through the chaos wrapper; the Redis store's breaker still shows through it
+        assertThat((String) JsonPath.read(health, "$.components.fenceguard.details.circuitBreaker")).isEqualTo("CLOSED");
+        assertThat((String) JsonPath.read(health, "$.components.fenceguard.details.store")).contains("chaos");
         assertThat((String) JsonPath.read(health, "$.components.redis.status")).isEqualTo("UP");
         String guard = app.send("GET", "/actuator/fenceguard", null).body();
         List<String> layers = JsonPath.read(guard, "$.recentRejections[*].layer");

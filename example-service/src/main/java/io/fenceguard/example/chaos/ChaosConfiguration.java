@@ -1,8 +1,11 @@
 package io.fenceguard.example.chaos;
 
+import io.fenceguard.autoconfigure.core.LeaseStoreHealth;
 import io.fenceguard.core.spi.LeaseProvider;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.health.contributor.Health;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -25,6 +28,19 @@ public class ChaosConfiguration {
                     return new ChaosLeaseProvider(provider);
                 }
                 return bean;
+            }
+        };
+    }
+
+    /** The wrapped store's own health (the Redis circuit breaker), which the other contributors see through the wrapper. */
+    @Bean
+    LeaseStoreHealth chaosWrappedStoreHealth(ObjectProvider<LeaseStoreHealth> contributors) {
+        return new LeaseStoreHealth() {
+            @Override
+            public void contribute(LeaseProvider provider, Health.Builder builder) {
+                if (provider instanceof ChaosLeaseProvider chaos) {
+                    contributors.orderedStream().filter(c -> c != this).forEach(c -> c.contribute(chaos.delegate(), builder));
+                }
             }
         };
     }
