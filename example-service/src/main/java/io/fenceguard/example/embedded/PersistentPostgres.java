@@ -70,7 +70,7 @@ public final class PersistentPostgres implements AutoCloseable {
                     .start();
             return new PersistentPostgres(server, dir);
         } catch (IOException | RuntimeException e) {
-            if (e instanceof IllegalStateException refused && refused.getMessage().startsWith(REFUSAL)) {
+            if (e instanceof IllegalStateException refused && String.valueOf(refused.getMessage()).startsWith(REFUSAL)) {
                 throw refused;
             }
             throw new IllegalStateException(REFUSAL + "could not start in " + dir + " (" + e.getMessage()
