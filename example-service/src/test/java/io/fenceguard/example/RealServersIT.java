@@ -37,7 +37,7 @@ class RealServersIT extends LedgerContract {
             args.add("--spring.datasource.password=" + server.password());
             args.add("--spring.data.redis.host=" + redis.host());
             args.add("--spring.data.redis.port=" + redis.port());
-            args.add("--guard.key-prefix=" + database + ":");
+            args.add("--fenceguard.redis.key-prefix=" + database + ":");
             try (RunningJar app = RunningJar.start(name, args)) {
                 runContract(app);
             }

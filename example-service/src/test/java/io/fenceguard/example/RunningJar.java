@@ -70,6 +70,11 @@ final class RunningJar implements AutoCloseable {
         return startupMillis;
     }
 
+    /** What the service has logged so far. */
+    List<String> logLines() throws IOException {
+        return Files.readAllLines(log);
+    }
+
     HttpResponse<String> send(String method, String path, String json) throws Exception {
         return send(method, path, json, null);
     }

@@ -9,7 +9,7 @@ import org.springframework.web.client.RestClientResponseException;
 
 /**
  * Records audit entries through the guarded HTTP endpoint. The fencing header is added by the
- * client interceptor for the configured destination ({@code guard.http.client.destinations}); this
+ * client interceptor for the configured destination ({@code fenceguard.http.client.destinations}); this
  * class never touches it.
  */
 @Component

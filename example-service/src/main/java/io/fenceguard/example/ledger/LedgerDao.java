@@ -3,6 +3,7 @@ package io.fenceguard.example.ledger;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.annotation.Fenced;
+import io.fenceguard.example.chaos.Chaos;
 import io.fenceguard.jdbc.Gate;
 import io.fenceguard.jdbc.Unfenced;
 import java.sql.SQLException;

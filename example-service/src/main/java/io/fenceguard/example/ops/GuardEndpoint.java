@@ -25,8 +25,9 @@ public class GuardEndpoint {
     public Map<String, Object> state() {
         Map<String, Object> state = new LinkedHashMap<>();
         state.put("clientId", leases.clientId());
+        state.put("store", leases.provider().describe());
         state.put("leases", leases.heldLeases().stream().map(l -> Map.of(
-                "resource", l.resource().value(), "token", l.token().value(), "holder", l.holder(),
+                "resource", l.fence().resource().value(), "token", l.fence().token().value(), "holder", l.holder(),
                 "remainingMs", l.remaining().toMillis(), "valid", l.valid())).toList());
         List<RejectionLog.Rejection> recent = rejections.recent();
         state.put("recentRejections", recent);

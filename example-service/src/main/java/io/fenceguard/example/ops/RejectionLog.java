@@ -8,8 +8,9 @@ import java.util.List;
 import org.springframework.stereotype.Component;
 
 /**
- * The most recent refusals of this instance (stale tokens, lost leases, bad headers), and the metric
- * {@code guard.stale.rejections{layer, resource}} for the stale ones.
+ * The most recent refusals of this instance (stale tokens, lost leases, bad headers), with their
+ * resources, and the metric {@code example.stale.rejections{layer}} for the stale ones. The resource is
+ * not a tag: there is one per account, without bound.
  */
 @Component
 public class RejectionLog {
@@ -28,8 +29,7 @@ public class RejectionLog {
 
     public void record(String layer, String resource, Long token, boolean stale, String reason) {
         if (stale) {
-            meters.counter("guard.stale.rejections", "layer", layer,
-                    "resource", resource == null ? "unknown" : resource).increment();
+            meters.counter("example.stale.rejections", "layer", layer).increment();
         }
         synchronized (recent) {
             recent.addFirst(new Rejection(Instant.now(), layer, resource, token, stale, reason));

@@ -1,6 +1,7 @@
 package io.fenceguard.example.standalone;
 
 import io.fenceguard.core.LeaseManager;
+import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.Gate;
@@ -11,21 +12,39 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.function.LongConsumer;
 import javax.sql.DataSource;
-import org.redisson.api.RedissonClient;
+import org.flywaydb.core.Flyway;
 
 /**
  * The programmatic form, for code outside Spring: the same read-modify-write deposit as the service's
  * {@code LedgerDao}, with a {@link LeaseManager} and a {@link FencedDataSource} built by hand.
+ *
+ * <pre>{@code
+ * PlainJdbcLedger.migrate(pool);
+ * try (RedisLeaseProvider store = RedisLeaseProvider.of(redisson);
+ *      LeaseManager leases = LeaseManager.of(store)) {
+ *     new PlainJdbcLedger(leases, pool).deposit("42", 5, Duration.ofSeconds(5), balance -> { });
+ * }
+ * }</pre>
  */
 public final class PlainJdbcLedger {
+
+    /** Where the ledger's own schema is: the application's Flyway location, apart from the guard's. */
+    public static final String LOCATION = "classpath:db/migration";
 
     private final LeaseManager leases;
     private final DataSource fenced;
 
-    public PlainJdbcLedger(RedissonClient redisson, DataSource pool) {
-        this(LeaseManager.of(redisson), pool);
+    /**
+     * Creates the ledger's tables (its own Flyway history) and then the guard's (their own history,
+     * {@link FenceguardMigrations#HISTORY_TABLE}), in that order: the guard's run baselines itself on a
+     * schema that is not empty. {@code pool} is the plain DataSource: migrations are admin work, unfenced.
+     */
+    public static void migrate(DataSource pool) {
+        Flyway.configure(PlainJdbcLedger.class.getClassLoader()).dataSource(pool).locations(LOCATION).load().migrate();
+        FenceguardMigrations.migrate(pool);
     }
 
+    /** {@code pool} is the plain DataSource; the ledger fences its {@code accounts} table itself. */
     public PlainJdbcLedger(LeaseManager leases, DataSource pool) {
         this.leases = leases;
         this.fenced = FencedDataSource.wrap(pool, FencingConfig.builder().fence("accounts").build());

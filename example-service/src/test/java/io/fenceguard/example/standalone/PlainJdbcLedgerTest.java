@@ -7,9 +7,14 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseContext;
+import io.fenceguard.core.LeaseLostException;
 import io.fenceguard.core.LeaseManager;
+import io.fenceguard.db.FenceguardMigrations;
+import io.fenceguard.example.chaos.ChaosLeaseProvider;
 import io.fenceguard.jdbc.FencingRefusedException;
 import io.fenceguard.jdbc.StaleTokenException;
+import io.fenceguard.redis.RedisLeaseConfig;
+import io.fenceguard.redis.RedisLeaseProvider;
 import io.fenceguard.testsupport.JdbcEndpoint;
 import io.fenceguard.testsupport.TestServers;
 import java.sql.Connection;
@@ -18,13 +23,16 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
-/** The programmatic form against real PostgreSQL and Redis, with a pause past the lease. */
+/**
+ * The programmatic form against real PostgreSQL and Redis: its migrations (the ledger's and the guard's,
+ * each with its own history), and a holder paused past its lease (renewals withheld by
+ * {@link ChaosLeaseProvider}) whose write is refused after another holder's.
+ */
 class PlainJdbcLedgerTest {
 
     @Test
@@ -40,11 +48,15 @@ class PlainJdbcLedgerTest {
         pool.setUsername(server.user());
         pool.setPassword(server.password());
         try (HikariDataSource ds = new HikariDataSource(pool);
-             LeaseManager leases = LeaseManager.of(redisson, LeaseConfig.builder()
-                     .leaseTime(Duration.ofSeconds(1)).lockDelay(Duration.ofMillis(100))
-                     .keyPrefix(database + ":").build())) {
-            Flyway.configure().dataSource(ds)
-                    .locations("classpath:db/migration/postgresql", "classpath:db/example").load().migrate();
+             ChaosLeaseProvider store = new ChaosLeaseProvider(RedisLeaseProvider.of(redisson, RedisLeaseConfig.builder()
+                     .lockDelay(Duration.ofMillis(100)).keyPrefix(database + ":").build()));
+             LeaseManager leases = LeaseManager.of(store, LeaseConfig.builder().leaseTime(Duration.ofSeconds(1)).build())) {
+            PlainJdbcLedger.migrate(ds);
+            assertThat(count(ds, "SELECT COUNT(*) FROM flyway_schema_history WHERE success")).isEqualTo(1);
+            assertThat(count(ds, "SELECT COUNT(*) FROM " + FenceguardMigrations.HISTORY_TABLE
+                    + " WHERE success AND version IS NOT NULL AND version <> '0'")).isPositive();
+            assertThat(count(ds, "SELECT COUNT(*) FROM guard_gate")).isZero();
+            PlainJdbcLedger.migrate(ds);   // a second start: nothing left to do, nothing fails
             execute(ds, "INSERT INTO accounts (id, balance) VALUES ('p1', 100)");
             PlainJdbcLedger ledger = new PlainJdbcLedger(leases, ds);
 
@@ -53,7 +65,7 @@ class PlainJdbcLedgerTest {
             CompletableFuture<Long> paused = CompletableFuture.supplyAsync(() -> {
                 try {
                     return ledger.deposit("p1", 7, Duration.ofSeconds(5), balance -> {
-                        LeaseContext.requireValid().suspendRenewal(Duration.ofSeconds(10));
+                        store.pauseRenewals(LeaseContext.requireValid().holder(), Duration.ofSeconds(10));
                         sleep(2_500);
                     });
                 } catch (SQLException e) {
@@ -62,7 +74,7 @@ class PlainJdbcLedgerTest {
             });
             sleep(300);
             assertThat(ledger.deposit("p1", 11, Duration.ofSeconds(10), balance -> { })).isEqualTo(116);
-            assertThatThrownBy(paused::join).hasRootCauseInstanceOf(io.fenceguard.core.LeaseLostException.class)
+            assertThatThrownBy(paused::join).hasRootCauseInstanceOf(LeaseLostException.class)
                     .satisfies(e -> assertThat(e.getCause().getCause())
                             .isInstanceOfAny(FencingRefusedException.class, StaleTokenException.class));
             try (Connection c = ds.getConnection(); Statement s = c.createStatement();
@@ -89,6 +101,13 @@ class PlainJdbcLedgerTest {
         try (Connection c = java.sql.DriverManager.getConnection(url, server.user(), server.password());
              Statement s = c.createStatement()) {
             s.execute(sql);
+        }
+    }
+
+    private static long count(javax.sql.DataSource ds, String sql) throws SQLException {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement(); var rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
         }
     }
 

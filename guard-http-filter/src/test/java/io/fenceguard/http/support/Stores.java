@@ -2,6 +2,7 @@ package io.fenceguard.http.support;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.testsupport.JdbcEndpoint;
 import io.fenceguard.testsupport.TestServers;
 import java.util.UUID;
@@ -11,9 +12,9 @@ import org.flywaydb.core.Flyway;
 public final class Stores {
 
     /** Where the db module keeps the guard's own PostgreSQL migrations (the high-water table among them). */
-    public static final String POSTGRES_MIGRATIONS = "classpath:db/migration/postgresql";
+    public static final String POSTGRES_MIGRATIONS = FenceguardMigrations.LOCATION_ROOT + "/postgresql";
     /** The same for H2. */
-    public static final String H2_MIGRATIONS = "classpath:db/migration/h2";
+    public static final String H2_MIGRATIONS = FenceguardMigrations.LOCATION_ROOT + "/h2";
 
     private Stores() {
     }
