@@ -2,7 +2,7 @@ package io.fenceguard.proof;
 
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
-import io.fenceguard.core.ResourceName;
+import io.fenceguard.testsupport.faults.PausableLeaseProvider;
 import java.time.Duration;
 
 /**
@@ -15,12 +15,24 @@ public final class Grant implements AutoCloseable {
     private final String resource;
     private final long token;
     private final Lease lease;
+    private final PausableLeaseProvider renewals;
     private final Runnable release;
 
-    Grant(String resource, long token, Lease lease, Runnable release) {
+    /** A fenceguard lease, renewed through {@code renewals}, which the nemesis can hold back. */
+    static Grant fenced(Lease lease, PausableLeaseProvider renewals) {
+        return new Grant(lease.resource().value(), lease.token().value(), lease, renewals, lease::close);
+    }
+
+    /** An unfenced lock: its token is only recorded. */
+    static Grant unfenced(String resource, long token, Runnable release) {
+        return new Grant(resource, token, null, null, release);
+    }
+
+    private Grant(String resource, long token, Lease lease, PausableLeaseProvider renewals, Runnable release) {
         this.resource = resource;
         this.token = token;
         this.lease = lease;
+        this.renewals = renewals;
         this.release = release;
     }
 
@@ -45,11 +57,13 @@ public final class Grant implements AutoCloseable {
      */
     public AutoCloseable pause(long millis, boolean pastLocalCheck) throws InterruptedException {
         if (lease != null) {
-            lease.suspendRenewal(Duration.ofMillis(millis + 1_000));
+            // Renewals of this resource are held back for as long as the holder sleeps, as a GC pause of this
+            // JVM would hold them back. The pause outlasts the lease, so it runs out in Redis meanwhile.
+            renewals.pauseRenewals(lease.resource(), Duration.ofMillis(millis));
         }
         Thread.sleep(millis);
         if (lease != null && pastLocalCheck) {
-            return LeaseContext.bind(Lease.presented(ResourceName.of(resource), lease.token(), "resumed-after-pause"));
+            return LeaseContext.bind(Lease.presented(lease.fence(), "resumed-after-pause"));
         }
         return () -> { };
     }
