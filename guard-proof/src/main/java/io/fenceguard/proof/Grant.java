@@ -12,27 +12,27 @@ import java.time.Duration;
  */
 public final class Grant implements AutoCloseable {
 
-    private final String resource;
     private final long token;
     private final Lease lease;
     private final PausableLeaseProvider renewals;
+    private final Duration leaseTime;
     private final Runnable release;
 
-    /** A fenceguard lease, renewed through {@code renewals}, which the nemesis can hold back. */
-    static Grant fenced(Lease lease, PausableLeaseProvider renewals) {
-        return new Grant(lease.resource().value(), lease.token().value(), lease, renewals, lease::close);
+    /** A fenceguard lease, renewed through {@code renewals}, which a pause holds back. */
+    static Grant fenced(Lease lease, PausableLeaseProvider renewals, Duration leaseTime) {
+        return new Grant(lease.token().value(), lease, renewals, leaseTime, lease::close);
     }
 
     /** An unfenced lock: its token is only recorded. */
-    static Grant unfenced(String resource, long token, Runnable release) {
-        return new Grant(resource, token, null, null, release);
+    static Grant unfenced(long token, Runnable release) {
+        return new Grant(token, null, null, null, release);
     }
 
-    private Grant(String resource, long token, Lease lease, PausableLeaseProvider renewals, Runnable release) {
-        this.resource = resource;
+    private Grant(long token, Lease lease, PausableLeaseProvider renewals, Duration leaseTime, Runnable release) {
         this.token = token;
         this.lease = lease;
         this.renewals = renewals;
+        this.leaseTime = leaseTime;
         this.release = release;
     }
 
@@ -57,15 +57,24 @@ public final class Grant implements AutoCloseable {
      */
     public AutoCloseable pause(long millis, boolean pastLocalCheck) throws InterruptedException {
         if (lease != null) {
-            // Renewals of this resource are held back for as long as the holder sleeps, as a GC pause of this
-            // JVM would hold them back. The pause outlasts the lease, so it runs out in Redis meanwhile.
-            renewals.pauseRenewals(lease.resource(), Duration.ofMillis(millis));
+            renewals.pauseRenewals(lease.resource(), withheld(millis));
         }
         Thread.sleep(millis);
         if (lease != null && pastLocalCheck) {
             return LeaseContext.bind(Lease.presented(lease.fence(), "resumed-after-pause"));
         }
         return () -> { };
+    }
+
+    /**
+     * How long this resource's renewals are held back: while the holder sleeps, but no longer than a lease
+     * and a little more. By then the lease has run out here (any renewal that was still answered was sent
+     * before the pause) and nothing renews it again; holding back longer would also starve the next holder
+     * of the resource in this JVM, which cannot get it before the lease ran out in Redis and the lock-delay
+     * (a quarter of the lease) passed.
+     */
+    private Duration withheld(long pauseMillis) {
+        return Duration.ofMillis(Math.min(pauseMillis, leaseTime.toMillis() + 100));
     }
 
     @Override

@@ -47,7 +47,7 @@ public interface LockService extends AutoCloseable {
             @Override
             public Grant acquire(String resource) {
                 Lease lease = manager.acquire(resource, WAIT);
-                return Grant.fenced(lease, provider);
+                return Grant.fenced(lease, provider, config.leaseTime());
             }
 
             @Override
@@ -68,7 +68,7 @@ public interface LockService extends AutoCloseable {
                 if (token == null) {
                     throw new LockNotObtainedException(resource);
                 }
-                return Grant.unfenced(resource, token, () -> unlockIfStillHeld(lock));
+                return Grant.unfenced(token, () -> unlockIfStillHeld(lock));
             }
 
             @Override
