@@ -2,7 +2,7 @@ package io.fenceguard.proof;
 
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
-import io.fenceguard.core.ResourceName;
+import io.fenceguard.testsupport.faults.PausableLeaseProvider;
 import java.time.Duration;
 
 /**
@@ -12,15 +12,27 @@ import java.time.Duration;
  */
 public final class Grant implements AutoCloseable {
 
-    private final String resource;
     private final long token;
     private final Lease lease;
+    private final PausableLeaseProvider renewals;
+    private final Duration leaseTime;
     private final Runnable release;
 
-    Grant(String resource, long token, Lease lease, Runnable release) {
-        this.resource = resource;
+    /** A fenceguard lease, renewed through {@code renewals}, which a pause holds back. */
+    static Grant fenced(Lease lease, PausableLeaseProvider renewals, Duration leaseTime) {
+        return new Grant(lease.token().value(), lease, renewals, leaseTime, lease::close);
+    }
+
+    /** An unfenced lock: its token is only recorded. */
+    static Grant unfenced(long token, Runnable release) {
+        return new Grant(token, null, null, null, release);
+    }
+
+    private Grant(long token, Lease lease, PausableLeaseProvider renewals, Duration leaseTime, Runnable release) {
         this.token = token;
         this.lease = lease;
+        this.renewals = renewals;
+        this.leaseTime = leaseTime;
         this.release = release;
     }
 
@@ -45,13 +57,24 @@ public final class Grant implements AutoCloseable {
      */
     public AutoCloseable pause(long millis, boolean pastLocalCheck) throws InterruptedException {
         if (lease != null) {
-            lease.suspendRenewal(Duration.ofMillis(millis + 1_000));
+            renewals.pauseRenewals(lease.resource(), withheld(millis));
         }
         Thread.sleep(millis);
         if (lease != null && pastLocalCheck) {
-            return LeaseContext.bind(Lease.presented(ResourceName.of(resource), lease.token(), "resumed-after-pause"));
+            return LeaseContext.bind(Lease.presented(lease.fence(), "resumed-after-pause"));
         }
         return () -> { };
+    }
+
+    /**
+     * How long this resource's renewals are held back: while the holder sleeps, but no longer than a lease
+     * and a little more. By then the lease has run out here (any renewal that was still answered was sent
+     * before the pause) and nothing renews it again; holding back longer would also starve the next holder
+     * of the resource in this JVM, which cannot get it before the lease ran out in Redis and the lock-delay
+     * (a quarter of the lease) passed.
+     */
+    private Duration withheld(long pauseMillis) {
+        return Duration.ofMillis(Math.min(pauseMillis, leaseTime.toMillis() + 100));
     }
 
     @Override

@@ -3,6 +3,9 @@ package io.fenceguard.proof;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
+import io.fenceguard.redis.RedisLeaseConfig;
+import io.fenceguard.redis.RedisLeaseProvider;
+import io.fenceguard.testsupport.faults.PausableLeaseProvider;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.redisson.api.RFencedLock;
@@ -23,25 +26,35 @@ public interface LockService extends AutoCloseable {
     @Override
     void close();
 
+    /**
+     * fenceguard leases on Redis; the provider is wrapped so that the nemesis can hold back the renewals
+     * of a paused holder (see {@link Grant#pause}).
+     */
     static LockService fenceguard(RedissonClient redisson, Topology topology, String clientName) {
-        LeaseConfig config = LeaseConfig.builder()
-                .leaseTime(Duration.ofMillis(topology.leaseMillis()))
+        RedisLeaseConfig redis = RedisLeaseConfig.builder()
                 .lockDelay(Duration.ofMillis(topology.leaseMillis() / 4))
                 .keyPrefix("fg:" + topology.runId() + ":")
-                .clientName(clientName)
+                .name("proof-" + clientName)
                 .openStateDuration(Duration.ofSeconds(2))
                 .build();
-        LeaseManager manager = LeaseManager.of(redisson, config);
+        PausableLeaseProvider provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(redisson, redis));
+        LeaseConfig config = LeaseConfig.builder()
+                .leaseTime(Duration.ofMillis(topology.leaseMillis()))
+                .clientName(clientName)
+                .build();
+        LeaseManager manager = LeaseManager.of(provider, config);
         return new LockService() {
             @Override
             public Grant acquire(String resource) {
                 Lease lease = manager.acquire(resource, WAIT);
-                return new Grant(resource, lease.token().value(), lease, lease::close);
+                return Grant.fenced(lease, provider, config.leaseTime());
             }
 
             @Override
             public void close() {
+                // the manager never closes its provider; the provider leaves the Redisson client to its owner
                 manager.close();
+                provider.close();
             }
         };
     }
@@ -55,7 +68,7 @@ public interface LockService extends AutoCloseable {
                 if (token == null) {
                     throw new LockNotObtainedException(resource);
                 }
-                return new Grant(resource, token, null, () -> unlockIfStillHeld(lock));
+                return Grant.unfenced(token, () -> unlockIfStillHeld(lock));
             }
 
             @Override

@@ -4,8 +4,9 @@ import io.fenceguard.http.Destinations;
 import io.fenceguard.http.FenceHeader;
 import io.fenceguard.http.OutboundFence;
 import io.fenceguard.http.SigningKeys;
-import io.fenceguard.core.ResourceName;
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -133,7 +134,7 @@ final class Operations {
     /** With fencing, the header comes from guard-http-filter's client side (which checks the lease first). */
     private HttpRequest.Builder request(URI uri, String resource, Grant grant) {
         String header = grant.fenced() ? outbound.headerFor(uri).orElseThrow()
-                : FenceHeader.of(ResourceName.of(resource), FencingToken.of(grant.token())).value();
+                : FenceHeader.of(Fence.of(ResourceName.of(resource), FencingToken.of(grant.token()))).value();
         return HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20)).header(outbound.headerName(), header);
     }
 

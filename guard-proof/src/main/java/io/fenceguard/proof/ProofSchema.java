@@ -1,5 +1,6 @@
 package io.fenceguard.proof;
 
+import io.fenceguard.db.FenceguardMigrations;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -11,9 +12,11 @@ import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
 
 /**
- * The harness's tables next to fenceguard's own (gate, stale function, HTTP high-water):
+ * The harness's tables (migrations under {@code proof/db/<dialect>} in this module) next to
+ * fenceguard's own (gate, stale function, HTTP high-water, from {@link FenceguardMigrations}):
  * {@code proof_cell} holds every resource's value and the count of writes it admitted, which is the
  * admission order: {@code proof_write_log} gets that count as sequence number in the same
  * transaction, under the row lock of the write. {@code proof_ledger} is the append-only ledger.
@@ -28,23 +31,28 @@ public final class ProofSchema {
     public record State(Map<String, Long> values, Map<String, List<LogEntry>> log, Map<String, Long> ledgerSums) {
     }
 
+    /** The harness's migrations, one folder per {@link Topology.Database#dialect()}, with their own history. */
+    public static final String LOCATION_ROOT = "classpath:proof/db";
+    public static final String HISTORY_TABLE = "proof_schema_history";
+
     private ProofSchema() {
     }
 
+    /**
+     * Creates the harness's tables on a fresh database, then fenceguard's own (its migrations baseline
+     * themselves beside the harness's tables, as they would beside an application's), then one cell per
+     * resource, written unfenced.
+     */
     public static void create(DataSource raw, Topology.Database db, List<String> resources) throws SQLException {
-        Flyway.configure().dataSource(raw).locations("classpath:db/migration/" + db.dialect())
-                .table("fenceguard_proof_history").baselineOnMigrate(true).baselineVersion("0")
-                .load().migrate();
-        String autoId = db.dialect().equals("postgresql") ? "BIGSERIAL" : "BIGINT AUTO_INCREMENT";
-        try (Connection c = raw.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE proof_cell (resource VARCHAR(100) PRIMARY KEY, value BIGINT NOT NULL,"
-                    + " writes BIGINT NOT NULL, current_token BIGINT)");
-            s.execute("CREATE TABLE proof_ledger (id " + autoId + " PRIMARY KEY, resource VARCHAR(100) NOT NULL,"
-                    + " amount BIGINT NOT NULL, op_id VARCHAR(80) NOT NULL)");
-            s.execute("CREATE TABLE proof_write_log (resource VARCHAR(100) NOT NULL, seq BIGINT NOT NULL,"
-                    + " token BIGINT NOT NULL, op_id VARCHAR(80) NOT NULL, value_read BIGINT NOT NULL,"
-                    + " value_written BIGINT NOT NULL, PRIMARY KEY (resource, seq))");
+        String location = LOCATION_ROOT + "/" + db.dialect();
+        try {
+            Flyway.configure(ProofSchema.class.getClassLoader()).dataSource(raw).locations(location)
+                    .table(HISTORY_TABLE).failOnMissingLocations(true).load().migrate();
+        } catch (FlywayException e) {
+            throw new IllegalStateException("the proof's tables could not be created from " + location + " on "
+                    + db.name() + ": " + e.getMessage(), e);
         }
+        FenceguardMigrations.migrate(raw);
         try (Connection c = raw.getConnection();
              PreparedStatement insert = c.prepareStatement("INSERT INTO proof_cell (resource, value, writes) VALUES (?, 0, 0)")) {
             for (String resource : resources) {

@@ -1,13 +1,13 @@
 package io.fenceguard.proof;
 
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
-import io.fenceguard.http.FenceGate;
 import io.fenceguard.http.FenceHeader;
+import io.fenceguard.http.FencedRoute;
 import io.fenceguard.http.FencingFilter;
-import io.fenceguard.http.GuardedRoute;
 import io.fenceguard.http.InboundContext;
-import io.fenceguard.http.InboundToken;
+import io.fenceguard.http.InboundFence;
 import io.fenceguard.http.JdbcHighWaterStore;
 import io.fenceguard.http.SigningKeys;
 import jakarta.servlet.http.HttpServlet;
@@ -57,11 +57,12 @@ public final class ResourceServer implements AutoCloseable {
         Tomcat.addServlet(context, "registers", new Registers(writes, fencing));
         context.addServletMappingDecoded("/registers/*", "registers");
         if (fencing) {
-            FenceGate gate = FenceGate.of(List.of(GuardedRoute.of(Set.of("GET", "PUT"), "/registers/{id}", "register:{id}")),
+            InboundFence inbound = InboundFence.of(
+                    List.of(FencedRoute.of(Set.of("GET", "PUT"), "/registers/{id}", "register:{id}")),
                     JdbcHighWaterStore.of(rawPool), SigningKeys.none());
             FilterDef def = new FilterDef();
             def.setFilterName("fencing");
-            def.setFilter(FencingFilter.of(gate));
+            def.setFilter(FencingFilter.of(inbound));
             context.addFilterDef(def);
             FilterMap map = new FilterMap();
             map.setFilterName("fencing");
@@ -109,8 +110,8 @@ public final class ResourceServer implements AutoCloseable {
         @Override
         protected void doPut(HttpServletRequest request, HttpServletResponse response) throws IOException {
             String resource = "register:" + request.getPathInfo().substring(1);
-            long token = fencing ? InboundContext.current().map(t -> t.token().value()).orElseThrow()
-                    : FenceHeader.parse(request.getHeader(FenceHeader.DEFAULT_NAME)).token().value();
+            long token = (fencing ? InboundContext.current().orElseThrow()
+                    : FenceHeader.parse(request.getHeader(FenceHeader.DEFAULT_NAME)).fence()).token().value();
             long value = Long.parseLong(request.getParameter("value"));
             long read = Long.parseLong(request.getParameter("read"));
             String op = request.getParameter("op");
@@ -140,8 +141,8 @@ public final class ResourceServer implements AutoCloseable {
             }
         }
 
-        private static Lease presented(InboundToken token) {
-            return Lease.presented(token.resource(), token.token(), "http");
+        private static Lease presented(Fence fence) {
+            return Lease.presented(fence, "http");
         }
     }
 

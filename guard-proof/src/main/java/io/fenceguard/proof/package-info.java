@@ -4,7 +4,7 @@
  * through guard-http-filter, against a real PostgreSQL (and MariaDB when {@code GUARD_TEST_MARIADB_URL}
  * is set) and real Redis servers that the harness starts on loopback ports. A seeded {@link
  * io.fenceguard.proof.Nemesis} pauses holders past their lease (SIGSTOP of a worker JVM, or a
- * thread whose renewal is suspended), flushes Redis, kills and restarts it empty, fails the Sentinel
+ * thread whose renewals are held back), flushes Redis, kills and restarts it empty, fails the Sentinel
  * group over, and adds latency or drops connections through an in-process TCP proxy. The {@link
  * io.fenceguard.proof.HistoryChecker} reads every operation and the final database state and
  * counts lost acknowledged writes, stale writes admitted, duplicate tokens and wrong ledger totals.
@@ -14,12 +14,13 @@
  *
  * <ul>
  *   <li>Short, in every build ({@code ProofIT}, 50 s with fencing, 40 s without, 4 clients):
- *       {@code ./mvnw -B -pl example-service verify -Dit.test=ProofIT}</li>
+ *       {@code ./mvnw -B -pl guard-proof -am verify} (add {@code -Dtest=none
+ *       -Dsurefire.failIfNoSpecifiedTests=false} to skip the other modules' unit tests)</li>
  *   <li>Long (10 minutes each, 8 clients):
- *       {@code ./mvnw -B -pl example-service -am -Pproof -DskipTests verify -Dproof.duration=10m -Dproof.clients=8}
+ *       {@code ./mvnw -B -pl guard-proof -am -Pproof -DskipTests verify -Dproof.duration=10m -Dproof.clients=8}
  *       (also {@code -Dproof.seed}, {@code -Dproof.off-duration}, {@code -Dproof.lease}, {@code -Dproof.out})</li>
  * </ul>
- * Outputs in {@code example-service/target/proof/}: the table on stdout, {@code result.json},
+ * Outputs in {@code guard-proof/target/proof/}: the table on stdout, {@code result.json},
  * {@code proof-fencing-on.png}, {@code proof-fencing-off.png}, and each process's history as JSON lines.
  */
 package io.fenceguard.proof;
