@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.http.Admission.Outcome;
 import io.fenceguard.http.support.Stores;
 import java.util.UUID;
-import org.flywaydb.core.Flyway;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 
@@ -53,7 +53,7 @@ class HighWaterStoresTest {
     void h2LockingRead() {
         JdbcDataSource ds = new JdbcDataSource();
         ds.setURL("jdbc:h2:mem:hw" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
-        Flyway.configure().dataSource(ds).locations(Stores.H2_MIGRATIONS).load().migrate();
+        FenceguardMigrations.migrate(ds);
         assertRule(JdbcHighWaterStore.of(ds));
     }
 

@@ -2,13 +2,13 @@ package io.fenceguard.http.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.fenceguard.db.FenceguardMigrations;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
-import org.flywaydb.core.Flyway;
 
 /**
  * The PostgreSQL the HTTP benchmark's JDBC store runs on: {@code GUARD_TEST_POSTGRES_URL} ({@code _USER},
@@ -25,12 +25,14 @@ final class BenchPostgres implements AutoCloseable {
     final String schema = "http_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
 
     BenchPostgres() {
-        Flyway.configure()
-                .dataSource(URL, USER, PASSWORD)
-                .schemas(schema)
-                .locations(io.fenceguard.http.support.Stores.POSTGRES_MIGRATIONS)
-                .load()
-                .migrate();
+        try (Connection c = DriverManager.getConnection(URL, USER, PASSWORD); Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA " + schema);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create schema " + schema + " on " + URL, e);
+        }
+        try (HikariDataSource pool = pool(2)) { // Flyway takes two connections
+            FenceguardMigrations.migrate(pool);
+        }
     }
 
     HikariDataSource pool(int size) {

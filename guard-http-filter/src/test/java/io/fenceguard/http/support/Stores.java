@@ -5,30 +5,32 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.testsupport.JdbcEndpoint;
 import io.fenceguard.testsupport.TestServers;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.UUID;
-import org.flywaydb.core.Flyway;
 
 /** The shared test PostgreSQL, with a fresh schema per test. */
 public final class Stores {
 
-    /** Where the db module keeps the guard's own PostgreSQL migrations (the high-water table among them). */
-    public static final String POSTGRES_MIGRATIONS = FenceguardMigrations.LOCATION_ROOT + "/postgresql";
-    /** The same for H2. */
-    public static final String H2_MIGRATIONS = FenceguardMigrations.LOCATION_ROOT + "/h2";
-
     private Stores() {
     }
 
-    /** A new schema on the test PostgreSQL with the db module's migrations applied; returns its name. */
+    /**
+     * A new schema on the test PostgreSQL with the guard's own migrations applied (fenceguard-db, the
+     * high-water table among them), as an application gets them; returns its name.
+     */
     public static String migratedPostgresSchema() {
         String schema = "http_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         JdbcEndpoint pg = TestServers.postgres();
-        Flyway.configure()
-                .dataSource(pg.url(), pg.user(), pg.password())
-                .schemas(schema)
-                .locations(POSTGRES_MIGRATIONS)
-                .load()
-                .migrate();
+        try (Connection c = pg.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA " + schema);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create schema " + schema + " on " + pg.url(), e);
+        }
+        try (HikariDataSource ds = postgres(schema, 2)) { // Flyway takes two connections
+            FenceguardMigrations.migrate(ds);
+        }
         return schema;
     }
 

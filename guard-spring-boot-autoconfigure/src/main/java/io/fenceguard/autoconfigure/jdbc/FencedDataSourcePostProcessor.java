@@ -24,7 +24,10 @@ import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 /**
  * Fences every physical DataSource of the application exactly once:
  * <ul>
- *   <li>a physical DataSource bean (a pool) is wrapped in a {@link FencedDataSource};</li>
+ *   <li>a physical DataSource bean (a pool) is wrapped in a {@link FencedDataSource}; one declared by
+ *       its own class ({@code HikariDataSource pool()}) beside other DataSource beans keeps its class
+ *       (a subclass proxy whose connections come from the fence, {@link ClassPreservingFence}), because
+ *       the DataSource bean over it (a lazy or routing one) is usually given it by that class;</li>
  *   <li>a delegating one ({@link DelegatingDataSource}: {@code LazyConnectionDataSourceProxy},
  *       {@code TransactionAwareDataSourceProxy}, ...) is never wrapped itself: its target is fenced in
  *       place, unless it is fenced already (a bean wrapped before it), so the proxy stays outermost;</li>
@@ -66,7 +69,37 @@ public class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanFac
         if (!props.isEnabled() || props.getExcludedBeans().contains(beanName)) {
             return bean;
         }
-        return fenceOnce(dataSource, "bean '" + beanName + "'", excludedInstances(props));
+        DataSource fenced = fenceOnce(dataSource, "bean '" + beanName + "'", excludedInstances(props));
+        if (fenced instanceof FencedDataSource fence && fence.target() == dataSource
+                && injectedByItsClass(beanName, dataSource)) {
+            try {
+                DataSource proxy = ClassPreservingFence.proxy(fence);
+                log.debug("fenceguard: bean '{}' keeps its class {}", beanName, dataSource.getClass().getName());
+                return proxy;
+            } catch (RuntimeException e) {
+                log.warn("fenceguard: bean '{}' becomes a FencedDataSource, no {} any more: no proxy of its class "
+                        + "could be made ({})", beanName, dataSource.getClass().getName(), e.toString());
+            }
+        }
+        return fenced;
+    }
+
+    /**
+     * Whether the bean is declared by a class that a {@link FencedDataSource} is not, beside other
+     * DataSource beans (which may be given it by that class), and a subclass proxy of it can be made.
+     * The application's only DataSource bean is replaced by a FencedDataSource whatever its declared
+     * type: nothing wraps it, and the application and Boot use it as a DataSource.
+     */
+    private boolean injectedByItsClass(String beanName, DataSource bean) {
+        if (beanFactory == null || !beanFactory.containsBeanDefinition(beanName)) {
+            return false;
+        }
+        Class<?> declared = beanFactory.getMergedBeanDefinition(beanName).getResolvableType().resolve();
+        if (declared == null || declared.isAssignableFrom(FencedDataSource.class)) {
+            return false;
+        }
+        return beanFactory.getBeanNamesForType(DataSource.class, true, false).length > 1
+                && ClassPreservingFence.canProxy(bean.getClass());
     }
 
     /** {@code dataSource} or what replaces it: every path from it to a physical DataSource fenced once. */

@@ -7,6 +7,7 @@ import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -78,6 +79,35 @@ class FencedDataSourcePostProcessorTest {
             FencedWrites.assertJdbcTemplateFencedOnce(context.getBean(JdbcTemplate.class),
                     context.getBean(TransactionTemplate.class), db);
         });
+    }
+
+    /**
+     * A pool bean declared by its own class and given by that class to the lazy proxy over it: it keeps
+     * its class (a FencedDataSource in its place would fail the injection), its connections are fenced
+     * once, its other methods are the pool's, and the pool closes with the context.
+     */
+    @ParameterizedTest
+    @FieldSource("KINDS")
+    void aPoolBeanInjectedByItsClassKeepsItsClassAndIsFencedOnceUnderALazyProxy(String kind) throws Exception {
+        open(kind);
+        AtomicReference<HikariDataSource> physicalPool = new AtomicReference<>();
+        runner.withUserConfiguration(LazyOverAPoolOfItsOwnClass.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            HikariDataSource pool = context.getBean("pool", HikariDataSource.class);
+            LazyConnectionDataSourceProxy lazy = context.getBean("dataSource", LazyConnectionDataSourceProxy.class);
+            assertThat(lazy.getTargetDataSource()).isSameAs(pool);
+            assertThat(FencedDataSource.isFenced(pool)).isTrue();
+            DataSource underTheFence = FencedDataSource.unfenced(pool);
+            assertThat(underTheFence).isInstanceOf(HikariDataSource.class).isNotSameAs(pool);
+            assertThat(pool.getMaximumPoolSize()).isEqualTo(2);
+            assertThat(pool.unwrap(HikariDataSource.class)).as("unwrapping does not pass the fence").isSameAs(pool);
+            FencedWrites.assertFencedOnce(lazy, db);
+            FencedWrites.assertFencedOnce(pool, db);
+            FencedWrites.assertJdbcTemplateFencedOnce(context.getBean(JdbcTemplate.class),
+                    context.getBean(TransactionTemplate.class), db);
+            physicalPool.set((HikariDataSource) underTheFence);
+        });
+        assertThat(physicalPool.get().isClosed()).as("the pool closed with the context").isTrue();
     }
 
     @ParameterizedTest
@@ -175,6 +205,33 @@ class FencedDataSourcePostProcessorTest {
         @Bean
         @Primary
         LazyConnectionDataSourceProxy dataSource(@Qualifier("pool") DataSource pool) {
+            return new LazyConnectionDataSourceProxy(pool);
+        }
+
+        @Bean
+        JdbcTemplate jdbcTemplate(DataSource dataSource) {
+            return new JdbcTemplate(dataSource);
+        }
+
+        @Bean
+        TransactionTemplate transactionTemplate(DataSource dataSource) {
+            return new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class LazyOverAPoolOfItsOwnClass {
+        @Bean
+        HikariDataSource pool() {
+            HikariDataSource pool = new HikariDataSource();
+            pool.setDataSource(db.physical());
+            pool.setMaximumPoolSize(2);
+            return pool;
+        }
+
+        @Bean
+        @Primary
+        DataSource dataSource(HikariDataSource pool) {
             return new LazyConnectionDataSourceProxy(pool);
         }
 
