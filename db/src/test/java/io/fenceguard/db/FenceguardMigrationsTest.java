@@ -34,8 +34,8 @@ class FenceguardMigrationsTest {
             assertThat(FenceguardMigrations.migrate(db)).isEqualTo(2);
 
             assertThat(history(db, FenceguardMigrations.HISTORY_TABLE)).containsExactly("1:true", "2:true");
-            assertThat(count(db, "guard_gate")).isZero();
-            assertThat(count(db, "guard_http_high_water")).isZero();
+            assertThat(count(db, "fenceguard_gate")).isZero();
+            assertThat(count(db, "fenceguard_http_high_water")).isZero();
             // the stale function raises the state that guard-jdbc turns into StaleTokenException
             assertThatThrownBy(() -> query(db, "SELECT fenceguard_stale('t', 2, 1)"))
                     .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("40F01"));
@@ -68,13 +68,13 @@ class FenceguardMigrationsTest {
     void takesADatabaseWhoseGuardTablesAnOlderVersionCreated(String kind) throws Exception {
         try (ScratchSchema schema = ScratchSchema.on(kind)) {
             DataSource db = schema.dataSource();
-            update(db, "CREATE TABLE guard_gate (resource VARCHAR(255) NOT NULL PRIMARY KEY, token BIGINT NOT NULL,"
+            update(db, "CREATE TABLE fenceguard_gate (resource VARCHAR(255) NOT NULL PRIMARY KEY, token BIGINT NOT NULL,"
                     + " claimed_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)");
-            update(db, "INSERT INTO guard_gate (resource, token) VALUES ('account:1', 7)");
+            update(db, "INSERT INTO fenceguard_gate (resource, token) VALUES ('account:1', 7)");
 
             assertThat(FenceguardMigrations.migrate(db)).isEqualTo(2);
 
-            assertThat(count(db, "guard_gate")).as("the existing gate rows stay").isOne();
+            assertThat(count(db, "fenceguard_gate")).as("the existing gate rows stay").isOne();
         }
     }
 

@@ -1,6 +1,6 @@
 package io.fenceguard.example;
 
-import io.fenceguard.core.GuardException;
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.InvalidResourceNameException;
 import io.fenceguard.core.LeaseLostException;
 import io.fenceguard.core.LeaseTimeoutException;
@@ -59,8 +59,8 @@ public class ProblemHandlers extends ResponseEntityExceptionHandler {
                 e.getMessage() + "; the deposit was rolled back");
     }
 
-    @ExceptionHandler(GuardException.class)
-    public ProblemDetail guardFailure(GuardException e) {
+    @ExceptionHandler(FenceguardException.class)
+    public ProblemDetail guardFailure(FenceguardException e) {
         ProblemDetail p;
         if (e instanceof InvalidResourceNameException) {
             p = problem(HttpStatus.BAD_REQUEST, "invalid-resource", "Invalid resource name", e.getMessage());
@@ -101,7 +101,7 @@ public class ProblemHandlers extends ResponseEntityExceptionHandler {
             LeaseLostException lost = find(e, LeaseLostException.class);
             rejections.record("jdbc", lost == null ? null : lost.resource().value(),
                     lost == null ? null : lost.token().value(), false, "lease lost before the write");
-            return guardFailure(lost != null ? lost : new GuardException(refused.getMessage(), null, null));
+            return guardFailure(lost != null ? lost : new FenceguardException(refused.getMessage(), null, null));
         }
         return problem(HttpStatus.SERVICE_UNAVAILABLE, "database-failure", "Database failure",
                 "the database refused or failed the operation; nothing was applied");

@@ -1,7 +1,7 @@
 package io.fenceguard.core;
 
 /** A resource name that cannot be used; nothing was sent to the lock store. */
-public class InvalidResourceNameException extends GuardException {
+public class InvalidResourceNameException extends FenceguardException {
 
     private final String rejectedName;
 

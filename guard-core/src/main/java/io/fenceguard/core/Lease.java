@@ -84,7 +84,7 @@ public final class Lease implements AutoCloseable {
      * Fails fast when the lease can no longer be relied on.
      *
      * @throws LeaseLostException when it expired or the store refused its renewal
-     * @throws GuardException when it was already released
+     * @throws FenceguardException when it was already released
      */
     public void ensureValid() {
         if (!closed.get() && state.isValid()) {
@@ -94,7 +94,7 @@ public final class Lease implements AutoCloseable {
         if (reason != null) {
             throw new LeaseLostException(resource(), token(), reason);
         }
-        throw new GuardException("lease on '" + resource() + "' with token " + token() + " was already released",
+        throw new FenceguardException("lease on '" + resource() + "' with token " + token() + " was already released",
                 resource(), token());
     }
 

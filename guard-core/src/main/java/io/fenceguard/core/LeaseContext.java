@@ -46,10 +46,10 @@ public final class LeaseContext {
      * The innermost bound lease, checked to be still valid: the fail-fast entry point of guarded calls.
      *
      * @throws LeaseLostException when it was lost
-     * @throws GuardException when no lease is bound
+     * @throws FenceguardException when no lease is bound
      */
     public static Lease requireValid() {
-        Lease lease = current().orElseThrow(() -> new GuardException("no lease is bound to this thread", null, null));
+        Lease lease = current().orElseThrow(() -> new FenceguardException("no lease is bound to this thread", null, null));
         lease.ensureValid();
         return lease;
     }

@@ -5,7 +5,7 @@ package io.fenceguard.core;
  * store could not be reached before it ran out. Failing here is an optimisation; the resource's own token
  * check is what keeps a late write out.
  */
-public class LeaseLostException extends GuardException {
+public class LeaseLostException extends FenceguardException {
 
     private final LeaseLossReason reason;
 

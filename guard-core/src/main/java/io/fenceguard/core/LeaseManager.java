@@ -218,7 +218,7 @@ public final class LeaseManager implements AutoCloseable {
             if (!provider.release(state.request(), state.grant())) {
                 log.log(Level.DEBUG, () -> lease + " was no longer held in the store at release");
             }
-        } catch (GuardException e) {
+        } catch (FenceguardException e) {
             // The lock expires by itself; its holder id is never used again.
             log.log(Level.WARNING, () -> "could not release " + lease + ": " + e.getMessage());
         }

@@ -3,7 +3,7 @@ package io.fenceguard.core;
 import java.time.Duration;
 
 /** The lease could not be obtained within the wait timeout: another holder kept it, or lock-delay ran. */
-public class LeaseTimeoutException extends GuardException {
+public class LeaseTimeoutException extends FenceguardException {
 
     private final Duration waited;
 

@@ -107,7 +107,7 @@ class LeaseContextTest {
 
     @Test
     void requireValidWithoutALeaseSaysSo() {
-        assertThatThrownBy(LeaseContext::requireValid).isInstanceOf(GuardException.class)
+        assertThatThrownBy(LeaseContext::requireValid).isInstanceOf(FenceguardException.class)
                 .hasMessageContaining("no lease");
     }
 }

@@ -1,13 +1,13 @@
 package io.fenceguard.http;
 
-import io.fenceguard.core.GuardException;
+import io.fenceguard.core.FenceguardException;
 
 /**
  * A fencing header that cannot be admitted whatever the token: malformed (HTTP 400) or not
  * authentic (HTTP 403: unsigned where a signature is required, unknown key, wrong signature, or a
  * token for another resource than the endpoint's).
  */
-public final class FenceHeaderException extends GuardException {
+public final class FenceHeaderException extends FenceguardException {
 
     /** Why the header was refused. */
     public enum Kind { MALFORMED, UNTRUSTED }

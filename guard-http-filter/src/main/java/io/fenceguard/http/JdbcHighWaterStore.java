@@ -1,7 +1,7 @@
 package io.fenceguard.http;
 
 import io.fenceguard.core.Fence;
-import io.fenceguard.core.GuardException;
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.http.internal.HighWaterSql;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -18,7 +18,7 @@ import javax.sql.DataSource;
  */
 public final class JdbcHighWaterStore implements HighWaterStore {
 
-    public static final String DEFAULT_TABLE = "guard_http_high_water";
+    public static final String DEFAULT_TABLE = "fenceguard_http_high_water";
     private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
     private final DataSource dataSource;
@@ -52,7 +52,7 @@ public final class JdbcHighWaterStore implements HighWaterStore {
         try (Connection connection = dataSource.getConnection()) {
             return sql.admit(connection, presented);
         } catch (SQLException e) {
-            throw new GuardException("high-water store unavailable for '" + presented.resource() + "': "
+            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
                     + e.getMessage(), presented.resource(), presented.token(), e);
         }
     }

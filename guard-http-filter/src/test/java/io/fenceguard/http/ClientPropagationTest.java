@@ -3,7 +3,7 @@ package io.fenceguard.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fenceguard.core.GuardException;
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.LeaseManager;
@@ -98,7 +98,7 @@ class ClientPropagationTest {
         lease.close();
         try (LeaseContext.Scope scope = LeaseContext.bind(lease)) {
             assertThatThrownBy(() -> restClient.put().uri("http://127.0.0.1:" + b + "/accounts/78").retrieve()
-                    .body(String.class)).isInstanceOf(GuardException.class).hasMessageContaining("already released");
+                    .body(String.class)).isInstanceOf(FenceguardException.class).hasMessageContaining("already released");
         }
         assertThat(TestApp.REACHED).noneMatch(r -> r.path().equals("/accounts/78"));
     }

@@ -164,7 +164,7 @@ class HeaderFuzzTest {
     private static Map<String, Long> store() throws Exception {
         Map<String, Long> rows = new TreeMap<>();
         try (Connection c = check.getConnection(); Statement s = c.createStatement();
-                ResultSet r = s.executeQuery("SELECT resource, token FROM guard_http_high_water")) {
+                ResultSet r = s.executeQuery("SELECT resource, token FROM fenceguard_http_high_water")) {
             while (r.next()) {
                 rows.put(r.getString(1), r.getLong(2));
             }

@@ -64,7 +64,7 @@ class JdbcStoreServersTest {
 
     static Long storedMark(String resource) throws Exception {
         try (Connection c = check.getConnection(); Statement s = c.createStatement();
-                ResultSet rows = s.executeQuery("SELECT token FROM guard_http_high_water WHERE resource = '" + resource + "'")) {
+                ResultSet rows = s.executeQuery("SELECT token FROM fenceguard_http_high_water WHERE resource = '" + resource + "'")) {
             return rows.next() ? rows.getLong(1) : null;
         }
     }

@@ -7,7 +7,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.fenceguard.core.GuardException;
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.LeaseManager;
@@ -81,7 +81,7 @@ class OutboundFenceTest {
         lease.close();
         try (LeaseContext.Scope scope = LeaseContext.bind(lease)) {
             assertThatThrownBy(() -> fence.headerFor(URI.create("http://localhost:8081/api")))
-                    .isInstanceOf(GuardException.class).hasMessageContaining("already released");
+                    .isInstanceOf(FenceguardException.class).hasMessageContaining("already released");
         }
     }
 }

@@ -11,7 +11,7 @@ import java.util.Optional;
  */
 public final class FencingConfig {
 
-    public static final String DEFAULT_GATE_TABLE = "guard_gate";
+    public static final String DEFAULT_GATE_TABLE = "fenceguard_gate";
     public static final int DEFAULT_PLAN_CACHE_SIZE = 4096;
 
     private final List<FencedTable> tables;

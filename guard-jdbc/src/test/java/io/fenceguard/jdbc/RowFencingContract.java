@@ -56,7 +56,7 @@ abstract class RowFencingContract {
                 "CREATE TABLE " + users + " (id INT PRIMARY KEY, name VARCHAR(50))",
                 "INSERT INTO " + table + " (id, owner, balance) VALUES (1, 1, 100), (2, 1, 200), (3, 2, 300)",
                 "INSERT INTO " + users + " (id, name) VALUES (1, 'ann'), (2, 'bob')");
-        TestDatabases.execute(raw, "DELETE FROM guard_gate WHERE resource LIKE 'test:%'");
+        TestDatabases.execute(raw, "DELETE FROM fenceguard_gate WHERE resource LIKE 'test:%'");
         fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(table).build());
     }
 
@@ -194,7 +194,7 @@ abstract class RowFencingContract {
         String resource = "test:gate-" + dialect();
         as(resource, 10, () -> gatedInsert(6));
         assertThatThrownBy(() -> as(resource, 9, () -> gatedInsert(7)))
-                .isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.table()).isEqualTo("guard_gate"));
+                .isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.table()).isEqualTo("fenceguard_gate"));
         as(resource, 10, () -> gatedInsert(8));
         assertThat(rows()).contains("6:0:10", "8:0:10").noneMatch(r -> r.startsWith("7:"));
     }

@@ -2,7 +2,7 @@ package io.fenceguard.redis;
 
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
-import io.fenceguard.core.GuardException;
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.Admission;
 import io.fenceguard.http.HighWaterStore;
@@ -65,7 +65,7 @@ public final class RedisHighWaterStore implements HighWaterStore {
             reply = script.eval(key, RScript.Mode.READ_WRITE, ADMIT, RScript.ReturnType.LIST,
                     List.of(key), Long.toString(presented.token().value()));
         } catch (RuntimeException e) {
-            throw new GuardException("high-water store unavailable for '" + presented.resource() + "': "
+            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
                     + e.getMessage(), presented.resource(), presented.token(), e);
         }
         long verdict = ((Number) reply.get(0)).longValue();

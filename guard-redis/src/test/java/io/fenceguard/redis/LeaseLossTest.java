@@ -3,7 +3,7 @@ package io.fenceguard.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fenceguard.core.GuardException;
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseContext;
@@ -135,7 +135,7 @@ class LeaseLossTest {
         lease.close();
         assertThat(lease.isValid()).isFalse();
         assertThat(lease.remaining()).isEqualTo(Duration.ZERO);
-        assertThatThrownBy(lease::ensureValid).isInstanceOf(GuardException.class)
+        assertThatThrownBy(lease::ensureValid).isInstanceOf(FenceguardException.class)
                 .isNotInstanceOf(LeaseLostException.class)
                 .hasMessageContaining("already released");
     }

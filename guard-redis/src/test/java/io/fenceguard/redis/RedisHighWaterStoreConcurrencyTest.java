@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
-import io.fenceguard.core.GuardException;
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.Admission;
 import io.fenceguard.http.Admission.Outcome;
@@ -100,7 +100,7 @@ class RedisHighWaterStoreConcurrencyTest {
                 assertThat(store.admit(Fence.of(r, FencingToken.of(1))).outcome()).isEqualTo(Outcome.CLAIMED);
                 redis.kill();
                 assertThatThrownBy(() -> store.admit(Fence.of(r, FencingToken.of(2))))
-                        .isInstanceOf(GuardException.class)
+                        .isInstanceOf(FenceguardException.class)
                         .hasMessageContaining(r.value())
                         .hasMessageContaining("unavailable");
             } finally {

@@ -2,7 +2,7 @@
 -- The guard's own migrations, with their own history table (fenceguard_schema_history): see
 -- io.fenceguard.db.FenceguardMigrations. Idempotent, so databases migrated by older versions take it.
 
-CREATE TABLE IF NOT EXISTS guard_gate (
+CREATE TABLE IF NOT EXISTS fenceguard_gate (
     resource   VARCHAR(255) NOT NULL PRIMARY KEY,
     token      BIGINT       NOT NULL,
     claimed_at TIMESTAMP    NOT NULL DEFAULT CURRENT_TIMESTAMP

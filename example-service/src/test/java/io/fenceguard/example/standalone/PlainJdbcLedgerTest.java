@@ -55,7 +55,7 @@ class PlainJdbcLedgerTest {
             assertThat(count(ds, "SELECT COUNT(*) FROM flyway_schema_history WHERE success")).isEqualTo(1);
             assertThat(count(ds, "SELECT COUNT(*) FROM " + FenceguardMigrations.HISTORY_TABLE
                     + " WHERE success AND version IS NOT NULL AND version <> '0'")).isPositive();
-            assertThat(count(ds, "SELECT COUNT(*) FROM guard_gate")).isZero();
+            assertThat(count(ds, "SELECT COUNT(*) FROM fenceguard_gate")).isZero();
             PlainJdbcLedger.migrate(ds);   // a second start: nothing left to do, nothing fails
             execute(ds, "INSERT INTO accounts (id, balance) VALUES ('p1', 100)");
             PlainJdbcLedger ledger = new PlainJdbcLedger(leases, ds);

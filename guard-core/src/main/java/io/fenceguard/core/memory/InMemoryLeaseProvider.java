@@ -1,7 +1,7 @@
 package io.fenceguard.core.memory;
 
 import io.fenceguard.core.FencingToken;
-import io.fenceguard.core.GuardException;
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.Grant;
@@ -65,7 +65,7 @@ public final class InMemoryLeaseProvider implements LeaseProvider {
                     condition.awaitNanos(Math.min(left, current.expiresAtNanos() - now));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new GuardException("interrupted while waiting for a lease on '" + request.resource() + "'",
+                    throw new FenceguardException("interrupted while waiting for a lease on '" + request.resource() + "'",
                             request.resource(), null, e);
                 }
             }

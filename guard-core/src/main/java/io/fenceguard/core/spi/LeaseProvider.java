@@ -23,7 +23,7 @@ public interface LeaseProvider extends AutoCloseable {
      *
      * @throws LeaseTimeoutException when it was not obtained within the wait
      * @throws LeaseUnavailableException when the store cannot be used
-     * @throws io.fenceguard.core.GuardException when interrupted (with the interrupt flag set again)
+     * @throws io.fenceguard.core.FenceguardException when interrupted (with the interrupt flag set again)
      */
     Grant acquire(LeaseRequest request, Duration wait);
 

@@ -1,7 +1,7 @@
 package io.fenceguard.jdbc.internal;
 
 import io.fenceguard.core.Fence;
-import io.fenceguard.core.GuardException;
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.jdbc.FencedConnection;
@@ -82,7 +82,7 @@ public final class JdbcGuard {
         }
         try {
             lease.get().ensureValid();
-        } catch (GuardException e) {
+        } catch (FenceguardException e) {
             throw new FencingRefusedException(Reason.LEASE_LOST, e.getMessage(), sql, lease.get().fence(), e);
         }
         return Optional.of(lease.get().fence());

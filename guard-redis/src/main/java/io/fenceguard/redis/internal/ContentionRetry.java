@@ -1,6 +1,6 @@
 package io.fenceguard.redis.internal;
 
-import io.fenceguard.core.GuardException;
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.core.ResourceName;
 import io.github.resilience4j.core.IntervalBiFunction;
@@ -79,7 +79,7 @@ public final class ContentionRetry {
                 woken = releases.await(Math.min(remaining, holderLeft));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new GuardException("interrupted while waiting for a lease on '" + resource + "'", resource, null, e);
+                throw new FenceguardException("interrupted while waiting for a lease on '" + resource + "'", resource, null, e);
             }
             return a.after(woken, deadlineNanos - System.nanoTime() <= 0);
         });

@@ -1,6 +1,6 @@
 package io.fenceguard.redis.bench;
 
-import io.fenceguard.core.GuardException;
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
@@ -235,7 +235,7 @@ public final class ContentionBenchmark {
                 } catch (LeaseTimeoutException e) {
                     client.timeouts++;
                     return;
-                } catch (GuardException e) {
+                } catch (FenceguardException e) {
                     client.errors++;
                     return;
                 }

@@ -1,6 +1,6 @@
 package io.fenceguard.autoconfigure.core;
 
-import io.fenceguard.core.GuardException;
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.LeaseManager;
@@ -51,7 +51,7 @@ public class FencedMethodInterceptor implements MethodInterceptor {
         try {
             expression = parser.parseExpression(fenced.value());
         } catch (RuntimeException e) {
-            throw new GuardException("@Fenced on " + method.toGenericString() + ": cannot parse resource expression '"
+            throw new FenceguardException("@Fenced on " + method.toGenericString() + ": cannot parse resource expression '"
                     + fenced.value() + "': " + e.getMessage(), null, null, e);
         }
         Duration waitFor = null;
@@ -59,7 +59,7 @@ public class FencedMethodInterceptor implements MethodInterceptor {
             try {
                 waitFor = DurationStyle.detectAndParse(fenced.waitFor());
             } catch (RuntimeException e) {
-                throw new GuardException("@Fenced on " + method.toGenericString() + ": wait '" + fenced.waitFor()
+                throw new FenceguardException("@Fenced on " + method.toGenericString() + ": wait '" + fenced.waitFor()
                         + "' is not a duration such as 500ms or 5s", null, null, e);
             }
         }
@@ -76,11 +76,11 @@ public class FencedMethodInterceptor implements MethodInterceptor {
             try {
                 value = expression.getValue(context);
             } catch (RuntimeException e) {
-                throw new GuardException("@Fenced on " + method.getName() + ": resource expression '" + source
+                throw new FenceguardException("@Fenced on " + method.getName() + ": resource expression '" + source
                         + "' failed: " + e.getMessage(), null, null, e);
             }
             if (value == null) {
-                throw new GuardException("@Fenced on " + method.getName() + ": resource expression '" + source
+                throw new FenceguardException("@Fenced on " + method.getName() + ": resource expression '" + source
                         + "' gave null", null, null);
             }
             return value.toString();

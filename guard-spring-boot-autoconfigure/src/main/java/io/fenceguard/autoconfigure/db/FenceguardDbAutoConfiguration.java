@@ -51,8 +51,8 @@ public class FenceguardDbAutoConfiguration {
         private static final Logger log = LoggerFactory.getLogger(FenceguardDbAutoConfiguration.class);
 
         NoFlyway() {
-            log.warn("fenceguard: Flyway is not on the classpath, so the guard's tables (guard_gate, "
-                    + "guard_http_high_water) are not migrated. Add org.flywaydb:flyway-core (with "
+            log.warn("fenceguard: Flyway is not on the classpath, so the guard's tables (fenceguard_gate, "
+                    + "fenceguard_http_high_water) are not migrated. Add org.flywaydb:flyway-core (with "
                     + "spring.flyway.enabled=false if the application has no migrations of its own), or apply "
                     + "{} yourself, or set fenceguard.db.migrate=false.", FenceguardMigrations.LOCATION_ROOT + "/<dialect>");
         }

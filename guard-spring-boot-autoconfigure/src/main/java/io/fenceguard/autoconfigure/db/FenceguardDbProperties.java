@@ -7,7 +7,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class FenceguardDbProperties {
 
     /**
-     * Whether the guard's own tables (guard_gate, guard_http_high_water) are migrated at start-up on the
+     * Whether the guard's own tables (fenceguard_gate, fenceguard_http_high_water) are migrated at start-up on the
      * application's DataSource, with Flyway under their own history table fenceguard_schema_history,
      * after the application's own Flyway and before anything else that uses the database. Default: true.
      */

@@ -103,7 +103,7 @@ public class FenceguardHttpProperties {
         private StoreType type = StoreType.MEMORY;
 
         /** Table of the JDBC store, optionally schema-qualified; created by the fenceguard-db migrations. */
-        private String table = "guard_http_high_water";
+        private String table = "fenceguard_http_high_water";
 
         /** Key prefix of the Redis store. */
         private String keyPrefix = "fg:http:";

@@ -39,8 +39,8 @@ public class FenceguardJdbcProperties {
      */
     private GateMode gateMode = GateMode.EXPLICIT;
 
-    /** The gate table, created by the guard's migrations (fenceguard-db). Default: guard_gate. */
-    private String gateTable = "guard_gate";
+    /** The gate table, created by the guard's migrations (fenceguard-db). Default: fenceguard_gate. */
+    private String gateTable = "fenceguard_gate";
 
     /** The database dialect; detected from the first connection when not set. Default: detected. */
     private SqlDialect dialect;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fenceguard.autoconfigure.redis.FenceguardRedisAutoConfiguration;
-import io.fenceguard.core.GuardException;
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.InvalidResourceNameException;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
@@ -147,9 +147,9 @@ class FencedMethodTest {
     void badExpressionsAndNamesFailClearly() {
         runner("memory").run(context -> {
             AccountDao dao = context.getBean(AccountDao.class);
-            assertThatThrownBy(() -> dao.broken("x")).isInstanceOf(GuardException.class)
+            assertThatThrownBy(() -> dao.broken("x")).isInstanceOf(FenceguardException.class)
                     .hasMessageContaining("#missing.length()");
-            assertThatThrownBy(() -> dao.named(null)).isInstanceOf(GuardException.class).hasMessageContaining("null");
+            assertThatThrownBy(() -> dao.named(null)).isInstanceOf(FenceguardException.class).hasMessageContaining("null");
             assertThatThrownBy(() -> dao.named("a b")).isInstanceOf(InvalidResourceNameException.class);
         });
     }

@@ -73,7 +73,7 @@ class FenceguardDbAutoConfigurationTest {
             assertThat(history("flyway_schema_history")).containsExactly("1:true");
             // the application's table was there first: the guard's history starts at a baseline 0
             assertThat(history(FenceguardMigrations.HISTORY_TABLE)).containsExactly("0:true", "1:true", "2:true");
-            assertThat(count("guard_gate")).isZero();
+            assertThat(count("fenceguard_gate")).isZero();
 
             DataSource dataSource = context.getBean(DataSource.class);
             assertThat(dataSource).isInstanceOf(FencedDataSource.class);

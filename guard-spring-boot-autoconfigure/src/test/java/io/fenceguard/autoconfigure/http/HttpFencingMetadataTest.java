@@ -67,7 +67,7 @@ class HttpFencingMetadataTest {
         assertThat(properties.get("fenceguard.http.server.enabled")).contains("\"defaultValue\": true");
         assertThat(properties.get("fenceguard.http.client.enabled")).contains("\"defaultValue\": true");
         assertThat(properties.get("fenceguard.http.server.filter-order")).contains("\"defaultValue\": 0");
-        assertThat(properties.get("fenceguard.http.store.table")).contains("\"defaultValue\": \"guard_http_high_water\"");
+        assertThat(properties.get("fenceguard.http.store.table")).contains("\"defaultValue\": \"fenceguard_http_high_water\"");
     }
 
     @Test

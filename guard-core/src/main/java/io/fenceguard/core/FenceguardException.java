@@ -1,18 +1,18 @@
 package io.fenceguard.core;
 
 /** The root of everything fenceguard throws, with the resource and token it concerns where known. */
-public class GuardException extends RuntimeException {
+public class FenceguardException extends RuntimeException {
 
     private final transient ResourceName resource;
     private final transient FencingToken token;
 
-    public GuardException(String message, ResourceName resource, FencingToken token, Throwable cause) {
+    public FenceguardException(String message, ResourceName resource, FencingToken token, Throwable cause) {
         super(message, cause);
         this.resource = resource;
         this.token = token;
     }
 
-    public GuardException(String message, ResourceName resource, FencingToken token) {
+    public FenceguardException(String message, ResourceName resource, FencingToken token) {
         this(message, resource, token, null);
     }
 

@@ -11,12 +11,12 @@ import org.springframework.stereotype.Component;
 /** {@code /actuator/fenceguard}: this instance's current leases and its most recent rejections. */
 @Component
 @Endpoint(id = "fenceguard")
-public class GuardEndpoint {
+public class FenceguardEndpoint {
 
     private final LeaseManager leases;
     private final RejectionLog rejections;
 
-    public GuardEndpoint(LeaseManager leases, RejectionLog rejections) {
+    public FenceguardEndpoint(LeaseManager leases, RejectionLog rejections) {
         this.leases = leases;
         this.rejections = rejections;
     }
