@@ -3,6 +3,7 @@ package io.fenceguard.autoconfigure.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fenceguard.autoconfigure.TestRedisson;
 import io.fenceguard.autoconfigure.redis.FenceguardRedisAutoConfiguration;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.InvalidResourceNameException;
@@ -13,11 +14,8 @@ import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.annotation.Fenced;
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
 import io.fenceguard.redis.RedisLeaseProvider;
-import io.fenceguard.testsupport.TestServers;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,19 +29,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /** {@code @Fenced} on Spring beans, on Redis and in memory. */
 class FencedMethodTest {
 
-    private static RedissonClient redisson;
-
-    @BeforeAll
-    static void connect() {
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestServers.redis().uri());
-        redisson = Redisson.create(config);
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
+    private static final RedissonClient redisson = TestRedisson.shared();
 
     /** A context on {@code store}: Redis through a RedissonClient bean, or memory. */
     private static ApplicationContextRunner runner(String store) {

@@ -2,15 +2,13 @@ package io.fenceguard.autoconfigure.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.autoconfigure.TestRedisson;
 import io.fenceguard.autoconfigure.redis.FenceguardRedisAutoConfiguration;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.redis.RedisLeaseProvider;
-import io.fenceguard.testsupport.TestServers;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -21,24 +19,12 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /** The LeaseManager from fenceguard.* properties: when it is made, when it backs off, how bad values fail. */
 class FenceguardLeaseAutoConfigurationTest {
 
-    private static RedissonClient redisson;
+    private static final RedissonClient redisson = TestRedisson.shared();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FenceguardRedisAutoConfiguration.class,
                     FenceguardLeaseAutoConfiguration.class))
             .withPropertyValues("fenceguard.redis.key-prefix=fgauto" + System.nanoTime() + ":");
-
-    @BeforeAll
-    static void connect() {
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestServers.redis().uri());
-        redisson = Redisson.create(config);
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
 
     @Test
     void backsOffWhenDisabledOrWhenTheApplicationHasItsOwn() {

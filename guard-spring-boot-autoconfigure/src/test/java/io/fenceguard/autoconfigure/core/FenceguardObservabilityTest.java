@@ -2,16 +2,14 @@ package io.fenceguard.autoconfigure.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.autoconfigure.TestRedisson;
 import io.fenceguard.autoconfigure.redis.FenceguardRedisAutoConfiguration;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.redis.RedisLeaseProvider;
-import io.fenceguard.testsupport.TestServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -28,7 +26,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /** Lease metrics bound by Boot's metrics auto-configuration, and the {@code fenceguard} health indicator. */
 class FenceguardObservabilityTest {
 
-    private static RedissonClient redisson;
+    private static final RedissonClient redisson = TestRedisson.shared();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
@@ -36,18 +34,6 @@ class FenceguardObservabilityTest {
                     FenceguardRedisAutoConfiguration.class, FenceguardLeaseAutoConfiguration.class,
                     FenceguardObservabilityAutoConfiguration.class))
             .withPropertyValues("fenceguard.redis.key-prefix=fgobs" + System.nanoTime() + ":");
-
-    @BeforeAll
-    static void connect() {
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestServers.redis().uri());
-        redisson = Redisson.create(config);
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
 
     @Test
     void recordsAcquiredNotObtainedAndHeldWithLowCardinalityTags() {

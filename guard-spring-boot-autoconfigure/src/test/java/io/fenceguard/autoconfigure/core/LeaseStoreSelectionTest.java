@@ -2,16 +2,14 @@ package io.fenceguard.autoconfigure.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.autoconfigure.TestRedisson;
 import io.fenceguard.autoconfigure.redis.FenceguardRedisAutoConfiguration;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.redis.RedisLeaseProvider;
-import io.fenceguard.testsupport.TestServers;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.Redisson;
@@ -35,24 +33,12 @@ import org.springframework.context.annotation.Configuration;
 @ExtendWith(OutputCaptureExtension.class)
 class LeaseStoreSelectionTest {
 
-    private static RedissonClient redisson;
+    private static final RedissonClient redisson = TestRedisson.shared();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FenceguardRedisAutoConfiguration.class,
                     FenceguardLeaseAutoConfiguration.class))
             .withPropertyValues("fenceguard.redis.key-prefix=fgselect" + System.nanoTime() + ":");
-
-    @BeforeAll
-    static void connect() {
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestServers.redis().uri());
-        redisson = Redisson.create(config);
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
 
     @Test
     void autoTakesRedisWhenThereIsARedissonClient() {

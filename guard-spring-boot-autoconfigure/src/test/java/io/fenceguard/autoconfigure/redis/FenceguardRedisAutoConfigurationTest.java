@@ -2,6 +2,7 @@ package io.fenceguard.autoconfigure.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.autoconfigure.TestRedisson;
 import io.fenceguard.autoconfigure.core.FenceguardLeaseAutoConfiguration;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
@@ -11,8 +12,6 @@ import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.redis.RedisLeaseProvider;
 import io.fenceguard.testsupport.TestServers;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -25,24 +24,12 @@ import org.redisson.spring.starter.RedissonAutoConfigurationV4;
 /** The Redis lease provider on the application's RedissonClient, from fenceguard.redis.* properties, on a real Redis. */
 class FenceguardRedisAutoConfigurationTest {
 
-    private static RedissonClient redisson;
+    private static final RedissonClient redisson = TestRedisson.shared();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FenceguardRedisAutoConfiguration.class,
                     FenceguardLeaseAutoConfiguration.class))
             .withPropertyValues("fenceguard.redis.key-prefix=fgauto" + System.nanoTime() + ":");
-
-    @BeforeAll
-    static void connect() {
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestServers.redis().uri());
-        redisson = Redisson.create(config);
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
 
     @Test
     void leasesOnTheApplicationsRedissonClientWithTheBoundProperties() {
