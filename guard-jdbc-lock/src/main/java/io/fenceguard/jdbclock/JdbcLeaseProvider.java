@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /**
- * Leases in a database table through plain JDBC (PostgreSQL, MariaDB, MySQL), for deployments without
+ * Leases in a database table through plain JDBC (PostgreSQL, MariaDB, MySQL; H2 for tests), for deployments without
  * Redis. One row per resource holds the holder, the token and the expiry:
  * <ul>
  *   <li>acquire inserts the row or takes it over when it is free, expired or already this holder's, in

@@ -12,7 +12,7 @@ import javax.sql.DataSource;
 
 /**
  * Creates the lease table when it does not exist, from the same scripts that Flyway users can apply
- * themselves ({@code fenceguard/db/lease/postgresql|mysql/V1__fenceguard_lease.sql}).
+ * themselves ({@code fenceguard/db/lease/postgresql|mysql|h2/V1__fenceguard_lease.sql}).
  */
 public final class JdbcLeaseSchema {
 

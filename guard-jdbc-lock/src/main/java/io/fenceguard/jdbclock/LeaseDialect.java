@@ -18,7 +18,8 @@ enum LeaseDialect {
                     + " OR l.holder = EXCLUDED.holder RETURNING token";
         }
     },
-    MYSQL("mysql", "UTC_TIMESTAMP(6)", "TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6))");
+    MYSQL("mysql", "UTC_TIMESTAMP(6)", "TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6))"),
+    H2("h2", "CURRENT_TIMESTAMP(6)", "DATEADD(MICROSECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6))");
 
     /** Folder of the DDL script under {@code fenceguard/db/lease/}. */
     final String folder;
@@ -51,7 +52,10 @@ enum LeaseDialect {
         if (name.contains("mariadb") || name.contains("mysql")) {
             return MYSQL;
         }
+        if (name.equals("h2")) {
+            return H2;
+        }
         throw new SQLException("unsupported database for the lease table: " + product
-                + " (supported: PostgreSQL, MariaDB, MySQL)");
+                + " (supported: PostgreSQL, MariaDB, MySQL, H2)");
     }
 }
