@@ -151,6 +151,29 @@ abstract class LockProviderContract {
         assertThat(LeaseContext.all()).isEmpty();
     }
 
+    /**
+     * The trade-off of a renewed lease: when an instance dies (here: its manager stops renewing and its
+     * provider stops releasing), its lock lapses one lease time after the last renewal, whatever
+     * lockAtMostFor says (60 s here).
+     */
+    @Test
+    void aDeadInstancesLockLapsesWithinTheLeaseTime() throws Exception {
+        SimpleLock lock = first.lock(config(Duration.ofSeconds(60), Duration.ofSeconds(60))).orElseThrow();
+        Lease lease = LeaseContext.requireValid();
+        long start = System.nanoTime();
+        first.close();
+        first.manager().close();
+
+        assertThat(second.lock(config(Duration.ofSeconds(10), Duration.ZERO))).isEmpty();
+        SimpleLock next = awaitLock(second, LEASE.leaseTime().multipliedBy(3));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(LEASE.leaseTime().multipliedBy(3));
+        next.unlock();
+
+        assertThat(lease.isValid()).isFalse();
+        lock.unlock(); // unbinds; its lease is gone, so nothing waits for lockAtLeastFor
+        assertThat(LeaseContext.all()).isEmpty();
+    }
+
     @Test
     void extendMovesLockAtMostFor() throws Exception {
         SimpleLock lock = first.lock(config(Duration.ofMillis(600), Duration.ZERO)).orElseThrow();
