@@ -176,15 +176,31 @@ abstract class LockProviderContract {
 
     @Test
     void extendMovesLockAtMostFor() throws Exception {
-        SimpleLock lock = first.lock(config(Duration.ofMillis(600), Duration.ZERO)).orElseThrow();
+        // 1.5 s leaves a loaded machine time to extend before the first lockAtMostFor releases it.
+        SimpleLock lock = first.lock(config(Duration.ofMillis(1500), Duration.ZERO)).orElseThrow();
         SimpleLock extended = lock.extend(Duration.ofSeconds(10), Duration.ZERO).orElseThrow();
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalStateException.class);
 
-        Thread.sleep(1200);
+        Thread.sleep(2000);
         assertThat(second.lock(config(Duration.ofSeconds(10), Duration.ZERO))).as("still held past the first lockAtMostFor").isEmpty();
         assertThat(LeaseContext.requireValid().resource()).isEqualTo(first.resourceFor(name));
 
         extended.unlock();
+        second.lock(config(Duration.ofSeconds(10), Duration.ZERO)).orElseThrow().unlock();
+    }
+
+    @Test
+    void aLockReleasedAtLockAtMostForCannotBeExtended() {
+        SimpleLock lock = first.lock(config(Duration.ofMillis(300), Duration.ZERO)).orElseThrow();
+        Lease lease = LeaseContext.requireValid();
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (lease.isValid() && System.nanoTime() < deadline) {
+            sleep(Duration.ofMillis(20));
+        }
+        assertThat(lease.isValid()).isFalse();
+
+        assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
+        assertThat(LeaseContext.all()).as("an extension refused leaves nothing bound").isEmpty();
         second.lock(config(Duration.ofSeconds(10), Duration.ZERO)).orElseThrow().unlock();
     }
 
@@ -194,7 +210,9 @@ abstract class LockProviderContract {
         executor.executeWithLock((Runnable) () -> {
             LockExtender.extendActiveLock(Duration.ofSeconds(5), Duration.ZERO);
             assertThat(second.lock(config(Duration.ofSeconds(10), Duration.ZERO))).isEmpty();
-        }, config(Duration.ofSeconds(1), Duration.ZERO));
+            sleep(Duration.ofMillis(2000));
+            assertThat(second.lock(config(Duration.ofSeconds(10), Duration.ZERO))).as("past the first lockAtMostFor").isEmpty();
+        }, config(Duration.ofMillis(1500), Duration.ZERO));
         assertThat(LeaseContext.current()).isEmpty();
         second.lock(config(Duration.ofSeconds(10), Duration.ZERO)).orElseThrow().unlock();
     }
@@ -216,6 +234,15 @@ abstract class LockProviderContract {
         first.lock(new LockConfiguration(Instant.now(), longest, Duration.ofSeconds(10), Duration.ZERO)).orElseThrow().unlock();
     }
 
+    static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
     SimpleLock awaitLock(FenceguardLockProvider provider, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
@@ -223,12 +250,7 @@ abstract class LockProviderContract {
             if (lock.isPresent()) {
                 return lock.get();
             }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
+            sleep(Duration.ofMillis(20));
         }
         throw new AssertionError("not locked within " + timeout);
     }
