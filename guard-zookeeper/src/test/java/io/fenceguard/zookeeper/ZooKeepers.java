@@ -28,8 +28,12 @@ final class ZooKeepers {
 
     /** A started client; short timeouts so that the fault tests end quickly. */
     static CuratorFramework client(String connectString) {
+        return client(connectString, 4_000);
+    }
+
+    static CuratorFramework client(String connectString, int sessionTimeoutMs) {
         CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connectString)
-                .sessionTimeoutMs(4_000).connectionTimeoutMs(4_000).retryPolicy(new RetryNTimes(3, 100)).build();
+                .sessionTimeoutMs(sessionTimeoutMs).connectionTimeoutMs(4_000).retryPolicy(new RetryNTimes(3, 100)).build();
         client.start();
         try {
             if (!client.blockUntilConnected(10, java.util.concurrent.TimeUnit.SECONDS)) {
