@@ -3,11 +3,13 @@ package io.fenceguard.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseLossReason;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.LeaseTimeoutException;
+import io.fenceguard.core.LeaseUnavailableException;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseRequest;
@@ -199,6 +201,47 @@ class ZooKeeperLeaseProviderTest {
         assertThat(WatchTable.watchedBelow(server, session, dir(resource))).isEmpty();
         assertThat(holder.release(first, held)).isTrue();
         assertThat(leaseNodes(resource)).isEmpty();
+    }
+
+    @Test
+    void anInterruptedWaiterStopsAtOnceAndLeavesNoNode() throws Exception {
+        ResourceName resource = fresh("interrupt");
+        ZooKeeperLeaseProvider holder = provider();
+        ZooKeeperLeaseProvider waiter = provider();
+        LeaseRequest first = new LeaseRequest(resource, "holder", LEASE);
+        Grant held = holder.acquire(first, Duration.ZERO);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicReference<Boolean> flagKept = new AtomicReference<>();
+        Thread thread = new Thread(() -> {
+            try {
+                waiter.acquire(new LeaseRequest(resource, "waiter", LEASE), Duration.ofSeconds(30));
+            } catch (Throwable t) {
+                failure.set(t);
+                flagKept.set(Thread.currentThread().isInterrupted());
+            }
+        });
+        thread.start();
+        awaitNodes(resource, 2);
+        thread.interrupt();
+        thread.join(5_000);
+        assertThat(thread.isAlive()).isFalse();
+        assertThat(failure.get()).isInstanceOf(FenceguardException.class).hasMessageContaining("interrupted");
+        assertThat(flagKept.get()).isTrue();
+        awaitNodes(resource, 1);
+        assertThat(holder.release(first, held)).isTrue();
+    }
+
+    @Test
+    void aClosedClientIsRefusedClearly() {
+        CuratorFramework client = ZooKeepers.client(server.getConnectString());
+        ZooKeeperLeaseProvider provider = ZooKeeperLeaseProvider.of(client);
+        client.close();
+        assertThatThrownBy(() -> provider.acquire(new LeaseRequest(fresh("closed"), "h", LEASE), Duration.ZERO))
+                .isInstanceOf(LeaseUnavailableException.class).hasMessageContaining("STOPPED");
+        assertThatThrownBy(() -> ZooKeeperLeaseProvider.of(client)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> new ZooKeeperLeaseConfig("no-slash")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new ZooKeeperLeaseConfig("/")).isInstanceOf(IllegalArgumentException.class);
+        provider.close();
     }
 
     @Test
