@@ -3,43 +3,47 @@ package io.fenceguard.jdbclock;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fenceguard.testsupport.JdbcEndpoint;
+import io.fenceguard.testsupport.ScratchSpace;
 import io.fenceguard.testsupport.TestServers;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.UUID;
 import javax.sql.DataSource;
 
 /** A pool on a schema (PostgreSQL) or database (MariaDB) of its own, with the lease table; dropped on close. */
-record ScratchDatabase(String kind, String name, HikariDataSource dataSource, JdbcEndpoint server) implements AutoCloseable {
+record ScratchDatabase(String kind, ScratchSpace space, HikariDataSource dataSource) implements AutoCloseable {
 
     static ScratchDatabase on(String kind) {
-        String name = "fg_lease_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
         JdbcEndpoint server = "mariadb".equals(kind) ? TestServers.mariadb() : TestServers.postgres();
+        ScratchSpace space = ScratchSpace.create(server, "fg_lease");
         HikariConfig config = new HikariConfig();
         config.setUsername(server.user());
         config.setPassword(server.password());
         config.setMaximumPoolSize(12);
-        config.setPoolName(name);
-        if ("mariadb".equals(kind)) {
-            execute(server, "CREATE DATABASE " + name);
-            config.setJdbcUrl(server.url().replaceFirst("(//[^/]+/)[^?]*", "$1" + name));
-        } else {
-            execute(server, "CREATE SCHEMA " + name);
-            config.setJdbcUrl(server.url());
-            config.setSchema(name);
+        config.setPoolName(space.name());
+        config.setJdbcUrl(space.jdbcUrl());
+        if (space.schema() != null) {
+            config.setSchema(space.schema());
         }
         HikariDataSource dataSource = new HikariDataSource(config);
         JdbcLeaseSchema.create(dataSource);
-        return new ScratchDatabase(kind, name, dataSource, server);
+        return new ScratchDatabase(kind, space, dataSource);
+    }
+
+    String name() {
+        return space.name();
+    }
+
+    JdbcEndpoint server() {
+        return space.server();
     }
 
     /** The same database at a port nobody listens on: every statement fails as when the server is gone. */
     DataSource unreachable() {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(server.url().replaceFirst("//[^/]+/", "//127.0.0.1:1/"));
-        config.setUsername(server.user());
-        config.setPassword(server.password());
+        config.setJdbcUrl(server().url().replaceFirst("//[^/]+/", "//127.0.0.1:1/"));
+        config.setUsername(server().user());
+        config.setPassword(server().password());
         config.setInitializationFailTimeout(-1);
         config.setConnectionTimeout(500);
         return new HikariDataSource(config);
@@ -53,17 +57,9 @@ record ScratchDatabase(String kind, String name, HikariDataSource dataSource, Jd
         }
     }
 
-    private static void execute(JdbcEndpoint server, String sql) {
-        try (Connection connection = server.connect(); Statement statement = connection.createStatement()) {
-            statement.execute(sql);
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql, e);
-        }
-    }
-
     @Override
     public void close() {
         dataSource.close();
-        execute(server, "mariadb".equals(kind) ? "DROP DATABASE " + name : "DROP SCHEMA " + name + " CASCADE");
+        space.close();
     }
 }
