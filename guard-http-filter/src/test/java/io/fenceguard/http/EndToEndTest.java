@@ -10,11 +10,11 @@ import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
 import io.fenceguard.http.spring.FencingClientHttpRequestInterceptor;
 import io.fenceguard.http.support.Instances;
-import io.fenceguard.http.support.PausableLeaseProvider;
 import io.fenceguard.http.support.Stores;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.StaleTokenException;
+import io.fenceguard.testsupport.faults.PausableLeaseProvider;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -111,7 +111,7 @@ class EndToEndTest {
                 .build();
         LeaseConfig config = LeaseConfig.builder().leaseTime(Duration.ofMillis(800)).build();
         InMemoryLeaseProvider store = InMemoryLeaseProvider.create();
-        PausableLeaseProvider oldHolders = new PausableLeaseProvider(store);
+        PausableLeaseProvider oldHolders = PausableLeaseProvider.wrap(store);
         String fencedUrl = "http://127.0.0.1:" + fencedPort + "/ledger/1";
         String slippingUrl = "http://127.0.0.1:" + slipping + "/ledger/1";
 
@@ -125,7 +125,7 @@ class EndToEndTest {
                 // The old holder checks its lease and prepares its next call, then stops.
                 oldHeader = fence.headerFor(URI.create(fencedUrl)).orElseThrow();
             }
-            oldHolders.pause();
+            oldHolders.pauseAllRenewals(Duration.ofHours(1));
             assertThat(row()).containsExactly(150L, old.token().value());
 
             try (Lease newer = newManager.acquire("account:1", Duration.ofSeconds(10));

@@ -8,6 +8,7 @@ import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
+import io.fenceguard.testsupport.faults.PausableLeaseProvider;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -38,7 +39,7 @@ class RealLeaseChainTest {
         LeaseConfig config = LeaseConfig.builder().leaseTime(Duration.ofMillis(800)).build();
         String update = "UPDATE " + table + " SET balance = ? WHERE id = 1";
         InMemoryLeaseProvider store = InMemoryLeaseProvider.create();
-        PausableLeaseProvider pausedView = new PausableLeaseProvider(store);
+        PausableLeaseProvider pausedView = PausableLeaseProvider.wrap(store);
 
         try (LeaseManager pausedManager = LeaseManager.of(pausedView, config);
              LeaseManager otherManager = LeaseManager.of(store, config)) {
@@ -48,7 +49,7 @@ class RealLeaseChainTest {
                 read = balance(fenced, table);
                 assertThat(write(fenced, update, read + 50)).isEqualTo(1);
             }
-            pausedView.pause();                                       // stop-the-world pause begins
+            pausedView.pauseAllRenewals(Duration.ofHours(1));                                       // stop-the-world pause begins
             // The next holder asks once the paused lease has run out. (Asking earlier and waiting in
             // the in-memory store hands out a grant whose local time counts from before the wait.)
             long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
