@@ -60,6 +60,14 @@ public final class Lease implements AutoCloseable {
         return state.fence().token();
     }
 
+    /**
+     * Exclusive or shared. A shared lease's token fences like any other: it is below the token of every
+     * exclusive lease granted after it. A presented fence counts as exclusive.
+     */
+    public LeaseMode mode() {
+        return state.request() == null ? LeaseMode.EXCLUSIVE : state.request().mode();
+    }
+
     /** Who holds it: unique per lease (client id, thread, sequence), or {@code presented:<source>}. */
     public String holder() {
         return holder;

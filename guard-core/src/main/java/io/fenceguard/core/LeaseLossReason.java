@@ -7,7 +7,12 @@ public enum LeaseLossReason {
     /** The lock store answered a renewal with "not yours": the lock was gone or belonged to another holder. */
     RENEWAL_REJECTED("the lock store no longer holds it for this holder"),
     /** The lock store told of the loss itself, for example a ZooKeeper session that expired. */
-    REVOKED("the lock store revoked it");
+    REVOKED("the lock store revoked it"),
+    /**
+     * The lock store's clock jumped forward by more than this process's monotonic clock allows: the store
+     * may let the lease expire earlier than this process counts, so the lease is not trusted any longer.
+     */
+    CLOCK_JUMP("the lock store's clock jumped forward, so its expiry of the lease can no longer be trusted");
 
     private final String description;
 

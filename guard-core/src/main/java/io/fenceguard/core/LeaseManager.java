@@ -83,28 +83,58 @@ public final class LeaseManager implements AutoCloseable {
     }
 
     public Lease acquire(ResourceName resource, Duration wait) {
+        return acquire(resource, wait, LeaseMode.EXCLUSIVE);
+    }
+
+    /**
+     * A {@link LeaseMode#SHARED shared} lease (a read lock): held together with other shared leases, never
+     * with an exclusive one. Only on a provider whose {@link LeaseProvider#modes()} list it. A holder that
+     * already has the resource, shared or exclusive, re-enters its lease.
+     *
+     * @throws UnsupportedOperationException when the provider grants no shared leases
+     */
+    public Lease acquireShared(String resource, Duration wait) {
+        return acquireShared(ResourceName.of(resource), wait);
+    }
+
+    public Lease acquireShared(ResourceName resource, Duration wait) {
+        return acquire(resource, wait, LeaseMode.SHARED);
+    }
+
+    private Lease acquire(ResourceName resource, Duration wait, LeaseMode mode) {
         Objects.requireNonNull(resource, "resource");
         if (wait == null || wait.isNegative()) {
             throw new IllegalArgumentException("wait must be zero or positive, got " + wait);
         }
-        Lease reentered = reenter(resource);
+        if (!provider.modes().contains(mode)) {
+            throw new UnsupportedOperationException("lease provider " + provider.describe() + " grants no "
+                    + mode.name().toLowerCase() + " leases (it grants " + provider.modes() + "); '" + resource
+                    + "' was not asked for");
+        }
+        Lease reentered = reenter(resource, mode);
         if (reentered != null) {
             return reentered;
         }
         // A holder id per lease: a lock left in the store by a failed release is never mistaken for a new one.
         LeaseRequest request = new LeaseRequest(resource,
                 clientId + ":" + Thread.currentThread().getId() + ":" + holderSequence.incrementAndGet(),
-                config.leaseTime());
+                config.leaseTime(), mode);
+        observers.forEach(o -> tell(o, "acquiring", () -> o.acquiring(resource)));
         long start = System.nanoTime();
         Grant grant;
+        Lease lease;
         try {
             grant = provider.acquire(request, wait);
+            lease = hold(request, grant);
         } catch (LeaseTimeoutException e) {
             Duration waited = Duration.ofNanos(System.nanoTime() - start);
             observers.forEach(o -> tell(o, "notObtained", () -> o.notObtained(resource, waited)));
             throw e;
+        } catch (RuntimeException | Error e) {
+            Duration waited = Duration.ofNanos(System.nanoTime() - start);
+            observers.forEach(o -> tell(o, "failed", () -> o.failed(resource, waited, e)));
+            throw e;
         }
-        Lease lease = hold(request, grant);
         Duration waited = Duration.ofNanos(System.nanoTime() - start);
         observers.forEach(o -> tell(o, "acquired", () -> o.acquired(lease, waited)));
         return lease;
@@ -161,17 +191,26 @@ public final class LeaseManager implements AutoCloseable {
         return clientId;
     }
 
-    private Lease reenter(ResourceName resource) {
+    private Lease reenter(ResourceName resource, LeaseMode mode) {
         // Re-entry follows the context first, so a lease carried into an executor can be re-entered there.
         List<Lease> bound = LeaseContext.all();
         for (int i = bound.size() - 1; i >= 0; i--) {
             Lease lease = bound.get(i);
             if (lease.isFrom(this) && lease.resource().equals(resource) && !lease.state().isReleased()) {
-                return enter(lease.state());
+                return enter(upgradeRefused(lease.state(), mode));
             }
         }
         LeaseState state = byThread.get(threadKey(resource));
-        return state == null ? null : enter(state);
+        return state == null ? null : enter(upgradeRefused(state, mode));
+    }
+
+    /** An exclusive lease covers a shared request; a shared one cannot become exclusive (it would wait for itself). */
+    private static LeaseState upgradeRefused(LeaseState held, LeaseMode wanted) {
+        if (wanted == LeaseMode.EXCLUSIVE && held.request().mode() == LeaseMode.SHARED) {
+            throw new IllegalStateException("this holder has a shared lease on '" + held.fence().resource()
+                    + "' and asks for an exclusive one: release the shared lease first (an upgrade would wait for itself)");
+        }
+        return held;
     }
 
     private Lease enter(LeaseState state) {

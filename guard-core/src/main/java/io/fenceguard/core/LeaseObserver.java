@@ -3,11 +3,18 @@ package io.fenceguard.core;
 import java.time.Duration;
 
 /**
- * Told of what happens to a manager's leases, for metrics and logs. {@code acquired} and
- * {@code notObtained} run on the acquiring thread, {@code lost} on the manager's event executor.
+ * Told of what happens to a manager's leases, for metrics and logs. {@code acquiring}, {@code acquired},
+ * {@code notObtained} and {@code failed} run on the acquiring thread, {@code lost} on the manager's event executor.
  * An observer that throws is logged and ignored: it never costs a caller its lease.
  */
 public interface LeaseObserver {
+
+    /**
+     * A new lease (not a re-entry) is about to be asked of the store; exactly one of {@code acquired},
+     * {@code notObtained} or {@code failed} follows on the same thread.
+     */
+    default void acquiring(ResourceName resource) {
+    }
 
     /** A new lease (not a re-entry) was granted after waiting {@code waited}. */
     default void acquired(Lease lease, Duration waited) {
@@ -15,6 +22,10 @@ public interface LeaseObserver {
 
     /** No lease was obtained within the wait. */
     default void notObtained(ResourceName resource, Duration waited) {
+    }
+
+    /** Asking the store failed (it is unavailable, the thread was interrupted…) after {@code waited}. */
+    default void failed(ResourceName resource, Duration waited, Throwable error) {
     }
 
     /** A lease was lost. */

@@ -6,6 +6,8 @@ import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.Admission;
 import io.fenceguard.http.HighWaterStore;
+import io.fenceguard.http.NonceStore;
+import io.fenceguard.http.TokenBound;
 import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -14,47 +16,127 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 /**
- * High-water marks in Redis, one string key per resource ({@code <prefix>{<resource>}:hw}), compared
+ * High-water marks in Redis, one string key per resource ({@code <prefix>{fg-hw}:<resource>}), compared
  * and updated in one Lua script. The keys never expire: forgetting a mark would admit stale tokens.
+ *
+ * <p><b>Data loss.</b> Redis forgets marks on {@code FLUSHALL}, on a restart without persistence and on
+ * a failover to a replica that missed writes. Next to the marks lives a floor key, written when the
+ * store starts: the {@link TokenBound}'s ceiling, the highest token that can have been minted then.
+ * Every admission checks it in the same script; when it is gone, the marks went with it, and the
+ * script sets a new floor from the ceiling passed with the admission (now plus the allowed skew).
+ * Tokens below the floor are refused as stale, so a token minted before the loss is never admitted
+ * after it, whatever was forgotten; the holders take new leases, whose tokens (clock tokens) pass the
+ * floor once the allowed skew has elapsed. All keys share one hash slot ({@code {fg-hw}}), so that the
+ * check and the mark are one atomic step also on Redis Cluster (where the store lives on one node).
  */
-public final class RedisHighWaterStore implements HighWaterStore {
+public final class RedisHighWaterStore implements HighWaterStore, NonceStore {
 
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9:._-]{0,64}");
+    static final String SLOT = "{fg-hw}:";
 
     // Tokens are compared as canonical decimal text (shorter is smaller, then lexicographic), since Lua
     // numbers are doubles and lose precision above 2^53. Returns {1|0|-1, high-water}.
     private static final String ADMIT = """
-            local current = redis.call('GET', KEYS[1])
+            local function older(a, b)
+              return #a < #b or (#a == #b and a < b)
+            end
+            local floor = redis.call('GET', KEYS[2])
+            if not floor then
+              floor = ARGV[2]
+              redis.call('SET', KEYS[2], floor)
+            end
             local token = ARGV[1]
-            if current and #current == #token and current == token then
+            if older(token, floor) then
+              return {-1, floor}
+            end
+            local current = redis.call('GET', KEYS[1])
+            if current and current == token then
               return {0, current}
             end
-            if current and (#current > #token or (#current == #token and current > token)) then
+            if current and older(token, current) then
               return {-1, current}
             end
             redis.call('SET', KEYS[1], token)
             return {1, token}
             """;
 
+    private static final String INIT_FLOOR = """
+            if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
+              return 1
+            end
+            return 0
+            """;
+
+    // Compare-and-set of one mark; '' stands for no mark.
+    private static final String RESET = """
+            local current = redis.call('GET', KEYS[1]) or ''
+            if current ~= ARGV[1] then
+              return 0
+            end
+            if ARGV[2] == '' then
+              redis.call('DEL', KEYS[1])
+            else
+              redis.call('SET', KEYS[1], ARGV[2])
+            end
+            return 1
+            """;
+
     private final RScript script;
     private final String prefix;
+    private final TokenBound bound;
 
-    private RedisHighWaterStore(RedissonClient redisson, String prefix) {
+    private RedisHighWaterStore(RedissonClient redisson, String prefix, TokenBound bound) {
         this.script = Objects.requireNonNull(redisson, "redisson").getScript(StringCodec.INSTANCE);
         this.prefix = prefix;
+        this.bound = Objects.requireNonNull(bound, "bound");
     }
 
-    /** Keys start with {@code prefix}, such as {@code fg:http:} (0 to 64 characters from {@code A-Z a-z 0-9 : . _ -}). */
-    public static RedisHighWaterStore of(RedissonClient redisson, String prefix) {
+    /**
+     * Keys start with {@code prefix}, such as {@code fg:http:} (0 to 64 characters from
+     * {@code A-Z a-z 0-9 : . _ -}); after a loss of data, tokens up to {@code bound}'s ceiling at the
+     * time the loss is noticed are refused. Sets the floor if there is none yet.
+     *
+     * @throws FenceguardException when Redis cannot be reached to set the floor
+     */
+    public static RedisHighWaterStore of(RedissonClient redisson, String prefix, TokenBound bound) {
         if (prefix == null || !PREFIX.matcher(prefix).matches()) {
             throw new IllegalArgumentException("a key prefix is 0 to 64 characters from A-Z a-z 0-9 : . _ -");
         }
-        return new RedisHighWaterStore(redisson, prefix);
+        RedisHighWaterStore store = new RedisHighWaterStore(redisson, prefix, bound);
+        store.initFloor();
+        return store;
     }
 
-    /** The key holding {@code resource}'s mark; the braces keep it in the resource's Cluster slot. */
+    /** With the clock-floor bound ({@link TokenBound#clockFloor()}), right for the Redis lease provider's tokens. */
+    public static RedisHighWaterStore of(RedissonClient redisson, String prefix) {
+        return of(redisson, prefix, TokenBound.clockFloor());
+    }
+
+    /** The key holding {@code resource}'s mark. */
     public String key(ResourceName resource) {
-        return prefix + "{" + resource.value() + "}:hw";
+        return prefix + SLOT + resource.value();
+    }
+
+    /** The key holding the floor below which every token is refused. */
+    public String floorKey() {
+        return prefix + SLOT + "floor";
+    }
+
+    /** The floor now, if set. */
+    public java.util.Optional<FencingToken> floor() {
+        String value = script.eval(floorKey(), RScript.Mode.READ_ONLY, "return redis.call('GET', KEYS[1])",
+                RScript.ReturnType.VALUE, List.of(floorKey()));
+        return java.util.Optional.ofNullable(value).map(FencingToken::parse);
+    }
+
+    private void initFloor() {
+        try {
+            script.eval(floorKey(), RScript.Mode.READ_WRITE, INIT_FLOOR, RScript.ReturnType.LONG, List.of(floorKey()),
+                    Long.toString(bound.ceiling().value()));
+        } catch (RuntimeException e) {
+            throw new FenceguardException("high-water store unavailable: could not read or set its floor "
+                    + floorKey() + ": " + e.getMessage(), null, null, e);
+        }
     }
 
     @Override
@@ -63,7 +145,8 @@ public final class RedisHighWaterStore implements HighWaterStore {
         List<Object> reply;
         try {
             reply = script.eval(key, RScript.Mode.READ_WRITE, ADMIT, RScript.ReturnType.LIST,
-                    List.of(key), Long.toString(presented.token().value()));
+                    List.of(key, floorKey()), Long.toString(presented.token().value()),
+                    Long.toString(bound.ceiling().value()));
         } catch (RuntimeException e) {
             throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
                     + e.getMessage(), presented.resource(), presented.token(), e);
@@ -73,11 +156,46 @@ public final class RedisHighWaterStore implements HighWaterStore {
         if (verdict > 0) {
             return Admission.claimed(presented);
         }
+        if (verdict < 0) {
+            return new Admission(presented, highWater, Admission.Outcome.STALE);
+        }
         return Admission.of(presented, highWater);
     }
 
     @Override
+    public boolean reset(ResourceName resource, FencingToken expected, FencingToken mark) {
+        String key = key(resource);
+        try {
+            Long done = script.eval(key, RScript.Mode.READ_WRITE, RESET, RScript.ReturnType.LONG, List.of(key),
+                    expected == null ? "" : Long.toString(expected.value()), mark == null ? "" : Long.toString(mark.value()));
+            return done != null && done == 1L;
+        } catch (RuntimeException e) {
+            throw new FenceguardException("high-water store unavailable for '" + resource + "': " + e.getMessage(),
+                    resource, null, e);
+        }
+    }
+
+    /**
+     * Request signatures' nonces as keys that expire with them ({@code SET NX PX}). A loss of data
+     * forgets them too, but every token minted before the loss is then below the floor, so a replayed
+     * request is still refused.
+     */
+    @Override
+    public boolean firstUse(String nonce, java.time.Instant expires) {
+        String key = prefix + SLOT + "nonce:" + nonce;
+        long ttl = Math.max(1, java.time.Duration.between(java.time.Instant.now(), expires).toMillis());
+        try {
+            Long set = script.eval(key, RScript.Mode.READ_WRITE,
+                    "if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 1 end return 0",
+                    RScript.ReturnType.LONG, List.of(key), Long.toString(ttl));
+            return set != null && set == 1L;
+        } catch (RuntimeException e) {
+            throw new FenceguardException("nonce store unavailable: " + e.getMessage(), null, null, e);
+        }
+    }
+
+    @Override
     public String toString() {
-        return "RedisHighWaterStore[" + prefix + "]";
+        return "RedisHighWaterStore[" + prefix + ", " + bound + "]";
     }
 }

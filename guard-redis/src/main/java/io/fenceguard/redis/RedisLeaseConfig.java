@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * How {@link RedisLeaseProvider} uses Redis: key names, Chubby's lock-delay, how long a resource's
- * token counter outlives its last lease, and how Redis failures are retried and cut off.
+ * token counter outlives its last lease, what tokens rest on when the counter is lost (the Redis clock or
+ * a durable epoch), and how Redis failures are retried and cut off.
  */
 public final class RedisLeaseConfig {
 
@@ -20,6 +21,9 @@ public final class RedisLeaseConfig {
     private final float failureRateThreshold;
     private final int slidingWindowSize;
     private final Duration openStateDuration;
+    private final TokenEpochSource tokenEpochSource;
+    private final Duration callTimeout;
+    private final boolean releaseInBackground;
 
     private RedisLeaseConfig(Builder b) {
         this.keyPrefix = Objects.requireNonNull(b.keyPrefix, "keyPrefix");
@@ -46,6 +50,9 @@ public final class RedisLeaseConfig {
         }
         this.slidingWindowSize = b.slidingWindowSize;
         this.openStateDuration = positive(b.openStateDuration, "openStateDuration");
+        this.tokenEpochSource = b.tokenEpochSource;
+        this.callTimeout = b.callTimeout == null ? null : positive(b.callTimeout, "callTimeout");
+        this.releaseInBackground = b.releaseInBackground;
     }
 
     public static RedisLeaseConfig defaults() {
@@ -108,6 +115,50 @@ public final class RedisLeaseConfig {
         return openStateDuration;
     }
 
+    /**
+     * Where tokens get their floor when Redis has lost a resource's counter. {@code null} (the default):
+     * the Redis server's clock ({@code TIME} in µs), no other dependency, resting on this assumption: <b>the
+     * clock of the server that mints a token after a loss is not behind the clock that minted the last one
+     * by more than the time that passed in between</b> (no step back by NTP or a restored VM snapshot, and
+     * master and replicas in step across a failover). Set: epochs from a durable, linearizable source (the
+     * application's database sequence, {@link JdbcTokenEpochSource}), asked only when the counter is
+     * missing, so tokens rest on no clock at all.
+     */
+    public TokenEpochSource tokenEpochSource() {
+        return tokenEpochSource;
+    }
+
+    /**
+     * The most a lease call waits for Redis beyond its own wait: an acquire returns within its wait plus
+     * this, a release within this, whatever the Redis client's own timeouts and retries are (a renewal waits
+     * at most the lease). {@code null} (the default): a quarter of the lease, at most 1 s; raise it on links
+     * whose round trip is longer.
+     */
+    public Duration callTimeout() {
+        return callTimeout;
+    }
+
+    /**
+     * Whether a release returns as soon as it is sent, without waiting for Redis's answer (default
+     * {@code false}). It saves the caller one round trip per lease; the trade: the caller no longer learns
+     * whether the lock was still its own, and a release that fails (Redis down, a timeout) is only logged,
+     * so the lock stays until its lease runs out (and the resource until the lock-delay after that), as
+     * after a crash. Tokens and compare-and-delete are unchanged: the lock of another holder is never
+     * touched, and no other holder can be granted the lock before the release has run.
+     */
+    public boolean releaseInBackground() {
+        return releaseInBackground;
+    }
+
+    /** {@link #callTimeout()} for a lease of {@code leaseTime}. */
+    public Duration callTimeout(Duration leaseTime) {
+        if (callTimeout != null) {
+            return callTimeout;
+        }
+        Duration quarter = leaseTime.dividedBy(4);
+        return quarter.compareTo(Duration.ofSeconds(1)) < 0 ? quarter : Duration.ofSeconds(1);
+    }
+
     private static Duration positive(Duration d, String name) {
         Objects.requireNonNull(d, name);
         if (d.isNegative() || d.isZero()) {
@@ -135,7 +186,10 @@ public final class RedisLeaseConfig {
         private Duration contentionBackoffMax = Duration.ofMillis(100);
         private float failureRateThreshold = 50;
         private int slidingWindowSize = 10;
-        private Duration openStateDuration = Duration.ofSeconds(10);
+        private Duration openStateDuration = Duration.ofSeconds(1);
+        private TokenEpochSource tokenEpochSource;
+        private Duration callTimeout;
+        private boolean releaseInBackground;
 
         private Builder() {
         }
@@ -151,6 +205,12 @@ public final class RedisLeaseConfig {
         public Builder failureRateThreshold(float v) { failureRateThreshold = v; return this; }
         public Builder slidingWindowSize(int v) { slidingWindowSize = v; return this; }
         public Builder openStateDuration(Duration v) { openStateDuration = v; return this; }
+        /** Tokens on a durable epoch instead of the Redis clock; {@code null} for the clock floor. */
+        public Builder tokenEpochSource(TokenEpochSource v) { tokenEpochSource = v; return this; }
+        /** {@code null}: a quarter of the lease, at most 1 s. */
+        public Builder callTimeout(Duration v) { callTimeout = v; return this; }
+        /** See {@link RedisLeaseConfig#releaseInBackground()}. */
+        public Builder releaseInBackground(boolean v) { releaseInBackground = v; return this; }
 
         public RedisLeaseConfig build() {
             return new RedisLeaseConfig(this);

@@ -1,28 +1,46 @@
 package io.fenceguard.redis;
 
 import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.LeaseLossReason;
 import io.fenceguard.core.LeaseTimeoutException;
+import io.fenceguard.core.LeaseUnavailableException;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.core.spi.LeaseRequest;
+import io.fenceguard.core.spi.Renewal;
 import io.fenceguard.redis.internal.ContentionRetry;
+import io.fenceguard.redis.internal.EpochTokens;
 import io.fenceguard.redis.internal.LeaseKeys;
 import io.fenceguard.redis.internal.RedisCalls;
 import io.fenceguard.redis.internal.RedisLeaseScripts;
 import io.fenceguard.redis.internal.ReleaseWaiter;
+import io.fenceguard.redis.internal.ServerClockWatch;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.redisson.api.RedissonClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Leases on Redis through a {@link RedissonClient} that the application owns (never created or closed
- * here). One Lua script per grant checks, locks and mints {@code max(last + 1, Redis TIME in µs)};
- * waiters sleep on a pub/sub channel, one woken per release; a lost holder's resource stays closed
- * for the lock-delay.
+ * here). One Lua script per grant checks, locks and mints the token: {@code max(last + 1, Redis TIME in
+ * µs)} by default, or a counter on a durable epoch ({@link RedisLeaseConfig#tokenEpochSource()}); waiters
+ * sleep on a pub/sub channel, one woken per release; a lost holder's resource stays closed for the
+ * lock-delay. Every reply carries the server's time: a forward jump of the Redis clock loses the lease at
+ * once ({@link LeaseLossReason#CLOCK_JUMP}), a backward jump is logged and counted.
  *
  * <pre>{@code
  * LeaseManager guard = LeaseManager.of(RedisLeaseProvider.of(redisson));
@@ -30,11 +48,21 @@ import org.redisson.api.RedissonClient;
  */
 public final class RedisLeaseProvider implements LeaseProvider {
 
+    private static final Logger log = LoggerFactory.getLogger(RedisLeaseProvider.class);
+    /** Tries of the loss path of a durable-epoch grant before giving up: claim, epoch, install. */
+    private static final int EPOCH_ROUNDS = 4;
+
     private final RedisLeaseConfig config;
     private final RedisLeaseScripts scripts;
     private final RedisCalls calls;
     private final ReleaseWaiter waiter;
     private final ContentionRetry contention;
+    /** Each held lease's last view of the server clock, by holder. */
+    private final Map<String, ServerClockWatch> clocks = new ConcurrentHashMap<>();
+    private final AtomicLong pruneClocksAt = new AtomicLong(4096);
+    private final AtomicLong forwardJumps = new AtomicLong();
+    private final AtomicLong backwardJumps = new AtomicLong();
+    private final AtomicLong epochsTaken = new AtomicLong();
 
     private RedisLeaseProvider(RedissonClient redisson, RedisLeaseConfig config, CircuitBreaker breaker) {
         this.config = Objects.requireNonNull(config, "config");
@@ -70,6 +98,21 @@ public final class RedisLeaseProvider implements LeaseProvider {
         return calls.breaker();
     }
 
+    /** Forward jumps of the Redis clock seen by renewals; each cost the lease it was seen on. */
+    public long forwardClockJumps() {
+        return forwardJumps.get();
+    }
+
+    /** Backward jumps of the Redis clock seen by renewals (the lease is kept; Redis keeps it longer). */
+    public long backwardClockJumps() {
+        return backwardJumps.get();
+    }
+
+    /** Epochs taken from the durable source (0 with the clock floor): one per counter Redis lost. */
+    public long epochsTaken() {
+        return epochsTaken.get();
+    }
+
     @Override
     public Grant acquire(LeaseRequest request, Duration wait) {
         Objects.requireNonNull(request, "request");
@@ -78,38 +121,226 @@ public final class RedisLeaseProvider implements LeaseProvider {
         }
         ResourceName resource = request.resource();
         LeaseKeys keys = LeaseKeys.of(config.keyPrefix(), resource);
-        ContentionRetry.Attempt attempt = attempt(request, keys);
+        long start = System.nanoTime();
+        long callTimeout = config.callTimeout(request.leaseTime()).toNanos();
+        long deadline = start + wait.toNanos();
+        // One budget for everything below: the wait, plus one call's time for the answer to the last try.
+        long giveUpAt = deadline + callTimeout;
+        ContentionRetry.Attempt attempt = attempt(request, keys, giveUpAt);
         if (!attempt.acquired() && !wait.isZero()) {
-            long deadline = System.nanoTime() + wait.toNanos();
-            try (ReleaseWaiter.Subscription releases = calls.call(resource, "wait for", () -> waiter.subscribe(keys))) {
-                attempt = contention.await(resource, deadline, releases, () -> attempt(request, keys));
+            try (ReleaseWaiter.Subscription releases = waiter.subscribe(resource, keys,
+                    Math.min(callTimeout, Math.max(0, deadline - System.nanoTime())))) {
+                attempt = contention.await(resource, deadline, releases, () -> attempt(request, keys, giveUpAt));
             }
         }
         if (!attempt.acquired()) {
             throw new LeaseTimeoutException(resource, wait, attempt.describe());
         }
+        track(request, attempt.reading());
         return new Grant(FencingToken.of(attempt.value()), attempt.sentAtNanos());
     }
 
-    private ContentionRetry.Attempt attempt(LeaseRequest request, LeaseKeys keys) {
-        long sentAt = System.nanoTime();
+    private ContentionRetry.Attempt attempt(LeaseRequest request, LeaseKeys keys, long giveUpAt) {
         long leaseMs = request.leaseTime().toMillis();
-        long[] reply = calls.call(request.resource(), "acquire", () -> scripts.acquire(keys, request.holder(),
-                leaseMs, config.lockDelay().toMillis(), sequenceTtlMs(leaseMs)));
-        return new ContentionRetry.Attempt(reply[0], reply[1], sentAt);
+        long delayMs = config.lockDelay().toMillis();
+        long ttlMs = sequenceTtlMs(leaseMs);
+        // An answer that comes after this acquire gave up may still have granted the lock: give it back.
+        BiConsumer<RedisLeaseScripts.AcquireReply, Throwable> late = (reply, error) -> {
+            if (reply == null || reply.status() == RedisLeaseScripts.ACQUIRED) {
+                releaseLate(request, keys);
+            }
+        };
+        if (config.tokenEpochSource() == null) {
+            long sentAt = System.nanoTime();
+            RedisLeaseScripts.AcquireReply reply = calls.call(request.resource(), "acquire", giveUpAt,
+                    () -> scripts.acquire(keys, request.holder(), leaseMs, delayMs, ttlMs), late);
+            return new ContentionRetry.Attempt(reply.status(), reply.value(), reading(reply, sentAt));
+        }
+        long epoch = 0;
+        long claim = 0;
+        for (int round = 1; ; round++) {
+            long e = epoch;
+            long c = claim;
+            long sentAt = System.nanoTime();
+            RedisLeaseScripts.AcquireReply reply = calls.call(request.resource(), "acquire", giveUpAt,
+                    () -> scripts.acquireWithEpoch(keys, request.holder(), leaseMs, delayMs, ttlMs, e, c, freshClaim()),
+                    late);
+            if (reply.status() != RedisLeaseScripts.NEED_EPOCH) {
+                long value = reply.status() == RedisLeaseScripts.ACQUIRED
+                        ? EpochTokens.token(reply.value(), reply.extra()) : reply.value();
+                return new ContentionRetry.Attempt(reply.status(), value, reading(reply, sentAt));
+            }
+            if (round == EPOCH_ROUNDS) {
+                throw new LeaseUnavailableException("cannot acquire '" + request.resource() + "': Redis lost its token "
+                        + "counter again before a new epoch could be installed, " + EPOCH_ROUNDS + " times",
+                        request.resource(), null);
+            }
+            // The epoch is taken only now, after Redis recorded the claim: it is above every epoch in use before.
+            claim = reply.value();
+            epoch = nextEpoch(request.resource());
+            // The epoch source has its own time (a database round trip): the install that follows gets one call's
+            // time of its own, so a slow epoch source never turns into a Redis timeout.
+            giveUpAt = Math.max(giveUpAt, System.nanoTime() + config.callTimeout(request.leaseTime()).toNanos());
+        }
+    }
+
+    private void releaseLate(LeaseRequest request, LeaseKeys keys) {
+        clocks.remove(request.holder());
+        try {
+            scripts.release(keys, request.holder()).whenComplete((released, error) -> {
+                if (Boolean.TRUE.equals(released)) {
+                    log.info("released the lock on '{}' that a late answer granted to holder {} after its acquire gave up",
+                            request.resource(), request.holder());
+                } else if (error != null) {
+                    log.warn("could not release the lock on '{}' that a late answer may have granted to holder {}; it "
+                            + "expires with its lease: {}", request.resource(), request.holder(), error.toString());
+                }
+            });
+        } catch (RuntimeException e) {
+            log.warn("could not release the lock on '{}' that a late answer may have granted to holder {}; it expires "
+                    + "with its lease: {}", request.resource(), request.holder(), e.toString());
+        }
+    }
+
+    private long nextEpoch(ResourceName resource) {
+        long epoch;
+        try {
+            epoch = config.tokenEpochSource().nextEpoch();
+        } catch (RuntimeException e) {
+            throw new LeaseUnavailableException("cannot acquire '" + resource + "': Redis has no token counter for it "
+                    + "and the token epoch source failed: " + e.getMessage(), resource, e);
+        }
+        if (epoch <= 0 || epoch > EpochTokens.MAX_EPOCH) {
+            throw new LeaseUnavailableException("cannot acquire '" + resource + "': the token epoch source returned "
+                    + epoch + ", outside 1.." + EpochTokens.MAX_EPOCH, resource, null);
+        }
+        epochsTaken.incrementAndGet();
+        return epoch;
+    }
+
+    private static long freshClaim() {
+        return ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    }
+
+    private static ServerClockWatch.Reading reading(RedisLeaseScripts.AcquireReply reply, long sentAt) {
+        return new ServerClockWatch.Reading(reply.serverMicros(), sentAt, System.nanoTime());
+    }
+
+    /** Keeps the grant's server time as the lease's first reading; leases never watched nor released are dropped. */
+    private void track(LeaseRequest request, ServerClockWatch.Reading reading) {
+        long size = clocks.size();
+        long pruneAt = pruneClocksAt.get();
+        // A scan per acquire would cost O(held leases) each: scan when the map doubled since the last scan.
+        if (size >= pruneAt && pruneClocksAt.compareAndSet(pruneAt, Long.MAX_VALUE)) {
+            long horizon = System.nanoTime() - 2 * request.leaseTime().toNanos();
+            clocks.values().removeIf(w -> !w.isWatched() && w.createdNanos() - horizon < 0);
+            pruneClocksAt.set(Math.max(4096, 2L * clocks.size()));
+        }
+        clocks.put(request.holder(), new ServerClockWatch(reading));
     }
 
     @Override
     public CompletionStage<Boolean> renew(LeaseRequest request, Grant grant) {
         long leaseMs = request.leaseTime().toMillis();
-        return scripts.renew(LeaseKeys.of(config.keyPrefix(), request.resource()), request.holder(),
-                leaseMs, config.lockDelay().toMillis(), sequenceTtlMs(leaseMs));
+        long sentAt = System.nanoTime();
+        // An answer later than the lease is worth nothing: stop waiting then, so a renewal sent to a Redis that
+        // froze leaves its place to the next one (the watchdog keeps a few in flight and tries again).
+        return scripts.renew(LeaseKeys.of(config.keyPrefix(), request.resource()), config.tokenEpochSource() != null,
+                request.holder(), leaseMs, config.lockDelay().toMillis(), sequenceTtlMs(leaseMs))
+                .toCompletableFuture()
+                .orTimeout(request.leaseTime().toNanos(), TimeUnit.NANOSECONDS)
+                .thenApply(reply -> {
+                    ServerClockWatch.Reading reading = new ServerClockWatch.Reading(reply.serverMicros(), sentAt, System.nanoTime());
+                    return checkClock(request, reading) && reply.ours();
+                });
+    }
+
+    /**
+     * All renewals of one watchdog beat in as few calls as the topology allows (one script per node, per
+     * slot on a Cluster); each lease's own answer and the server time of its call decide its fate, as in
+     * {@link #renew}.
+     */
+    @Override
+    public List<CompletionStage<Boolean>> renewAll(List<Renewal> renewals) {
+        if (renewals.size() == 1) {
+            return List.of(renew(renewals.get(0).request(), renewals.get(0).grant()));
+        }
+        List<RedisLeaseScripts.RenewItem> items = new ArrayList<>(renewals.size());
+        for (Renewal r : renewals) {
+            long leaseMs = r.request().leaseTime().toMillis();
+            items.add(new RedisLeaseScripts.RenewItem(LeaseKeys.of(config.keyPrefix(), r.request().resource()),
+                    r.request().holder(), leaseMs, sequenceTtlMs(leaseMs)));
+        }
+        long sentAt = System.nanoTime();
+        List<CompletionStage<RedisLeaseScripts.RenewReply>> replies = scripts.renewAll(items,
+                config.tokenEpochSource() != null, config.lockDelay().toMillis());
+        List<CompletionStage<Boolean>> answers = new ArrayList<>(renewals.size());
+        for (int i = 0; i < renewals.size(); i++) {
+            LeaseRequest request = renewals.get(i).request();
+            answers.add(replies.get(i).toCompletableFuture()
+                    .orTimeout(request.leaseTime().toNanos(), TimeUnit.NANOSECONDS)
+                    .thenApply(reply -> {
+                        ServerClockWatch.Reading reading = new ServerClockWatch.Reading(reply.serverMicros(), sentAt,
+                                System.nanoTime());
+                        return checkClock(request, reading) && reply.ours();
+                    }));
+        }
+        return answers;
+    }
+
+    /** False when the server's clock jumped forward: the lease is told it is lost ({@code CLOCK_JUMP}). */
+    private boolean checkClock(LeaseRequest request, ServerClockWatch.Reading reading) {
+        ServerClockWatch watch = clocks.computeIfAbsent(request.holder(), h -> new ServerClockWatch(null));
+        ServerClockWatch.Step step = watch.observe(reading);
+        if (step.forward()) {
+            forwardJumps.incrementAndGet();
+            log.warn("Redis clock jumped forward by {} ms more than passed here; lease on '{}' (holder {}) is lost: "
+                    + "Redis may expire it early", step.excessNanos() / 1_000_000, request.resource(), request.holder());
+            watch.tellLost();
+            return false;
+        }
+        if (step.backward()) {
+            backwardJumps.incrementAndGet();
+            log.warn("Redis clock jumped back by {} ms; lease on '{}' (holder {}) is kept, but Redis keeps it that much "
+                    + "longer if it is not released", -step.excessNanos() / 1_000_000, request.resource(), request.holder());
+        }
+        return true;
+    }
+
+    @Override
+    public AutoCloseable watch(LeaseRequest request, Grant grant, Consumer<LeaseLossReason> lost) {
+        ServerClockWatch watch = clocks.computeIfAbsent(request.holder(), h -> new ServerClockWatch(null));
+        watch.onLost(lost);
+        return () -> clocks.remove(request.holder(), watch);
     }
 
     @Override
     public boolean release(LeaseRequest request, Grant grant) {
+        clocks.remove(request.holder());
         LeaseKeys keys = LeaseKeys.of(config.keyPrefix(), request.resource());
-        return calls.call(request.resource(), "release", () -> scripts.release(keys, request.holder()));
+        if (config.releaseInBackground()) {
+            releaseInBackground(request, keys);
+            return true;
+        }
+        long giveUpAt = System.nanoTime() + config.callTimeout(request.leaseTime()).toNanos();
+        return calls.call(request.resource(), "release", giveUpAt, () -> scripts.release(keys, request.holder()), null);
+    }
+
+    /** Sends the release and returns; only a failure is heard of, in the log: the lock then expires with its lease. */
+    private void releaseInBackground(LeaseRequest request, LeaseKeys keys) {
+        try {
+            scripts.release(keys, request.holder()).whenComplete((released, error) -> {
+                if (error != null) {
+                    log.warn("could not release the lock on '{}' of holder {}; it expires with its lease: {}",
+                            request.resource(), request.holder(), error.toString());
+                } else if (!Boolean.TRUE.equals(released)) {
+                    log.debug("the lock on '{}' was no longer held by {} at release", request.resource(), request.holder());
+                }
+            });
+        } catch (RuntimeException e) {
+            log.warn("could not send the release of the lock on '{}' of holder {}; it expires with its lease: {}",
+                    request.resource(), request.holder(), e.toString());
+        }
     }
 
     /** The counter must outlive a held lock and its lock-delay, so that a busy resource never loses it. */
@@ -119,6 +350,7 @@ public final class RedisLeaseProvider implements LeaseProvider {
 
     @Override
     public String describe() {
-        return "redis (key prefix " + config.keyPrefix() + ")";
+        return "redis (key prefix " + config.keyPrefix() + ", tokens on "
+                + (config.tokenEpochSource() != null ? "a durable epoch" : "the Redis clock floor") + ")";
     }
 }

@@ -222,6 +222,37 @@ class ClusterTest {
     }
 
     @Test
+    void batchedRenewalsKeepLeasesOnEveryMasterAndTellALostOneApart() throws Exception {
+        RedisLeaseConfig config = RedisClients.fastRedis().build();
+        try (LeaseManager manager = RedisClients.manager(clientA, config, LEASE)) {
+            List<String> resources = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                resources.add("renew-many:" + i);
+            }
+            List<Lease> held = new ArrayList<>();
+            for (String resource : resources) {
+                held.add(manager.acquire(resource, Duration.ofSeconds(5)));
+            }
+            Set<RedisProcess> owners = new HashSet<>();
+            resources.forEach(r -> owners.add(ownerOf(keys(config, r).lock())));
+            assertThat(owners).as("masters owning the held resources").hasSize(3);
+            LeaseKeys victim = keys(config, resources.get(77));
+            RedisProcess victimOwner = ownerOf(victim.lock());
+            victimOwner.call("DEL", victim.lock());
+            // Three lease times: every lock would have expired without renewals sent to all three masters.
+            sleep(3 * LEASE.leaseTime().toMillis());
+            assertThat(held.get(77).isValid()).as("the lease whose lock was deleted").isFalse();
+            assertThat(held.get(77).lossReason()).isPresent();
+            for (int i = 0; i < held.size(); i++) {
+                if (i != 77) {
+                    assertThat(held.get(i).isValid()).as("lease on %s", resources.get(i)).isTrue();
+                }
+            }
+            held.forEach(Lease::close);
+        }
+    }
+
+    @Test
     void tokensKeepGrowingAfterEveryMasterIsFlushed() {
         RedisLeaseConfig config = RedisClients.fastRedis().build();
         try (LeaseManager managerA = RedisClients.manager(clientA, config, LEASE);

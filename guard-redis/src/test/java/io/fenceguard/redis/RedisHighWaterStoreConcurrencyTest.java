@@ -7,6 +7,7 @@ import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.http.TokenBound;
 import io.fenceguard.http.Admission;
 import io.fenceguard.http.Admission.Outcome;
 import io.fenceguard.testsupport.RedisProcess;
@@ -42,7 +43,7 @@ class RedisHighWaterStoreConcurrencyTest {
 
     @Test
     void concurrentAdmissionsNeverLowerTheMarkAndEndAtTheHighestToken() throws Exception {
-        RedisHighWaterStore store = RedisHighWaterStore.of(client, prefix());
+        RedisHighWaterStore store = RedisHighWaterStore.of(client, prefix(), TokenBound.atMost(1));
         ResourceName r = resource();
         List<Long> tokens = new ArrayList<>();
         for (long t = 1; t <= 400; t++) {
@@ -72,11 +73,13 @@ class RedisHighWaterStoreConcurrencyTest {
     }
 
     @Test
-    void keysCarryTheResourceAsHashTagAndNeverExpire() {
+    void keysShareOneHashSlotWithTheFloorAndNeverExpire() {
         String prefix = prefix();
-        RedisHighWaterStore store = RedisHighWaterStore.of(client, prefix);
+        RedisHighWaterStore store = RedisHighWaterStore.of(client, prefix, TokenBound.atMost(1));
         ResourceName r = ResourceName.of("account:42");
-        assertThat(store.key(r)).isEqualTo(prefix + "{account:42}:hw");
+        assertThat(store.key(r)).isEqualTo(prefix + "{fg-hw}:account:42");
+        assertThat(store.floorKey()).isEqualTo(prefix + "{fg-hw}:floor");
+        assertThat(client.getBucket(store.floorKey(), StringCodec.INSTANCE).remainTimeToLive()).isEqualTo(-1L);
         store.admit(Fence.of(r, FencingToken.of(3)));
         assertThat(client.getBucket(store.key(r), StringCodec.INSTANCE).remainTimeToLive()).isEqualTo(-1L);
         client.getKeys().delete(store.key(r));
@@ -87,7 +90,7 @@ class RedisHighWaterStoreConcurrencyTest {
         assertThatThrownBy(() -> RedisHighWaterStore.of(client, "fg:{x}:")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RedisHighWaterStore.of(client, "x".repeat(65))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RedisHighWaterStore.of(client, null)).isInstanceOf(IllegalArgumentException.class);
-        assertThat(RedisHighWaterStore.of(client, "")).isNotNull();
+        assertThat(RedisHighWaterStore.of(client, "", TokenBound.atMost(1))).isNotNull();
     }
 
     @Test
@@ -95,7 +98,7 @@ class RedisHighWaterStoreConcurrencyTest {
         try (RedisProcess redis = RedisProcess.start()) {
             RedissonClient doomed = RedisClients.single(redis.uri());
             try {
-                RedisHighWaterStore store = RedisHighWaterStore.of(doomed, prefix());
+                RedisHighWaterStore store = RedisHighWaterStore.of(doomed, prefix(), TokenBound.atMost(1));
                 ResourceName r = resource();
                 assertThat(store.admit(Fence.of(r, FencingToken.of(1))).outcome()).isEqualTo(Outcome.CLAIMED);
                 redis.kill();

@@ -11,6 +11,7 @@ import io.fenceguard.http.FenceHeader;
 import io.fenceguard.http.FencedRoute;
 import io.fenceguard.http.InboundFence;
 import io.fenceguard.http.SigningKeys;
+import io.fenceguard.http.TokenBound;
 import io.fenceguard.http.Verdict;
 import io.fenceguard.testsupport.TestServers;
 import java.util.ArrayList;
@@ -49,8 +50,9 @@ class RedisHighWaterStoreTest {
         clientA = client();
         clientB = client();
         prefix = "fgtest:" + UUID.randomUUID().toString().substring(0, 8) + ":";
-        a = RedisHighWaterStore.of(clientA, prefix);
-        b = RedisHighWaterStore.of(clientB, prefix);
+        // The admission rule with small tokens: a floor of 1 (the loss floor is tested in RedisHighWaterStoreLossTest).
+        a = RedisHighWaterStore.of(clientA, prefix, TokenBound.atMost(1));
+        b = RedisHighWaterStore.of(clientB, prefix, TokenBound.atMost(1));
     }
 
     @AfterAll
@@ -87,6 +89,35 @@ class RedisHighWaterStoreTest {
         assertThat(a.admit(fence(r, Long.MAX_VALUE)).outcome()).isEqualTo(Outcome.CLAIMED);
         assertThat(a.admit(fence(r, Long.MAX_VALUE - 1)).outcome()).isEqualTo(Outcome.STALE);
         assertThat(a.admit(fence(r, 6)).highWater()).isEqualTo(FencingToken.of(Long.MAX_VALUE));
+    }
+
+    @Test
+    void aNonceIsUsedOnceAcrossInstancesAndExpires() throws Exception {
+        String nonce = "k1:" + UUID.randomUUID();
+        java.time.Instant expires = java.time.Instant.now().plusMillis(400);
+        assertThat(a.firstUse(nonce, expires)).isTrue();
+        assertThat(b.firstUse(nonce, expires)).isFalse();
+        assertThat(a.firstUse(nonce, expires)).isFalse();
+        assertThat(clientA.getBucket(prefix + "{fg-hw}:nonce:" + nonce, StringCodec.INSTANCE).remainTimeToLive())
+                .isBetween(1L, 400L);
+        Thread.sleep(600);
+        assertThat(b.firstUse(nonce, java.time.Instant.now().plusSeconds(5))).as("expired with its signature").isTrue();
+    }
+
+    @Test
+    void resetIsACompareAndSetSeenByBothInstances() {
+        String r = "account:" + UUID.randomUUID().toString().substring(0, 8);
+        FencingToken max = FencingToken.of(Long.MAX_VALUE);
+        assertThat(a.reset(ResourceName.of(r), FencingToken.of(1), FencingToken.of(2))).isFalse();
+        assertThat(a.admit(fence(r, Long.MAX_VALUE)).outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(b.admit(fence(r, 10)).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(b.reset(ResourceName.of(r), max, FencingToken.of(10))).isTrue();
+        assertThat(a.reset(ResourceName.of(r), max, FencingToken.of(10))).as("applied once").isFalse();
+        assertThat(a.admit(fence(r, 9)).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(a.admit(fence(r, 10)).outcome()).isEqualTo(Outcome.CONTINUED);
+        assertThat(mark(r)).isEqualTo("10");
+        assertThat(a.reset(ResourceName.of(r), FencingToken.of(10), null)).isTrue();
+        assertThat(mark(r)).isNull();
     }
 
     @Test

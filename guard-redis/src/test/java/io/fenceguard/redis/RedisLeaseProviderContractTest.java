@@ -31,7 +31,9 @@ class RedisLeaseProviderContractTest extends LeaseProviderContract {
 
     @Override
     protected LeaseProvider createProvider() {
-        config = RedisClients.fastRedis().lockDelay(LOCK_DELAY).build();
+        if (config == null) { // one key prefix per test: a second provider of the test shares the first one's keys
+            config = RedisClients.fastRedis().lockDelay(LOCK_DELAY).build();
+        }
         return RedisLeaseProvider.of(client, config);
     }
 

@@ -8,8 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import io.fenceguard.testsupport.faults.ShiftedClock;
 import redis.embedded.core.ExecutableProvider;
 
 /**
@@ -23,6 +26,7 @@ public final class RedisProcess implements AutoCloseable {
     private final int port;
     private final Path dir;
     private final List<String> extraArgs;
+    private final Map<String, String> environment = new HashMap<>();
     private Process process;
     private List<String> lastModeArgs = List.of();
     private String binary;
@@ -36,6 +40,18 @@ public final class RedisProcess implements AutoCloseable {
     /** Starts a plain server; {@code extraArgs} are redis-server options such as {@code --replicaof}. */
     public static RedisProcess start(String... extraArgs) {
         RedisProcess p = create(freePort(), extraArgs);
+        p.startProcess(List.of());
+        return p;
+    }
+
+    /**
+     * Starts a plain server whose wall clock is {@code clock}'s (an LD_PRELOAD shim), so the test can step
+     * it forward and back while the server runs; {@code TIME}, key expiry and Lua's {@code TIME} follow.
+     * Call {@link io.fenceguard.testsupport.faults.ClockShim#assumeAvailable()} first.
+     */
+    public static RedisProcess start(ShiftedClock clock, String... extraArgs) {
+        RedisProcess p = create(freePort(), extraArgs);
+        p.environment.putAll(clock.environment());
         p.startProcess(List.of());
         return p;
     }
@@ -106,12 +122,46 @@ public final class RedisProcess implements AutoCloseable {
     /** SIGKILL, as a crash: nothing is saved (there is no persistence anyway). */
     public void kill() {
         if (process != null) {
+            if (process.isAlive()) {
+                try {
+                    thaw();
+                } catch (RuntimeException ignored) {
+                    // killed anyway
+                }
+            }
             process.destroyForcibly();
             try {
                 process.waitFor(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /** SIGSTOP: the server stays up with its connections open but answers nothing, as in a long pause. */
+    public void freeze() {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #freeze()}. */
+    public void thaw() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        if (process == null || !process.isAlive()) {
+            throw new IllegalStateException("redis-server on port " + port + " is not running");
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 
@@ -132,7 +182,9 @@ public final class RedisProcess implements AutoCloseable {
             cmd.addAll(extraArgs);
         }
         try {
-            process = new ProcessBuilder(cmd)
+            ProcessBuilder builder = new ProcessBuilder(cmd);
+            builder.environment().putAll(environment);
+            process = builder
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile()))
                     .start();

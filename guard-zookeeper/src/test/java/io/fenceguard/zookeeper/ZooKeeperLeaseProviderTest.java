@@ -10,6 +10,7 @@ import io.fenceguard.core.LeaseLossReason;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.LeaseUnavailableException;
+import io.fenceguard.core.LeaseMode;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseRequest;
@@ -137,6 +138,46 @@ class ZooKeeperLeaseProviderTest {
         assertThat(order).containsExactly(0, 1, 2, 3, 4);
         assertThat(tokens).isSorted().doesNotHaveDuplicates();
         assertThat(tokens.get(0)).isGreaterThan(held.token().value());
+    }
+
+    @Test
+    void sharedWaitersWatchOnlyTheNearestExclusiveNodeBeforeThem() throws Exception {
+        ResourceName resource = fresh("rwherd");
+        ZooKeeperLeaseProvider holder = provider();
+        LeaseRequest first = new LeaseRequest(resource, "writer-0", LEASE);
+        Grant held = holder.acquire(first, Duration.ZERO);
+        // Arrivals: reader, reader, writer, reader. Which node each one watches:
+        LeaseMode[] modes = {LeaseMode.SHARED, LeaseMode.SHARED, LeaseMode.EXCLUSIVE, LeaseMode.SHARED};
+        int[] watches = {0, 0, 2, 3};
+        List<Future<Grant>> waiters = new ArrayList<>();
+        for (int i = 0; i < modes.length; i++) {
+            ZooKeeperLeaseProvider provider = provider();
+            LeaseRequest request = new LeaseRequest(resource, "waiter-" + i, LEASE, modes[i]);
+            waiters.add(pool.submit(() -> provider.acquire(request, Duration.ofSeconds(20))));
+            awaitNodes(resource, i + 2);
+        }
+        List<String> nodes = leaseNodes(resource);
+        assertThat(nodes.stream().filter(NodeNames::isRead).count()).isEqualTo(3);
+        String dir = dir(resource);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        for (int i = 0; i < modes.length; i++) {
+            long session = clients.get(i + 1).getZookeeperClient().getZooKeeper().getSessionId();
+            String watched = ZKPaths.makePath(dir, nodes.get(watches[i]));
+            while (!WatchTable.watchedBelow(server, session, dir).equals(java.util.Set.of(watched))
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(WatchTable.watchedBelow(server, session, dir)).as("waiter %d", i).containsExactly(watched);
+        }
+        holder.release(first, held);
+        // Both readers go together; the writer behind them and the reader behind the writer still wait.
+        Grant r0 = waiters.get(0).get(10, TimeUnit.SECONDS);
+        Grant r1 = waiters.get(1).get(10, TimeUnit.SECONDS);
+        Thread.sleep(200);
+        assertThat(waiters.get(2).isDone()).isFalse();
+        assertThat(waiters.get(3).isDone()).isFalse();
+        assertThat(r0.token()).isGreaterThan(held.token());
+        assertThat(r1.token()).isGreaterThan(r0.token());
     }
 
     @Test

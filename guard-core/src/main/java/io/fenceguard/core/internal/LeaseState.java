@@ -30,6 +30,7 @@ public final class LeaseState {
     private volatile boolean released;
     private int holds = 1;
     private ScheduledFuture<?> renewal;
+    private ScheduledFuture<?> deadlineCheck;
     private AutoCloseable storeWatch;
 
     /**
@@ -125,6 +126,18 @@ public final class LeaseState {
         }
     }
 
+    /** The check at the current deadline; replaces (and cancels) the previous one. */
+    public synchronized void setDeadlineCheck(ScheduledFuture<?> check) {
+        if (deadlineCheck != null) {
+            deadlineCheck.cancel(false);
+        }
+        if (released || lost != null) {
+            check.cancel(false);
+        } else {
+            this.deadlineCheck = check;
+        }
+    }
+
     public synchronized void setStoreWatch(AutoCloseable storeWatch) {
         this.storeWatch = storeWatch;
     }
@@ -158,6 +171,9 @@ public final class LeaseState {
     private void cancelRenewal() {
         if (renewal != null) {
             renewal.cancel(false);
+        }
+        if (deadlineCheck != null) {
+            deadlineCheck.cancel(false);
         }
     }
 

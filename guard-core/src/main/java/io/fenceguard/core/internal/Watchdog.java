@@ -2,24 +2,48 @@ package io.fenceguard.core.internal;
 
 import io.fenceguard.core.LeaseLossReason;
 import io.fenceguard.core.spi.LeaseProvider;
+import io.fenceguard.core.spi.Renewal;
 import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Renews leases while their holder lives, and marks a lease lost when the store refuses a renewal or
- * the lease runs out before one succeeds. A failed renewal is simply tried again at the next tick.
- * Its one thread only sends renewals: listeners run elsewhere ({@link LossEvents}).
+ * the lease runs out before one succeeds. Its one thread only sends renewals: listeners run elsewhere
+ * ({@link LossEvents}).
+ *
+ * <p>Renewals go out on a steady beat and may overlap: one still in flight on a slow link does not hold
+ * back the next, so each confirmed renewal moves the deadline to its own sending time plus the lease, and
+ * a round trip of up to lease − interval keeps the lease. A renewal that fails is tried again soon (a
+ * quarter of the time left, at least 10 ms), within the lease. A check at the conservative deadline
+ * declares the loss when, and only when, that deadline has passed without a confirmation.
+ *
+ * <p>Renewals due together go to the store together ({@link LeaseProvider#renewAll}), so that a store
+ * able to extend many locks in one call keeps renewal traffic flat in the number of leases. To make them
+ * due together, each lease's beat is put on a grid of half an interval from this watchdog's start,
+ * rounded down: the first renewal comes between half an interval and one interval after the grant, never
+ * later, and the leases of one manager fall into two phases per interval.
  */
 public final class Watchdog implements AutoCloseable {
 
     private static final System.Logger log = System.getLogger(Watchdog.class.getName());
+    private static final long MIN_RETRY_NANOS = 10_000_000L;
 
-    private final ScheduledExecutorService scheduler;
+    /** Beats per renewal interval onto which leases are aligned. */
+    private static final int PHASES = 2;
+
+    private final ScheduledThreadPoolExecutor scheduler;
     private final LeaseProvider provider;
+    private final long originNanos = System.nanoTime();
+    /** Renewals due in this beat, sent by one flush once every tick of the beat has run (watchdog thread only). */
+    private final List<Due> due = new ArrayList<>();
+    private boolean flushPending;
 
     public Watchdog(String name, LeaseProvider provider) {
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
@@ -33,32 +57,136 @@ public final class Watchdog implements AutoCloseable {
         this.provider = provider;
     }
 
-    /** Renews {@code state} every {@code intervalNanos}. */
+    /** Renews {@code state} every {@code intervalNanos}, the first time half an interval to one interval after the grant was asked for. */
     public void watch(LeaseState state, long intervalNanos) {
-        AtomicBoolean inFlight = new AtomicBoolean();
-        Runnable tick = () -> {
-            if (!state.isValid() || !inFlight.compareAndSet(false, true)) {
+        Renewals renewals = new Renewals(state, intervalNanos);
+        long now = System.nanoTime();
+        long dueAt = state.grant() == null ? now + intervalNanos : state.grant().sentAtNanos() + intervalNanos;
+        long grid = Math.max(1, intervalNanos / PHASES);
+        long aligned = originNanos + Math.floorDiv(dueAt - originNanos, grid) * grid;
+        long first = Math.max(0, aligned - now);
+        try {
+            state.setRenewal(scheduler.scheduleAtFixedRate(renewals::tick, first, intervalNanos,
+                    TimeUnit.NANOSECONDS));
+            renewals.armDeadlineCheck();
+        } catch (RejectedExecutionException closed) {
+            // the manager is closed: the lease expires in the store by itself
+        }
+    }
+
+    private final class Renewals {
+        private final LeaseState state;
+        private final long intervalNanos;
+        private final AtomicInteger inFlight = new AtomicInteger();
+        private final AtomicBoolean retryPending = new AtomicBoolean();
+        /** As many as one lease holds beats, plus one: enough for any round trip that can still keep the lease,
+         *  and no pile on a store that stopped answering (the provider gives up on each after the lease). */
+        private final int maxInFlight;
+
+        Renewals(LeaseState state, long intervalNanos) {
+            this.state = state;
+            this.intervalNanos = intervalNanos;
+            long lease = state.request() == null ? intervalNanos : state.request().leaseTime().toNanos();
+            this.maxInFlight = (int) Math.min(64, lease / intervalNanos + 1);
+        }
+
+        void tick() {
+            if (!state.isValid() || inFlight.get() >= maxInFlight) {
                 return;
             }
-            long sentAt = System.nanoTime();
-            try {
-                CompletionStage<Boolean> reply = provider.renew(state.request(), state.grant());
-                reply.whenComplete((ours, error) -> {
-                    inFlight.set(false);
-                    if (error != null) {
-                        log.log(Level.DEBUG, () -> "renewal of " + state.fence() + " failed, trying again at the next tick: " + error);
-                    } else if (Boolean.TRUE.equals(ours)) {
-                        state.renewed(sentAt);
-                    } else {
-                        state.markLost(LeaseLossReason.RENEWAL_REJECTED);
-                    }
-                });
-            } catch (RuntimeException e) {
-                inFlight.set(false);
-                log.log(Level.DEBUG, () -> "renewal of " + state.fence() + " could not be sent: " + e);
+            inFlight.incrementAndGet();
+            due.add(new Due(this, new Renewal(state.request(), state.grant())));
+            if (!flushPending) {
+                flushPending = true;
+                try {
+                    // Runs after every tick already due now: the queue orders equal times by submission.
+                    scheduler.execute(Watchdog.this::flush);
+                } catch (RejectedExecutionException closed) {
+                    flushPending = false;
+                }
             }
-        };
-        state.setRenewal(scheduler.scheduleAtFixedRate(tick, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS));
+        }
+
+        void sent(CompletionStage<Boolean> reply, long sentAt) {
+            reply.whenComplete((ours, error) -> {
+                inFlight.decrementAndGet();
+                if (error != null) {
+                    log.log(Level.DEBUG, () -> "renewal of " + state.fence() + " failed, trying again: " + error);
+                    retrySoon();
+                } else if (Boolean.TRUE.equals(ours)) {
+                    state.renewed(sentAt);
+                    armDeadlineCheck();
+                } else {
+                    state.markLost(LeaseLossReason.RENEWAL_REJECTED);
+                }
+            });
+        }
+
+        void notSent(RuntimeException e) {
+            inFlight.decrementAndGet();
+            log.log(Level.DEBUG, () -> "renewal of " + state.fence() + " could not be sent, trying again: " + e);
+            retrySoon();
+        }
+
+        private void retrySoon() {
+            if (!state.isValid() || !retryPending.compareAndSet(false, true)) {
+                return;
+            }
+            long delay = Math.min(intervalNanos, Math.max(MIN_RETRY_NANOS, state.remainingNanos() / 4));
+            try {
+                scheduler.schedule(() -> {
+                    retryPending.set(false);
+                    tick();
+                }, delay, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException closed) {
+                retryPending.set(false);
+            }
+        }
+
+        /** Notices expiry at the deadline itself, so listeners hear of it then, not at the next beat. */
+        void armDeadlineCheck() {
+            if (!state.isValid()) {
+                return;
+            }
+            try {
+                state.setDeadlineCheck(scheduler.schedule(state::isValid, state.remainingNanos() + 1_000_000L,
+                        TimeUnit.NANOSECONDS));
+            } catch (RejectedExecutionException closed) {
+                // the manager is closed
+            }
+        }
+    }
+
+    private record Due(Renewals renewals, Renewal renewal) {
+    }
+
+    /** Sends every renewal due in this beat in one {@link LeaseProvider#renewAll}; each answer goes to its own lease. */
+    private void flush() {
+        flushPending = false;
+        if (due.isEmpty()) {
+            return;
+        }
+        List<Due> batch = new ArrayList<>(due);
+        due.clear();
+        List<Renewal> renewals = new ArrayList<>(batch.size());
+        for (Due d : batch) {
+            renewals.add(d.renewal());
+        }
+        long sentAt = System.nanoTime();
+        List<CompletionStage<Boolean>> replies;
+        try {
+            replies = provider.renewAll(renewals);
+            if (replies.size() != batch.size()) {
+                throw new IllegalStateException(provider.describe() + " answered " + replies.size() + " renewals for "
+                        + batch.size());
+            }
+        } catch (RuntimeException e) {
+            batch.forEach(d -> d.renewals().notSent(e));
+            return;
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            batch.get(i).renewals().sent(replies.get(i), sentAt);
+        }
     }
 
     @Override

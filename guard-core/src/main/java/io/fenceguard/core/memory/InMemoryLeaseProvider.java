@@ -25,6 +25,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class InMemoryLeaseProvider implements LeaseProvider {
 
+    private static final Duration LONGEST_WAIT = Duration.ofNanos(Long.MAX_VALUE / 4);
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<ResourceName, Held> locks = new HashMap<>();
     private final Map<ResourceName, Condition> released = new HashMap<>();
@@ -43,7 +45,11 @@ public final class InMemoryLeaseProvider implements LeaseProvider {
     @Override
     public Grant acquire(LeaseRequest request, Duration wait) {
         Objects.requireNonNull(request, "request");
-        long deadline = System.nanoTime() + wait.toNanos();
+        if (wait == null || wait.isNegative()) {
+            throw new IllegalArgumentException("wait must be zero or positive, got " + wait);
+        }
+        // Saturated, so that a very long wait does not overflow into one already over.
+        long deadline = System.nanoTime() + (wait.compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT : wait).toNanos();
         lock.lock();
         try {
             while (true) {

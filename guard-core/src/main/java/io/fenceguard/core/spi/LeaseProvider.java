@@ -1,9 +1,14 @@
 package io.fenceguard.core.spi;
 
 import io.fenceguard.core.LeaseLossReason;
+import io.fenceguard.core.LeaseMode;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.LeaseUnavailableException;
 import java.time.Duration;
+import java.util.Set;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
@@ -35,6 +40,27 @@ public interface LeaseProvider extends AutoCloseable {
     CompletionStage<Boolean> renew(LeaseRequest request, Grant grant);
 
     /**
+     * Renews several leases at once: the watchdog hands over every lease due in one beat, so that a store
+     * that can extend many locks in one call (one script per Redis node) keeps renewal traffic flat however
+     * many leases a client holds. The answer for each lease has the meaning of {@link #renew}, one stage
+     * per renewal in the same order; each lease's own answer decides its fate. Must not block the caller.
+     * By default, one {@link #renew} per lease.
+     */
+    default List<CompletionStage<Boolean>> renewAll(List<Renewal> renewals) {
+        List<CompletionStage<Boolean>> replies = new ArrayList<>(renewals.size());
+        for (Renewal r : renewals) {
+            CompletionStage<Boolean> reply;
+            try {
+                reply = renew(r.request(), r.grant());
+            } catch (RuntimeException e) {
+                reply = CompletableFuture.failedFuture(e);
+            }
+            replies.add(reply);
+        }
+        return replies;
+    }
+
+    /**
      * Releases the lock when it is still this holder's (compare-and-delete); a lock of another holder is
      * never touched.
      *
@@ -50,6 +76,15 @@ public interface LeaseProvider extends AutoCloseable {
      */
     default AutoCloseable watch(LeaseRequest request, Grant grant, Consumer<LeaseLossReason> lost) {
         return () -> { };
+    }
+
+    /**
+     * The lease modes this provider grants. {@link LeaseMode#EXCLUSIVE} always; a provider that lists
+     * {@link LeaseMode#SHARED} grants shared leases for requests of that mode, with tokens from the same
+     * counter as its exclusive ones. {@code LeaseManager} refuses shared leases on any other provider.
+     */
+    default Set<LeaseMode> modes() {
+        return Set.of(LeaseMode.EXCLUSIVE);
     }
 
     /** A short description for logs and health: the store and where it is. */

@@ -17,11 +17,16 @@ import java.util.function.Supplier;
  */
 public final class ContentionRetry {
 
-    /** One acquire attempt: the script's status and value, and when it was sent. */
-    public record Attempt(long status, long value, long sentAtNanos, boolean woken, boolean givenUp) {
+    /** One acquire attempt: the script's status and value (the token when acquired), and the server's time. */
+    public record Attempt(long status, long value, ServerClockWatch.Reading reading, boolean woken, boolean givenUp) {
 
-        public Attempt(long status, long value, long sentAtNanos) {
-            this(status, value, sentAtNanos, false, false);
+        public Attempt(long status, long value, ServerClockWatch.Reading reading) {
+            this(status, value, reading, false, false);
+        }
+
+        /** When the request that obtained it was sent. */
+        public long sentAtNanos() {
+            return reading.sentNanos();
         }
 
         public boolean acquired() {
@@ -29,7 +34,7 @@ public final class ContentionRetry {
         }
 
         Attempt after(boolean wasWoken, boolean giveUp) {
-            return new Attempt(status, value, sentAtNanos, wasWoken, giveUp);
+            return new Attempt(status, value, reading, wasWoken, giveUp);
         }
 
         /** Why the last attempt did not succeed, for the timeout message. */

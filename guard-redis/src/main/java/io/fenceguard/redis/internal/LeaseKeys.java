@@ -11,15 +11,24 @@ import java.util.List;
  * @param delay  marker that outlives the lock by the lock-delay; deleted only by a clean release
  * @param seq    the last token minted; outlives both so that tokens keep growing while the resource is busy
  * @param channel pub/sub channel told on every release
+ * @param epochSeq with a durable epoch: hash {e, n}, the resource's epoch and its grants in it (instead of seq)
+ * @param epochClaim with a durable epoch: the claim under which a new epoch may be installed; gone with a loss
  */
-public record LeaseKeys(String lock, String delay, String seq, String channel) {
+public record LeaseKeys(String lock, String delay, String seq, String channel, String epochSeq, String epochClaim) {
 
     public static LeaseKeys of(String prefix, ResourceName resource) {
         String base = prefix + "{" + resource.value() + "}";
-        return new LeaseKeys(base + ":lock", base + ":delay", base + ":seq", base + ":released");
+        return new LeaseKeys(base + ":lock", base + ":delay", base + ":seq", base + ":released",
+                base + ":eseq", base + ":eclaim");
     }
 
+    /** The keys of the clock-floor scripts. */
     public List<Object> all() {
         return List.of(lock, delay, seq);
+    }
+
+    /** The keys of the durable-epoch scripts. */
+    public List<Object> allWithEpoch() {
+        return List.of(lock, delay, epochSeq, epochClaim);
     }
 }

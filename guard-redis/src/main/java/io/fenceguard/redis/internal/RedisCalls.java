@@ -1,14 +1,19 @@
 package io.fenceguard.redis.internal;
 
-import io.fenceguard.redis.RedisLeaseConfig;
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.LeaseUnavailableException;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.redis.RedisLeaseConfig;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.core.IntervalFunction;
-import io.github.resilience4j.retry.Retry;
-import io.github.resilience4j.retry.RetryConfig;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.redisson.client.RedisConnectionException;
 import org.redisson.client.RedisException;
@@ -19,36 +24,34 @@ import org.redisson.client.RedisRetryException;
 import org.redisson.client.RedisTimeoutException;
 
 /**
- * Every synchronous Redis call of a lease goes through here: a resilience4j {@link Retry} with
- * jittered exponential back-off for transient errors, around a {@link CircuitBreaker} that turns a
- * Redis outage into a fast, clear {@link LeaseUnavailableException}.
+ * Every synchronous Redis call of a lease goes through here, with one time budget: the caller's deadline.
+ * Transient errors (connection, timeout, failover, read-only replica) are tried again with jittered
+ * exponential back-off while the budget lasts; a {@link CircuitBreaker} turns an outage into a fast, clear
+ * {@link LeaseUnavailableException}. The call waits for Redis's answer only until the deadline, whatever
+ * the client's own timeouts and retries are: a frozen or slow server costs the caller its budget, never
+ * more. An answer that comes after the caller gave up is handed to a {@code late} handler, so that a lock
+ * granted by it can be released.
  */
 public final class RedisCalls {
 
     private final CircuitBreaker breaker;
-    private final Retry retry;
+    private final IntervalFunction backoff;
+    private final int attempts;
 
-    private RedisCalls(CircuitBreaker breaker, Retry retry) {
+    private RedisCalls(CircuitBreaker breaker, IntervalFunction backoff, int attempts) {
         this.breaker = breaker;
-        this.retry = retry;
+        this.backoff = backoff;
+        this.attempts = attempts;
     }
 
     /** Uses {@code breaker} when given (for example one from a registry), else builds one from the config. */
     public static RedisCalls of(RedisLeaseConfig config, CircuitBreaker breaker) {
-        CircuitBreaker cb = breaker != null ? breaker
-                : CircuitBreaker.of(config.name(), breakerConfig(config));
-        Retry retry = Retry.of(config.name(), RetryConfig.custom()
-                .maxAttempts(config.attempts())
-                .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(config.backoff(), 2.0, 0.5))
-                .retryExceptions(RedisConnectionException.class, RedisTimeoutException.class,
-                        RedisRetryException.class, RedisReadonlyException.class,
-                        RedisNodeNotFoundException.class, RedisReconnectedException.class)
-                .ignoreExceptions(CallNotPermittedException.class)
-                .build());
-        return new RedisCalls(cb, retry);
+        CircuitBreaker cb = breaker != null ? breaker : CircuitBreaker.of(config.name(), breakerConfig(config));
+        return new RedisCalls(cb, IntervalFunction.ofExponentialRandomBackoff(config.backoff(), 2.0, 0.5),
+                config.attempts());
     }
 
-    /** Opens on the configured share of failed Redis calls and stays open the configured time. */
+    /** Opens on the configured share of failed (or unanswered) Redis calls and stays open the configured time. */
     public static CircuitBreakerConfig breakerConfig(RedisLeaseConfig config) {
         return CircuitBreakerConfig.custom()
                 .failureRateThreshold(config.failureRateThreshold())
@@ -57,7 +60,7 @@ public final class RedisCalls {
                 .minimumNumberOfCalls(Math.min(5, config.slidingWindowSize()))
                 .waitDurationInOpenState(config.openStateDuration())
                 .permittedNumberOfCallsInHalfOpenState(2)
-                .recordExceptions(RedisException.class)
+                .recordExceptions(RedisException.class, TimeoutException.class)
                 .build();
     }
 
@@ -65,21 +68,86 @@ public final class RedisCalls {
         return breaker;
     }
 
-    public Retry retry() {
-        return retry;
+    /**
+     * Runs {@code call} until {@code deadlineNanos} ({@link System#nanoTime()}); Redis failures and a missing
+     * answer come out as {@link LeaseUnavailableException} naming the resource.
+     *
+     * @param late given each answer that arrives after this method gave up on it (null value on an error)
+     */
+    public <T> T call(ResourceName resource, String what, long deadlineNanos, Supplier<? extends CompletionStage<T>> call,
+                      BiConsumer<T, Throwable> late) {
+        for (int attempt = 1; ; attempt++) {
+            if (!breaker.tryAcquirePermission()) {
+                throw new LeaseUnavailableException("cannot " + what + " '" + resource + "': Redis is unavailable and "
+                        + "circuit breaker '" + breaker.getName() + "' is open; failing fast", resource,
+                        CallNotPermittedException.createCallNotPermittedException(breaker));
+            }
+            long start = System.nanoTime();
+            CompletableFuture<T> future;
+            try {
+                future = call.get().toCompletableFuture();
+            } catch (RedisException e) {
+                breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, e);
+                throw failed(resource, what, e);
+            }
+            try {
+                T value = future.get(Math.max(0, deadlineNanos - start), TimeUnit.NANOSECONDS);
+                breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                return value;
+            } catch (TimeoutException e) {
+                breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, e);
+                handLate(future, late);
+                throw new LeaseUnavailableException("cannot " + what + " '" + resource + "': Redis did not answer "
+                        + "within the time left (" + TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadlineNanos - start))
+                        + " ms)", resource, e);
+            } catch (InterruptedException e) {
+                breaker.releasePermission();
+                handLate(future, late);
+                Thread.currentThread().interrupt();
+                throw new FenceguardException("interrupted while waiting for Redis to " + what + " '" + resource + "'",
+                        resource, null, e);
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, cause);
+                if (!(cause instanceof RedisException redis)) {
+                    throw cause instanceof RuntimeException r ? r : new IllegalStateException(cause);
+                }
+                long pause = backoff.apply(attempt) * 1_000_000L;
+                if (!isTransient(redis) || attempt >= attempts || System.nanoTime() + pause >= deadlineNanos) {
+                    if (late != null && redis instanceof RedisTimeoutException) {
+                        late.accept(null, redis); // the command may still have run: its effect is undone
+                    }
+                    throw failed(resource, what, redis);
+                }
+                sleep(resource, pause);
+            }
+        }
     }
 
-    /** Runs {@code call}; Redis failures come out as {@link LeaseUnavailableException} naming the resource. */
-    public <T> T call(ResourceName resource, String what, Supplier<T> call) {
-        Supplier<T> guarded = Retry.decorateSupplier(retry, CircuitBreaker.decorateSupplier(breaker, call));
+    private static <T> void handLate(CompletableFuture<T> future, BiConsumer<T, Throwable> late) {
+        if (late != null) {
+            future.whenComplete(late);
+        }
+    }
+
+    private static LeaseUnavailableException failed(ResourceName resource, String what, RedisException e) {
+        return new LeaseUnavailableException("cannot " + what + " '" + resource + "': Redis failed: " + e.getMessage(),
+                resource, e);
+    }
+
+    private static boolean isTransient(RedisException e) {
+        return e instanceof RedisConnectionException || e instanceof RedisTimeoutException
+                || e instanceof RedisRetryException || e instanceof RedisReadonlyException
+                || e instanceof RedisNodeNotFoundException || e instanceof RedisReconnectedException;
+    }
+
+    private static void sleep(ResourceName resource, long nanos) {
         try {
-            return guarded.get();
-        } catch (CallNotPermittedException e) {
-            throw new LeaseUnavailableException("cannot " + what + " '" + resource + "': Redis is unavailable and "
-                    + "circuit breaker '" + breaker.getName() + "' is open; failing fast", resource, e);
-        } catch (RedisException e) {
-            throw new LeaseUnavailableException("cannot " + what + " '" + resource + "': Redis failed: "
-                    + e.getMessage(), resource, e);
+            TimeUnit.NANOSECONDS.sleep(nanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FenceguardException("interrupted while waiting to try Redis again for '" + resource + "'",
+                    resource, null, e);
         }
     }
 }

@@ -1,7 +1,12 @@
 package io.fenceguard.redis.internal;
 
+import io.fenceguard.core.FenceguardException;
+import io.fenceguard.core.ResourceName;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.redisson.api.RTopic;
@@ -23,20 +28,28 @@ public final class ReleaseWaiter {
         this.redisson = redisson;
     }
 
-    /** Subscribes before the caller's next attempt, so that no release between the two is missed. */
-    public Subscription subscribe(LeaseKeys keys) {
+    /**
+     * Subscribes before the caller's next attempt, so that no release between the two is missed. Waits for
+     * Redis to confirm the subscription at most {@code maxWaitNanos}: a waiter on a slow or frozen Redis goes
+     * on without it (and then wakes when the holder's time runs out) rather than overrun its wait.
+     */
+    public Subscription subscribe(ResourceName resource, LeaseKeys keys, long maxWaitNanos) {
         Channel channel = channels.compute(keys.channel(), (name, existing) -> {
             Channel c = existing != null ? existing : new Channel(redisson.getTopic(name, StringCodec.INSTANCE));
             c.waiters++;
             return c;
         });
+        Subscription subscription = new Subscription(this, keys.channel(), channel);
         try {
-            channel.listen();
-        } catch (RuntimeException e) {
-            leave(keys.channel(), channel);
-            throw e;
+            channel.listen().get(Math.max(0, maxWaitNanos), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            subscription.close();
+            Thread.currentThread().interrupt();
+            throw new FenceguardException("interrupted while waiting for a lease on '" + resource + "'", resource, null, e);
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            // Not confirmed in time: the waiter still wakes when the holder's time is up.
         }
-        return new Subscription(this, keys.channel(), channel);
+        return subscription;
     }
 
     private void leave(String name, Channel channel) {
@@ -57,22 +70,23 @@ public final class ReleaseWaiter {
         private final RTopic topic;
         private final Semaphore released = new Semaphore(0);
         private int waiters;
-        private Integer listenerId;
+        private CompletableFuture<Integer> listener;
 
         Channel(RTopic topic) {
             this.topic = topic;
         }
 
-        synchronized void listen() {
-            if (listenerId == null) {
-                listenerId = topic.addListener(String.class, (name, holder) -> released.release());
+        synchronized CompletableFuture<Integer> listen() {
+            if (listener == null || listener.isCompletedExceptionally()) {
+                listener = topic.addListenerAsync(String.class, (name, holder) -> released.release()).toCompletableFuture();
             }
+            return listener;
         }
 
         synchronized void stop() {
-            if (listenerId != null) {
-                topic.removeListenerAsync(listenerId);
-                listenerId = null;
+            if (listener != null) {
+                listener.thenAccept(topic::removeListenerAsync);
+                listener = null;
             }
         }
     }

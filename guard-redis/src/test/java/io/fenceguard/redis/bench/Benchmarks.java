@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.net.URI;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ExecutionException;
 import org.redisson.Redisson;
 
@@ -18,9 +19,24 @@ final class Benchmarks {
     /**
      * Runs a benchmark's {@code main} and ends the JVM: status 0 when {@code body} measured everything,
      * 1 when a part failed or it threw. Ending explicitly keeps a thread stuck in a failed run (a lock
-     * call that never returns, a client that did not shut down) from holding up the build.
+     * call that never returns, a client that did not shut down) from holding up the build; a run still
+     * going after {@code -Dbench.timeout-s} (default 900) is ended with status 2.
      */
     static void runAndExit(String name, Callable<Boolean> body) {
+        long timeoutSeconds = Long.getLong("bench.timeout-s", 900);
+        Thread timeout = new Thread(() -> {
+            try {
+                Thread.sleep(TimeUnit.SECONDS.toMillis(timeoutSeconds));
+                System.out.println(name + " FAILED: still running after " + timeoutSeconds + " s (-Dbench.timeout-s); "
+                        + "ending it");
+                System.out.flush();
+                Runtime.getRuntime().halt(2);
+            } catch (InterruptedException ignored) {
+                // ended in time
+            }
+        }, name + "-timeout");
+        timeout.setDaemon(true);
+        timeout.start();
         boolean complete;
         try {
             complete = body.call();

@@ -49,6 +49,7 @@ public final class LeaseBenchmark {
 
     enum Impl {
         FENCEGUARD("fenceguard LeaseManager"),
+        FENCEGUARD_BG("fenceguard, bg release"),
         RLOCK("Redisson RLock"),
         FENCED("Redisson RFencedLock");
 
@@ -63,6 +64,8 @@ public final class LeaseBenchmark {
 
     private final RedissonClient redisson;
     private final LeaseManager manager;
+    /** The same, with {@code releaseInBackground}: a release returns once sent. */
+    private final LeaseManager bgManager;
     private final String prefix;
     private volatile long sink;
 
@@ -71,6 +74,8 @@ public final class LeaseBenchmark {
         this.prefix = prefix;
         this.manager = LeaseManager.of(RedisLeaseProvider.of(redisson,
                 RedisLeaseConfig.builder().keyPrefix(prefix + "fg:").build()));
+        this.bgManager = LeaseManager.of(RedisLeaseProvider.of(redisson,
+                RedisLeaseConfig.builder().keyPrefix(prefix + "fgbg:").releaseInBackground(true).build()));
     }
 
     public static void main(String[] args) {
@@ -101,6 +106,7 @@ public final class LeaseBenchmark {
             return bench.run(rounds, seconds, warmup, threadCounts, floor);
         } finally {
             bench.manager.close();
+            bench.bgManager.close();
             try {
                 long deleted = redisson.getKeys().deleteByPattern(prefix + "*")
                         + redisson.getKeys().deleteByPattern("redisson_lock_token:{" + prefix + "*");
@@ -220,6 +226,11 @@ public final class LeaseBenchmark {
                     sink += lease.token().value();
                 }
             }
+            case FENCEGUARD_BG -> {
+                try (Lease lease = bgManager.acquire(name, Duration.ofSeconds(10))) {
+                    sink += lease.token().value();
+                }
+            }
             case RLOCK -> {
                 RLock lock = redisson.getLock(prefix + "rlock:" + name);
                 lock.lock();
@@ -285,6 +296,19 @@ public final class LeaseBenchmark {
                     f.getKey(), f.getKey() == 1 ? "" : "s", f.getValue(), ceiling);
             byImpl.forEach((impl, r) -> System.out.printf(" %s %.2f", impl.label, r.medianOpsPerSecond() / ceiling));
             System.out.println();
+        }
+        for (Map.Entry<Integer, Map<Impl, Result>> e : results.entrySet()) {
+            Result rlock = e.getValue().get(Impl.RLOCK);
+            Double ping = floor.get(e.getKey());
+            e.getValue().forEach((impl, r) -> {
+                if (impl == Impl.RLOCK) {
+                    return;
+                }
+                double ops = r.medianOpsPerSecond();
+                BenchTable.row("redis", impl.label + ", acquire+release, " + e.getKey() + " thread(s)", ops, "ops/s",
+                        "Redisson RLock", rlock == null ? Double.NaN : ops / rlock.medianOpsPerSecond(),
+                        ping == null ? Double.NaN : ops / (ping / 2));
+            });
         }
         System.out.println("per-round ops/s (min..max):");
         for (Map.Entry<Integer, Map<Impl, Result>> e : results.entrySet()) {

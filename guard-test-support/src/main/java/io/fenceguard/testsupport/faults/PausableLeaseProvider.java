@@ -1,6 +1,7 @@
 package io.fenceguard.testsupport.faults;
 
 import io.fenceguard.core.LeaseLossReason;
+import io.fenceguard.core.LeaseMode;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseProvider;
@@ -8,6 +9,7 @@ import io.fenceguard.core.spi.LeaseRequest;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -110,6 +112,11 @@ public final class PausableLeaseProvider implements LeaseProvider {
     @Override
     public AutoCloseable watch(LeaseRequest request, Grant grant, Consumer<LeaseLossReason> lost) {
         return delegate.watch(request, grant, lost);
+    }
+
+    @Override
+    public Set<LeaseMode> modes() {
+        return delegate.modes();
     }
 
     @Override

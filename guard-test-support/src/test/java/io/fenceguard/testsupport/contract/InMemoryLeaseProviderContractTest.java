@@ -9,4 +9,10 @@ class InMemoryLeaseProviderContractTest extends LeaseProviderContract {
     protected LeaseProvider createProvider() {
         return InMemoryLeaseProvider.create();
     }
+
+    /** Each in-memory provider is a store of its own. */
+    @Override
+    protected boolean storeOutlivesProvider() {
+        return false;
+    }
 }

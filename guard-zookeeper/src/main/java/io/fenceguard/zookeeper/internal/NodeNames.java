@@ -15,8 +15,10 @@ import java.util.Comparator;
  */
 public final class NodeNames {
 
-    /** What the lease nodes' names end with before ZooKeeper's ten-digit sequence number. */
+    /** What the exclusive lease nodes' names end with before ZooKeeper's ten-digit sequence number. */
     public static final String LEASE_PREFIX = "lease-";
+    /** The same for shared (read) lease nodes; both kinds share the parent's one sequence. */
+    public static final String READ_PREFIX = "read-";
     private static final int SEQUENCE_DIGITS = 10;
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
@@ -43,8 +45,17 @@ public final class NodeNames {
 
     /** Whether a child of a resource's node is a lease node (and not something else put there). */
     public static boolean isLease(String child) {
+        return endsWith(child, LEASE_PREFIX) || endsWith(child, READ_PREFIX);
+    }
+
+    /** Whether a lease node is a shared one. */
+    public static boolean isRead(String child) {
+        return endsWith(child, READ_PREFIX);
+    }
+
+    private static boolean endsWith(String child, String prefix) {
         int at = child.length() - SEQUENCE_DIGITS;
-        return at >= LEASE_PREFIX.length() && child.startsWith(LEASE_PREFIX, at - LEASE_PREFIX.length())
+        return at >= prefix.length() && child.startsWith(prefix, at - prefix.length())
                 && child.substring(at).chars().allMatch(Character::isDigit);
     }
 

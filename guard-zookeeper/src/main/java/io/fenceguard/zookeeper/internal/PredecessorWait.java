@@ -12,21 +12,46 @@ import org.apache.zookeeper.Watcher;
  * Waits until a lease node is the lowest of its resource. Each waiter watches only the node just before
  * its own, so a release wakes one waiter, not all of them (no herd), and the lock goes in the order the
  * nodes were created (fair).
+ *
+ * <p>A shared (read) node waits only for the exclusive nodes before it, as in Curator's
+ * {@code InterProcessReadWriteLock}: it goes once no exclusive node precedes it, and meanwhile watches
+ * only the nearest exclusive node before it. An exclusive node waits for every node before it, shared
+ * or not.
  */
 public final class PredecessorWait {
 
     private final CuratorFramework client;
     private final String dir;
     private final String own;
+    private final boolean shared;
     private Watcher pending;
     private String pendingPath;
     private CountDownLatch pendingFired;
 
     /** Call {@link #removeWatch()} when done, so that a waiter that gave up leaves no watch behind. */
     public PredecessorWait(CuratorFramework client, String dir, String ownPath) {
+        this(client, dir, ownPath, false);
+    }
+
+    /** For a shared node when {@code shared}: it waits only for the exclusive nodes before it. */
+    public PredecessorWait(CuratorFramework client, String dir, String ownPath, boolean shared) {
         this.client = client;
         this.dir = dir;
         this.own = ZKPaths.getNodeFromPath(ownPath);
+        this.shared = shared;
+    }
+
+    /** The node this one waits for: the one just before it, or for a shared node the nearest exclusive one; -1 for none. */
+    private int blocker(List<String> leases, int at) {
+        if (!shared) {
+            return at - 1;
+        }
+        for (int i = at - 1; i >= 0; i--) {
+            if (!NodeNames.isRead(leases.get(i))) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**
@@ -41,7 +66,8 @@ public final class PredecessorWait {
             if (at < 0) {
                 throw new KeeperException.NoNodeException(ZKPaths.makePath(dir, own));
             }
-            if (at == 0) {
+            int blocker = blocker(leases, at);
+            if (blocker < 0) {
                 return true;
             }
             long left = deadlineNanos - System.nanoTime();
@@ -52,7 +78,7 @@ public final class PredecessorWait {
             // Any event wakes the waiter: the predecessor gone, or a connection change worth a new look.
             Watcher watcher = event -> changed.countDown();
             pending = watcher;
-            pendingPath = ZKPaths.makePath(dir, leases.get(at - 1));
+            pendingPath = ZKPaths.makePath(dir, leases.get(blocker));
             pendingFired = changed;
             try {
                 // getData, not exists: on a node already gone it throws and leaves no watch behind.
@@ -70,6 +96,13 @@ public final class PredecessorWait {
     /** Removes the watch on the predecessor if it is still set (it was not triggered: the wait gave up). */
     public void removeWatch() throws Exception {
         if (pending == null || pendingFired.getCount() == 0) {
+            return;
+        }
+        if (shared) {
+            // Several readers may watch the same exclusive node: remove only this one's watcher. A server
+            // entry left behind fires once, at that node's deletion, and is dropped then.
+            client.watches().remove(pending).ofType(Watcher.WatcherType.Data).quietly().inBackground().forPath(pendingPath);
+            pending = null;
             return;
         }
         // Removing one watcher only drops it in this client (ZooKeeper's checkWatches); removing all of the

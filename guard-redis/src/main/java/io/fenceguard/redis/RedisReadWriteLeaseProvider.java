@@ -1,0 +1,173 @@
+package io.fenceguard.redis;
+
+import io.fenceguard.core.FenceguardException;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.LeaseMode;
+import io.fenceguard.core.LeaseTimeoutException;
+import io.fenceguard.core.ResourceName;
+import io.fenceguard.core.spi.Grant;
+import io.fenceguard.core.spi.LeaseProvider;
+import io.fenceguard.core.spi.LeaseRequest;
+import io.fenceguard.redis.internal.ReadWriteScripts;
+import io.fenceguard.redis.internal.RedisCalls;
+import io.github.resilience4j.core.IntervalFunction;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.redisson.api.RedissonClient;
+
+/**
+ * A fair read-write lease on Redis: {@link LeaseMode#SHARED shared} leases (readers) held together,
+ * {@link LeaseMode#EXCLUSIVE exclusive} ones (writers) alone, and waiters served in the order they
+ * arrived (a queue in Redis, one Lua script per attempt). Readers that queue behind a writer wait for it,
+ * so writers are never starved.
+ *
+ * <p><b>Tokens</b> come from one counter per resource for both modes, {@code max(last + 1, Redis TIME
+ * in µs)} as in {@link RedisLeaseProvider} (with the same clock assumption after a data loss). A writer
+ * is granted only when every earlier lease is gone, so its token is greater than every earlier reader's
+ * and writer's: once the writer has written, the resource refuses a stale reader's or writer's write.
+ * {@code Lease.mode()} carries the mode beside the token, as Chubby's sequencer does.
+ *
+ * <p>Waiters poll (a random pause between {@code contentionBackoff} and {@code contentionBackoffMax},
+ * resilience4j's jittered interval), refreshing their place in the queue each time; a waiter that dies
+ * loses its place after {@link #TICKET_TTL}. Keys live under {@code <prefix>rw:{<resource>}:}, apart from
+ * the exclusive provider's: a resource is locked through one of the two, not both.
+ *
+ * <pre>{@code
+ * LeaseManager guard = LeaseManager.of(RedisReadWriteLeaseProvider.of(redisson));
+ * try (Lease read = guard.acquireShared("report:7", Duration.ofSeconds(5))) { … }
+ * try (Lease write = guard.acquire("report:7", Duration.ofSeconds(5))) { … }
+ * }</pre>
+ */
+public final class RedisReadWriteLeaseProvider implements LeaseProvider {
+
+    /** How long a waiter keeps its place in the queue without polling. */
+    public static final Duration TICKET_TTL = Duration.ofSeconds(2);
+
+    private final RedisLeaseConfig config;
+    private final ReadWriteScripts scripts;
+    private final RedisCalls calls;
+    private final IntervalFunction pauses;
+
+    private RedisReadWriteLeaseProvider(RedissonClient redisson, RedisLeaseConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.scripts = new ReadWriteScripts(Objects.requireNonNull(redisson, "redisson"));
+        this.calls = RedisCalls.of(config, null);
+        this.pauses = IntervalFunction.ofExponentialRandomBackoff(config.contentionBackoff(), 1.5, 0.5,
+                config.contentionBackoffMax());
+    }
+
+    public static RedisReadWriteLeaseProvider of(RedissonClient redisson) {
+        return of(redisson, RedisLeaseConfig.defaults());
+    }
+
+    /** Uses the key prefix, token idle TTL, contention back-off, retry and breaker settings of {@code config}. */
+    public static RedisReadWriteLeaseProvider of(RedissonClient redisson, RedisLeaseConfig config) {
+        return new RedisReadWriteLeaseProvider(redisson, config);
+    }
+
+    @Override
+    public Set<LeaseMode> modes() {
+        return Set.of(LeaseMode.EXCLUSIVE, LeaseMode.SHARED);
+    }
+
+    @Override
+    public Grant acquire(LeaseRequest request, Duration wait) {
+        Objects.requireNonNull(request, "request");
+        if (wait == null || wait.isNegative()) {
+            throw new IllegalArgumentException("wait must be zero or positive, got " + wait);
+        }
+        ResourceName resource = request.resource();
+        ReadWriteScripts.Keys keys = ReadWriteScripts.Keys.of(config.keyPrefix(), resource);
+        long leaseMs = request.leaseTime().toMillis();
+        boolean queue = !wait.isZero();
+        long deadline = System.nanoTime() + (wait.compareTo(Duration.ofDays(365)) > 0 ? Duration.ofDays(365) : wait).toNanos();
+        boolean granted = false;
+        try {
+            for (int n = 1; ; n++) {
+                long sent = System.nanoTime();
+                // One call's budget, also past the wait: an answer that comes later still may have granted it.
+                long giveUpAt = Math.max(deadline, sent) + config.callTimeout(request.leaseTime()).toNanos();
+                long token = calls.call(resource, "acquire", giveUpAt, () -> scripts.acquire(keys, request.holder(),
+                        request.mode(), leaseMs, TICKET_TTL.toMillis(), sequenceTtlMs(leaseMs), queue),
+                        (late, error) -> {
+                            if (late == null || late > 0) {
+                                releaseQuietly(keys, request);
+                            }
+                        });
+                if (token > 0) {
+                    granted = true;
+                    return new Grant(FencingToken.of(token), sent);
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new LeaseTimeoutException(resource, wait, request.mode() == LeaseMode.SHARED
+                            ? "a writer holds it or is queued before this reader"
+                            : "it is held, or other waiters are queued before this writer");
+                }
+                sleep(resource, Math.min(left, TimeUnit.MILLISECONDS.toNanos(pauses.apply(n))));
+            }
+        } finally {
+            if (!granted && queue) {
+                abandon(keys, request);
+            }
+        }
+    }
+
+    /** Leaves the queue, also when interrupted (the flag is restored); a place not left lapses after {@link #TICKET_TTL}. */
+    private void abandon(ReadWriteScripts.Keys keys, LeaseRequest request) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            scripts.abandon(keys, request.holder(), request.mode());
+        } catch (RuntimeException e) {
+            // Its ticket runs out by itself.
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(LeaseRequest request, Grant grant) {
+        long leaseMs = request.leaseTime().toMillis();
+        return scripts.renew(ReadWriteScripts.Keys.of(config.keyPrefix(), request.resource()), request.holder(),
+                leaseMs, sequenceTtlMs(leaseMs));
+    }
+
+    @Override
+    public boolean release(LeaseRequest request, Grant grant) {
+        ReadWriteScripts.Keys keys = ReadWriteScripts.Keys.of(config.keyPrefix(), request.resource());
+        long giveUpAt = System.nanoTime() + config.callTimeout(request.leaseTime()).toNanos();
+        return calls.call(request.resource(), "release", giveUpAt, () -> scripts.release(keys, request.holder()), null);
+    }
+
+    /** Gives back what a reply that came after the acquire gave up may have granted; it lapses by itself otherwise. */
+    private void releaseQuietly(ReadWriteScripts.Keys keys, LeaseRequest request) {
+        try {
+            scripts.release(keys, request.holder());
+        } catch (RuntimeException e) {
+            // The lease runs out by itself.
+        }
+    }
+
+    private long sequenceTtlMs(long leaseMs) {
+        return Math.max(config.tokenIdleTtl().toMillis(), leaseMs + 1000);
+    }
+
+    @Override
+    public String describe() {
+        return "redis read-write (key prefix " + config.keyPrefix() + "rw:)";
+    }
+
+    private static void sleep(ResourceName resource, long nanos) {
+        try {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FenceguardException("interrupted while waiting for a lease on '" + resource + "'", resource, null, e);
+        }
+    }
+}

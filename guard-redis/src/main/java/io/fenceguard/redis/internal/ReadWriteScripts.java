@@ -1,0 +1,191 @@
+package io.fenceguard.redis.internal;
+
+import io.fenceguard.core.LeaseMode;
+import io.fenceguard.core.ResourceName;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * The Lua scripts of the fair read-write lease: each one atomic round trip over the keys of one resource
+ * (one hash tag, so it works on Cluster too).
+ *
+ * <ul>
+ *   <li>{@code holders}: hash holder → {@code W|token} or {@code R|token}; {@code expiry}: sorted set
+ *       holder → deadline (Redis server ms). An expired holder is dropped by the next script.</li>
+ *   <li>{@code queue}: sorted set {@code W|holder} / {@code R|holder} → ticket number (arrival order);
+ *       {@code tickets}: the same members → deadline. A waiter refreshes its ticket on every poll; a waiter
+ *       that died loses its place when its ticket runs out, so it never blocks the queue.</li>
+ *   <li>{@code seq}: the last token, for reads and writes alike: {@code max(last + 1, Redis TIME in µs)},
+ *       the same rule (and the same clock assumption) as the exclusive Redis lease.</li>
+ * </ul>
+ * A writer goes when nobody holds the resource and it is first in the queue; a reader goes when no
+ * writer holds it and no writer is queued before it. So waiters are served in arrival order, readers
+ * that arrive together share, and a writer is never overtaken by readers that came after it.
+ */
+public final class ReadWriteScripts {
+
+    /** Drops expired holders and tickets; {@code now} in ms from the server's clock. */
+    private static final String PURGE = """
+            local t = redis.call('TIME')
+            local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+            for _, h in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)) do
+              redis.call('HDEL', KEYS[1], h)
+              redis.call('ZREM', KEYS[2], h)
+            end
+            """;
+
+    // KEYS: holders, expiry, queue, tickets, seq, ticket counter.
+    // ARGV: holder, mode (W|R), lease ms, ticket ttl ms, seq ttl ms, wait (1: keep a place in the queue, 0: try once).
+    // Returns {1, token} when granted, {0, 0} when not (yet).
+    static final String ACQUIRE = PURGE + """
+            for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)) do
+              redis.call('ZREM', KEYS[3], m)
+              redis.call('ZREM', KEYS[4], m)
+            end
+            local mine = redis.call('HGET', KEYS[1], ARGV[1])
+            if mine then
+              return {1, tonumber(string.sub(mine, 3))}
+            end
+            local member = ARGV[2] .. '|' .. ARGV[1]
+            if not redis.call('ZSCORE', KEYS[3], member) then
+              redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[6]), member)
+            end
+            local rank = redis.call('ZRANK', KEYS[3], member)
+            local holding = false
+            local writing = false
+            for _, v in ipairs(redis.call('HVALS', KEYS[1])) do
+              holding = true
+              if string.sub(v, 1, 1) == 'W' then writing = true end
+            end
+            local go
+            if ARGV[2] == 'W' then
+              go = (not holding) and rank == 0
+            else
+              go = not writing
+              if go and rank > 0 then
+                for _, m in ipairs(redis.call('ZRANGE', KEYS[3], 0, rank - 1)) do
+                  if string.sub(m, 1, 1) == 'W' then
+                    go = false
+                    break
+                  end
+                end
+              end
+            end
+            local ticketTtl = tonumber(ARGV[4])
+            if not go then
+              if ARGV[6] == '1' then
+                redis.call('ZADD', KEYS[4], now + ticketTtl, member)
+                redis.call('PEXPIRE', KEYS[3], ticketTtl)
+                redis.call('PEXPIRE', KEYS[4], ticketTtl)
+                redis.call('PEXPIRE', KEYS[6], ticketTtl)
+              else
+                redis.call('ZREM', KEYS[3], member)
+                redis.call('ZREM', KEYS[4], member)
+              end
+              return {0, 0}
+            end
+            redis.call('ZREM', KEYS[3], member)
+            redis.call('ZREM', KEYS[4], member)
+            local floor = tonumber(t[1]) * 1000000 + tonumber(t[2])
+            local last = tonumber(redis.call('GET', KEYS[5]) or '0')
+            local token = math.max(last + 1, floor)
+            local text = string.format('%.0f', token)
+            local lease = tonumber(ARGV[3])
+            redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. '|' .. text)
+            redis.call('ZADD', KEYS[2], now + lease, ARGV[1])
+            if redis.call('PTTL', KEYS[1]) < lease then
+              redis.call('PEXPIRE', KEYS[1], lease)
+              redis.call('PEXPIRE', KEYS[2], lease)
+            end
+            redis.call('SET', KEYS[5], text, 'PX', tonumber(ARGV[5]))
+            return {1, token}
+            """;
+
+    // KEYS: holders, expiry, seq. ARGV: holder, lease ms, seq ttl ms. Returns 1 when renewed, 0 when not held.
+    static final String RENEW = PURGE + """
+            if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+              local lease = tonumber(ARGV[2])
+              redis.call('ZADD', KEYS[2], now + lease, ARGV[1])
+              if redis.call('PTTL', KEYS[1]) < lease then
+                redis.call('PEXPIRE', KEYS[1], lease)
+                redis.call('PEXPIRE', KEYS[2], lease)
+              end
+              redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[3]))
+              return 1
+            end
+            return 0
+            """;
+
+    // KEYS: holders, expiry. ARGV: holder. Compare-and-delete of the holder's own entry.
+    static final String RELEASE = PURGE + """
+            if redis.call('HDEL', KEYS[1], ARGV[1]) == 1 then
+              redis.call('ZREM', KEYS[2], ARGV[1])
+              return 1
+            end
+            return 0
+            """;
+
+    // KEYS: queue, tickets. ARGV: member. A waiter that gives up leaves its place.
+    static final String ABANDON = """
+            redis.call('ZREM', KEYS[1], ARGV[1])
+            redis.call('ZREM', KEYS[2], ARGV[1])
+            return 1
+            """;
+
+    /** The keys of one resource. */
+    public record Keys(String holders, String expiry, String queue, String tickets, String seq, String ticketCounter) {
+
+        public static Keys of(String prefix, ResourceName resource) {
+            String base = prefix + "rw:{" + resource.value() + "}:";
+            return new Keys(base + "holders", base + "expiry", base + "queue", base + "tickets", base + "seq",
+                    base + "ticket");
+        }
+    }
+
+    private final RScript script;
+
+    public ReadWriteScripts(RedissonClient redisson) {
+        this.script = redisson.getScript(StringCodec.INSTANCE);
+    }
+
+    private static String code(LeaseMode mode) {
+        return mode == LeaseMode.SHARED ? "R" : "W";
+    }
+
+    /** The token when granted, else 0. */
+    /** The token granted, or 0 when not granted (yet). */
+    public CompletionStage<Long> acquire(Keys keys, String holder, LeaseMode mode, long leaseMs, long ticketTtlMs,
+                                         long seqTtlMs, boolean queue) {
+        CompletionStage<List<Object>> reply = script.evalAsync(keys.holders(), RScript.Mode.READ_WRITE, ACQUIRE,
+                RScript.ReturnType.LIST,
+                List.of(keys.holders(), keys.expiry(), keys.queue(), keys.tickets(), keys.seq(), keys.ticketCounter()),
+                holder, code(mode), Long.toString(leaseMs), Long.toString(ticketTtlMs), Long.toString(seqTtlMs),
+                queue ? "1" : "0");
+        return reply.thenApply(r -> toLong(r.get(0)) == 1 ? toLong(r.get(1)) : 0L);
+    }
+
+    public CompletionStage<Boolean> renew(Keys keys, String holder, long leaseMs, long seqTtlMs) {
+        CompletionStage<Long> reply = script.evalAsync(keys.holders(), RScript.Mode.READ_WRITE, RENEW,
+                RScript.ReturnType.LONG, List.of(keys.holders(), keys.expiry(), keys.seq()), holder,
+                Long.toString(leaseMs), Long.toString(seqTtlMs));
+        return reply.thenApply(r -> r != null && r == 1L);
+    }
+
+    public CompletionStage<Boolean> release(Keys keys, String holder) {
+        CompletionStage<Long> reply = script.evalAsync(keys.holders(), RScript.Mode.READ_WRITE, RELEASE,
+                RScript.ReturnType.LONG, List.of(keys.holders(), keys.expiry()), holder);
+        return reply.thenApply(r -> r != null && r == 1L);
+    }
+
+    public void abandon(Keys keys, String holder, LeaseMode mode) {
+        script.eval(keys.holders(), RScript.Mode.READ_WRITE, ABANDON, RScript.ReturnType.LONG,
+                List.of(keys.queue(), keys.tickets()), code(mode) + "|" + holder);
+    }
+
+    private static long toLong(Object value) {
+        return value instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(value));
+    }
+}

@@ -1,0 +1,107 @@
+package io.fenceguard.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.core.LeaseLossReason;
+import io.fenceguard.core.LeaseManager;
+import io.fenceguard.testsupport.RedisProcess;
+import io.fenceguard.testsupport.faults.ClockShim;
+import io.fenceguard.testsupport.faults.ShiftedClock;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+
+/**
+ * The Redis server's clock stepped while a lease is held, on a redis-server of the test's own under the
+ * clock shim. Redis counts the lease on its wall clock: a forward step shortens it there, so the holder
+ * must stop trusting it at the next renewal; a backward step only lengthens it there.
+ */
+class ClockJumpTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(3);
+    private static final Duration RENEW = Duration.ofSeconds(1);
+
+    private ShiftedClock clock;
+    private RedisProcess redis;
+    private RedissonClient client;
+    private RedisLeaseProvider provider;
+    private LeaseManager manager;
+
+    @BeforeEach
+    void start() {
+        ClockShim.assumeAvailable();
+        clock = ShiftedClock.create();
+        redis = RedisProcess.start(clock);
+        client = RedisClients.single(redis.uri());
+        provider = RedisLeaseProvider.of(client, RedisClients.fastRedis().build());
+        manager = LeaseManager.of(provider, LeaseConfig.builder().leaseTime(LEASE).renewInterval(RENEW).build());
+    }
+
+    @AfterEach
+    void stop() {
+        if (manager != null) {
+            manager.close();
+            client.shutdown();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+        if (clock != null) {
+            clock.close();
+        }
+    }
+
+    /** 1 s: the lock is still in Redis, only shorter, and renewals still succeed there; 20 s: it is gone. */
+    @ParameterizedTest(name = "+{0} ms")
+    @ValueSource(longs = {1_000, 20_000})
+    void aForwardStepLosesTheLeaseWithinOneRenewalInterval(long stepMillis) throws Exception {
+        Lease lease = manager.acquire("account:1", Duration.ofSeconds(1));
+        CompletableFuture<Long> lostAt = new CompletableFuture<>();
+        CompletableFuture<LeaseLossReason> reason = new CompletableFuture<>();
+        lease.onLost((l, r) -> {
+            lostAt.complete(System.nanoTime());
+            reason.complete(r);
+        });
+        Thread.sleep(300);
+        long steppedAt = System.nanoTime();
+        clock.shiftBy(Duration.ofMillis(stepMillis));
+
+        long window = lostAt.get(10, TimeUnit.SECONDS) - steppedAt;
+        System.out.printf("forward step of %d ms: lease lost (%s) %.0f ms after the step; renewal interval %d ms%n",
+                stepMillis, reason.get(), window / 1e6, RENEW.toMillis());
+        assertThat(reason.get()).isEqualTo(LeaseLossReason.CLOCK_JUMP);
+        assertThat(Duration.ofNanos(window)).as("window after the step").isLessThan(RENEW.plusMillis(500));
+        assertThat(lease.isValid()).isFalse();
+        assertThat(provider.forwardClockJumps()).isEqualTo(1);
+        lease.close();
+    }
+
+    @Test
+    void aBackwardStepIsCountedAndTheLeaseKept() throws Exception {
+        try (Lease lease = manager.acquire("account:2", Duration.ofSeconds(1))) {
+            Thread.sleep(300);
+            clock.shiftBy(Duration.ofSeconds(-20));
+            Thread.sleep(RENEW.multipliedBy(3).toMillis());
+            assertThat(lease.isValid()).as("kept through three renewals after the step").isTrue();
+            assertThat(provider.backwardClockJumps()).isEqualTo(1);
+            assertThat(provider.forwardClockJumps()).isZero();
+        }
+    }
+
+    @Test
+    void noJumpIsSeenWhileTheClockIsLeftAlone() throws Exception {
+        try (Lease lease = manager.acquire("account:3", Duration.ofSeconds(1))) {
+            Thread.sleep(RENEW.multipliedBy(3).toMillis());
+            assertThat(lease.isValid()).isTrue();
+            assertThat(provider.forwardClockJumps() + provider.backwardClockJumps()).isZero();
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.fenceguard.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fenceguard.redis.internal.EpochTokens;
+import io.fenceguard.testsupport.JdbcEndpoint;
+import io.fenceguard.testsupport.TestServers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Epochs from the database's own sequence: strictly growing across sources and threads, above the clock floor. */
+class JdbcTokenEpochSourceTest {
+
+    static Stream<Arguments> databases() {
+        return Stream.of(Arguments.of("postgresql"), Arguments.of("mariadb"));
+    }
+
+    private static JdbcEndpoint server(String database) {
+        return database.equals("postgresql") ? TestServers.postgres() : TestServers.mariadb();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("databases")
+    void epochsGrowAcrossSourcesAndStartAboveTheClockFloor(String database) throws Exception {
+        try (ScratchDataSource ds = ScratchDataSource.on(server(database), "fg_epoch")) {
+            long clockFloorNow = System.currentTimeMillis() * 1000;
+            String sequence = ds.space().schema() != null ? ds.space().schema() + ".fenceguard_token_epoch"
+                    : JdbcTokenEpochSource.DEFAULT_SEQUENCE;
+            JdbcTokenEpochSource first = JdbcTokenEpochSource.of(ds, sequence, Duration.ofSeconds(5));
+            JdbcTokenEpochSource second = JdbcTokenEpochSource.of(ds, sequence, Duration.ofSeconds(5));
+
+            long e1 = first.nextEpoch();
+            assertThat(EpochTokens.token(e1, 0)).as("first epoch token above today's clock-floor tokens")
+                    .isGreaterThan(clockFloorNow);
+            long previous = e1;
+            for (int i = 0; i < 20; i++) {
+                long next = (i % 2 == 0 ? second : first).nextEpoch();
+                assertThat(next).isGreaterThan(previous);
+                previous = next;
+            }
+
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            try {
+                List<Future<List<Long>>> futures = new ArrayList<>();
+                for (int t = 0; t < 4; t++) {
+                    JdbcTokenEpochSource source = t % 2 == 0 ? first : second;
+                    futures.add(pool.submit(() -> {
+                        List<Long> got = new ArrayList<>();
+                        for (int i = 0; i < 50; i++) {
+                            got.add(source.nextEpoch());
+                        }
+                        return got;
+                    }));
+                }
+                Set<Long> all = new HashSet<>();
+                for (Future<List<Long>> f : futures) {
+                    List<Long> got = f.get();
+                    for (int i = 1; i < got.size(); i++) {
+                        assertThat(got.get(i)).isGreaterThan(got.get(i - 1));
+                    }
+                    all.addAll(got);
+                }
+                assertThat(all).hasSize(200).allSatisfy(e -> assertThat(e).isGreaterThan(e1));
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void badSequenceNamesAndTimeoutsAreRefused() {
+        try (ScratchDataSource ds = ScratchDataSource.on(TestServers.postgres(), "fg_epoch")) {
+            assertThatThrownBy(() -> JdbcTokenEpochSource.of(ds, "x; DROP TABLE y", Duration.ofSeconds(1)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sequence");
+            assertThatThrownBy(() -> JdbcTokenEpochSource.of(ds, "ok", Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("queryTimeout");
+        }
+    }
+}
