@@ -91,6 +91,22 @@ public final class FencedDataSource implements DataSource {
         }
     }
 
+    /**
+     * Reads the catalog now and fences by it from here on: every fenced table exists with its token
+     * column, children and partitions are fenced with it, views, rules and parents over it are
+     * refused for writes, routines that may write are known and {@code fenceguard_stale} is found
+     * schema-qualified. The first connection tries this by itself (and, while it fails, each statement
+     * but a plain read fails with why); call it at start-up to fail there, or after DDL to pick the
+     * change up.
+     *
+     * @throws FencingConfigurationException naming the fix, when the configuration does not fit
+     */
+    public void verify() throws SQLException {
+        try (Connection connection = target.getConnection()) {
+            guard.verify(connection);
+        }
+    }
+
     @Override
     public Connection getConnection() throws SQLException {
         return guard.wrap(target.getConnection());

@@ -19,6 +19,9 @@ public final class FencingConfig {
     private final String gateTable;
     private final SqlDialect dialect;
     private final int planCacheSize;
+    private final boolean triggerMode;
+    private final List<String> allowedRoutines;
+    private final boolean verifyCatalog;
 
     private FencingConfig(Builder b) {
         this.tables = List.copyOf(b.tables);
@@ -29,6 +32,9 @@ public final class FencingConfig {
             throw new IllegalArgumentException("planCacheSize must be at least 16, got " + b.planCacheSize);
         }
         this.planCacheSize = b.planCacheSize;
+        this.triggerMode = b.triggerMode;
+        this.allowedRoutines = List.copyOf(b.allowedRoutines);
+        this.verifyCatalog = b.verifyCatalog;
     }
 
     public static Builder builder() {
@@ -66,23 +72,51 @@ public final class FencingConfig {
         return planCacheSize;
     }
 
-    /** Same tables, gate mode, gate table, dialect and plan cache size. */
+    /**
+     * Whether the guard sets the session's token for the database's triggers before fenced writes
+     * ({@code fenceguard.token} on PostgreSQL, {@code @fenceguard_token} on MariaDB) and clears it before
+     * other work and when the connection closes; see {@code io.fenceguard.db.FenceguardTriggers}.
+     */
+    public boolean triggerMode() {
+        return triggerMode;
+    }
+
+    /**
+     * Routines (functions, procedures) that statements on a fenced connection may call outside
+     * {@link Unfenced}: the application vouches that they do not write fenced tables.
+     */
+    public List<String> allowedRoutines() {
+        return allowedRoutines;
+    }
+
+    /** Whether the first connection reads the catalog and fails on a misconfiguration (default true). */
+    public boolean verifyCatalog() {
+        return verifyCatalog;
+    }
+
+    /**
+     * Same tables, gate mode, gate table, dialect, plan cache size, trigger mode, allowed routines and
+     * catalog check.
+     */
     @Override
     public boolean equals(Object other) {
         return other instanceof FencingConfig that && tables.equals(that.tables) && gateMode == that.gateMode
                 && gateTable.equals(that.gateTable) && Objects.equals(dialect, that.dialect)
-                && planCacheSize == that.planCacheSize;
+                && planCacheSize == that.planCacheSize && triggerMode == that.triggerMode
+                && allowedRoutines.equals(that.allowedRoutines)
+                && verifyCatalog == that.verifyCatalog;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(tables, gateMode, gateTable, dialect, planCacheSize);
+        return Objects.hash(tables, gateMode, gateTable, dialect, planCacheSize, triggerMode, allowedRoutines,
+                verifyCatalog);
     }
 
     @Override
     public String toString() {
         return "FencingConfig[tables " + tables + ", gate " + gateMode + " on " + gateTable
-                + (dialect == null ? "" : ", " + dialect) + "]";
+                + (dialect == null ? "" : ", " + dialect) + (triggerMode ? ", trigger mode" : "") + "]";
     }
 
     public static final class Builder {
@@ -91,8 +125,38 @@ public final class FencingConfig {
         private String gateTable = DEFAULT_GATE_TABLE;
         private SqlDialect dialect;
         private int planCacheSize = DEFAULT_PLAN_CACHE_SIZE;
+        private boolean triggerMode;
+        private final List<String> allowedRoutines = new ArrayList<>();
+        private boolean verifyCatalog = true;
 
         private Builder() {
+        }
+
+        /**
+         * Sets the session's token for the triggers that {@code FenceguardTriggers.install} puts on the
+         * fenced tables (trigger mode). Off by default: without the triggers it only costs round trips.
+         */
+        public Builder triggerMode(boolean enabled) {
+            this.triggerMode = enabled;
+            return this;
+        }
+
+        /**
+         * Lets statements call these routines outside {@link Unfenced} although they may write
+         * ({@code [schema.]name}, as in SQL); by default a call of a user routine that may write
+         * (PostgreSQL: VOLATILE; MariaDB: any stored routine), {@code CALL} and {@code DO} are refused.
+         */
+        public Builder allowRoutine(String... routines) {
+            for (String routine : routines) {
+                allowedRoutines.add(Objects.requireNonNull(routine, "routine").trim());
+            }
+            return this;
+        }
+
+        /** Whether the first connection checks the configuration against the catalog (default true). */
+        public Builder verifyCatalog(boolean verify) {
+            this.verifyCatalog = verify;
+            return this;
         }
 
         /** Fences {@code [schema.]table} with the token column {@value FencedTable#DEFAULT_TOKEN_COLUMN}. */

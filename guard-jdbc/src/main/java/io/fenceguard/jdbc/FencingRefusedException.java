@@ -25,7 +25,16 @@ public class FencingRefusedException extends SQLFeatureNotSupportedException {
         /** A write to a fenced table without a lease in context (and outside {@link Unfenced}). */
         NO_LEASE,
         /** The lease in context is lost or released. */
-        LEASE_LOST
+        LEASE_LOST,
+        /** {@code unwrap} to a driver type, which would hand out a write path the guard does not see. */
+        RAW_ACCESS,
+        /**
+         * Procedural code ({@code DO}, {@code CALL}, a call of a routine that may write) whose writes the
+         * parser cannot see; run it inside {@link Unfenced} or allow the routine in the configuration.
+         */
+        PROCEDURAL,
+        /** A batch built in one scope ({@link Unfenced} or a lease) and executed in another. */
+        BATCH_SCOPE
     }
 
     private final Reason reason;

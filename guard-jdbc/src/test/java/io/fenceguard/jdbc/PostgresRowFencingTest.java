@@ -61,7 +61,11 @@ class PostgresRowFencingTest extends RowFencingContract {
         TestDatabases.execute(raw, "DROP TABLE IF EXISTS public.\"Fg_Quoted\"",
                 "CREATE TABLE public.\"Fg_Quoted\" (\"Id\" INT PRIMARY KEY, \"Value\" TEXT, current_token BIGINT)",
                 "INSERT INTO public.\"Fg_Quoted\" VALUES (1, 'a', NULL)");
-        FencedDataSource quoted = FencedDataSource.wrap(raw, FencingConfig.builder().fence("public.Fg_Quoted").build());
+        // unquoted, the name folds to public.fg_quoted, which does not exist: the first connection says so
+        FencedDataSource unquoted = FencedDataSource.wrap(raw, FencingConfig.builder().fence("public.Fg_Quoted").build());
+        assertThatThrownBy(unquoted::verify).isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("did you mean public.\"Fg_Quoted\"");
+        FencedDataSource quoted = FencedDataSource.wrap(raw, FencingConfig.builder().fence("public.\"Fg_Quoted\"").build());
         String sql = "UPDATE public.\"Fg_Quoted\" SET \"Value\" = ? WHERE \"Id\" = ?";
         TestFence.SqlWork<Integer> write = () -> {
             try (Connection c = quoted.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {

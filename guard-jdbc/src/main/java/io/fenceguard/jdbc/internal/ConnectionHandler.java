@@ -14,7 +14,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Map;
 import java.util.Optional;
+import java.util.WeakHashMap;
 
 /**
  * Behind every fenced {@link Connection}: prepares rewritten SQL, hands out fenced statements and
@@ -25,7 +27,13 @@ final class ConnectionHandler implements InvocationHandler {
     private final JdbcGuard guard;
     private final Connection raw;
     private final SqlDialect dialect;
+    /** How this connection's session reads SQL text (sql_mode, standard_conforming_strings). */
+    private final SessionSyntax.Tracker session;
+    /** Trigger mode's session token, or {@code null} when trigger mode is off. */
+    private final SessionToken sessionToken;
     private Connection proxy;
+    /** The fenced statement handed out for each driver statement, so that every path leads to the same one. */
+    private final Map<Statement, Statement> statements = new WeakHashMap<>();
     /** The fence whose gate claim the current transaction holds; confined to the connection's user. */
     private Fence claimed;
 
@@ -33,6 +41,13 @@ final class ConnectionHandler implements InvocationHandler {
         this.guard = guard;
         this.raw = raw;
         this.dialect = dialect;
+        this.session = SessionSyntax.Tracker.of(raw, dialect);
+        this.sessionToken = guard.config().triggerMode() && dialect != SqlDialect.H2 ? new SessionToken(dialect) : null;
+    }
+
+    /** The plan for {@code sql} as this connection's database and session read it. */
+    RewritePlan plan(String sql) throws SQLException {
+        return guard.plan(sql, raw, dialect, session);
     }
 
     void bind(Connection proxy) {
@@ -59,15 +74,49 @@ final class ConnectionHandler implements InvocationHandler {
                 return dialect;
             case "commit", "rollback", "setAutoCommit", "close":
                 claimed = null;
+                if (sessionToken != null) {
+                    sessionToken.on(method.getName(), raw);
+                }
                 return Invocations.call(raw, method, args);
             default:
-                return Invocations.call(raw, method, args);
+                return DriverObjects.guard(this, Invocations.call(raw, method, args));
         }
+    }
+
+    /** A closed statement leaves the map (a value holds its key, so the map would not drop it itself). */
+    void forget(Statement rawStatement) {
+        synchronized (statements) {
+            statements.remove(rawStatement);
+        }
+    }
+
+    /** The fenced connection for a connection a driver object names: only this one's raw connection. */
+    Connection proxyOf(Connection connection) throws SQLException {
+        if (connection == raw || connection == proxy) {
+            return proxy;
+        }
+        throw new FencingRefusedException(Reason.RAW_ACCESS, "a driver object named a connection other than"
+                + " the fenced one it came from", "getConnection()", JdbcGuard.fenceInContext().orElse(null), null);
+    }
+
+    /**
+     * The fenced statement for a driver statement reached through another object (a result set's
+     * {@code getStatement()}): the proxy this connection handed out for it, or, for one the driver made
+     * itself (metadata queries), a fenced plain {@code Statement} over it.
+     */
+    Statement adopt(Statement rawStatement) {
+        synchronized (statements) {
+            Statement known = statements.get(rawStatement);
+            if (known != null) {
+                return known;
+            }
+        }
+        return (Statement) statement(rawStatement, Statement.class, null, false);
     }
 
     private Object prepare(Method method, Object[] args, Class<? extends Statement> type) throws Throwable {
         String sql = (String) args[0];
-        RewritePlan plan = guard.plan(sql);
+        RewritePlan plan = plan(sql);
         if (plan.kind() == RewritePlan.Kind.PASS_THROUGH) {
             return statement(Invocations.call(raw, method, args), type, plan, false);
         }
@@ -90,11 +139,19 @@ final class ConnectionHandler implements InvocationHandler {
     private Object statement(Object rawStatement, Class<? extends Statement> type, RewritePlan plan,
                              boolean preparedUnfenced) {
         StatementHandler handler = new StatementHandler(this, (Statement) rawStatement, plan, preparedUnfenced);
-        return Proxy.newProxyInstance(JdbcGuard.class.getClassLoader(), new Class<?>[] {type}, handler);
+        Statement fenced = (Statement) Proxy.newProxyInstance(JdbcGuard.class.getClassLoader(),
+                new Class<?>[] {type}, handler);
+        synchronized (statements) {
+            statements.put((Statement) rawStatement, fenced);
+        }
+        return fenced;
     }
 
     /** Why a fenced write that cannot be sent is refused, given the fence in context, if any. */
     static FencingRefusedException refusal(RewritePlan plan, Optional<Fence> inContext) {
+        if (plan.kind() == RewritePlan.Kind.NOT_REWRITABLE && plan.reason() == Reason.PROCEDURAL) {
+            return new FencingRefusedException(Reason.PROCEDURAL, plan.why(), plan.sql(), inContext.orElse(null), null);
+        }
         if (inContext.isEmpty()) {
             return new FencingRefusedException(Reason.NO_LEASE, "it writes fenced table "
                     + (plan.table() == null ? "(named in it)" : plan.table())
@@ -122,6 +179,9 @@ final class ConnectionHandler implements InvocationHandler {
      * its own (an auto-commit write), which {@link #inOwnTransaction} provides.
      */
     boolean prepareGate(Optional<Fence> fence, boolean read) throws SQLException {
+        if (sessionToken != null) {
+            sessionToken.before(raw, fence, read);
+        }
         if (fence.isEmpty() || guard.config().gateMode() != GateMode.FIRST_STATEMENT || Unfenced.isActive()) {
             return false;
         }
@@ -129,7 +189,7 @@ final class ConnectionHandler implements InvocationHandler {
             return !read;
         }
         if (!fence.get().equals(claimed)) {
-            GateClaims.claim(raw, dialect, guard.config().gateTable(), fence.get());
+            GateClaims.claim(raw, dialect, guard.config().gateTable(), guard.staleFunction(raw), fence.get());
             claimed = fence.get();
         }
         return false;
@@ -138,7 +198,7 @@ final class ConnectionHandler implements InvocationHandler {
     <T> T inOwnTransaction(Fence fence, SqlCall<T> work) throws Throwable {
         raw.setAutoCommit(false);
         try {
-            GateClaims.claim(raw, dialect, guard.config().gateTable(), fence);
+            GateClaims.claim(raw, dialect, guard.config().gateTable(), guard.staleFunction(raw), fence);
             T result = work.call();
             raw.commit();
             return result;
@@ -161,7 +221,7 @@ final class ConnectionHandler implements InvocationHandler {
             throw new FencingRefusedException(Reason.NO_LEASE, "no lease is in context to claim the gate for", what,
                     null);
         }
-        GateClaims.claim(raw, dialect, guard.config().gateTable(), fence.get());
+        GateClaims.claim(raw, dialect, guard.config().gateTable(), guard.staleFunction(raw), fence.get());
         if (!raw.getAutoCommit()) {
             claimed = fence.get();
         }

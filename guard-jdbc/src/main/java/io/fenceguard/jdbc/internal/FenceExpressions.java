@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import net.sf.jsqlparser.expression.BooleanValue;
 import net.sf.jsqlparser.expression.CaseExpression;
+import net.sf.jsqlparser.expression.CastExpression;
+import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.Function;
 import net.sf.jsqlparser.expression.JdbcParameter;
@@ -29,16 +31,19 @@ final class FenceExpressions {
     private final Table qualifier;
     private final String tokenColumn;
     private final String tableName;
+    private final String staleFunction;
     private final List<JdbcParameter> tokenParameters = new ArrayList<>();
 
     /**
      * @param qualifier how the statement names the row being written: its alias, else its name
      * @param tableName the fenced table, as reported by the stale function
      */
-    FenceExpressions(Table qualifier, String tokenColumn, String tableName) {
+    FenceExpressions(Table qualifier, String tokenColumn, String tableName, String staleFunction) {
         this.qualifier = qualifier;
         this.tokenColumn = tokenColumn;
-        this.tableName = tableName;
+        // the label is a string literal: no quote or backslash may end it early
+        this.tableName = tableName.replace("\"", "").replace("`", "").replace('\'', '_').replace('\\', '_');
+        this.staleFunction = staleFunction;
     }
 
     /** The alias if there is one, else schema and name as written (quotes kept). */
@@ -80,7 +85,22 @@ final class FenceExpressions {
 
     /** {@code fenceguard_stale('table', q.tok, ?)}: raises, never returns. */
     Expression stale() {
-        return new Function(STALE_FUNCTION, new StringValue(tableName), rowToken(), token());
+        return new Function(staleFunction, new StringValue(tableName), rowToken(), token());
+    }
+
+    /**
+     * For a value the application gives the token column in an INSERT (an initial value, often NULL):
+     * {@code CASE WHEN v IS NULL OR v <= ? THEN ? ELSE stale END}. The row is stamped with the lease's
+     * token, as every fenced INSERT is; a value above it (a newer holder's) is refused as stale.
+     */
+    Expression initialToken(Expression value, boolean castToBigint) {
+        Expression v = castToBigint ? new CastExpression("CAST", value, "BIGINT")
+                : new ParenthesedExpressionList<>(value);
+        CaseExpression expression = new CaseExpression();
+        expression.setWhenClauses(List.of(new WhenClause(
+                new OrExpression(new IsNullExpression(v), new MinorThanEquals(v, token())), token())));
+        expression.setElseExpression(new Function(staleFunction, new StringValue(tableName), v, token()));
+        return expression;
     }
 
     /** For a SET list: {@code CASE WHEN admits THEN ? ELSE stale END}; only rows being written reach it. */

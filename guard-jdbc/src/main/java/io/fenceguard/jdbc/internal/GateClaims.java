@@ -16,20 +16,20 @@ public final class GateClaims {
     private GateClaims() {
     }
 
-    static String sql(SqlDialect dialect, String gateTable) {
+    static String sql(SqlDialect dialect, String gateTable, String staleFunction) {
         return switch (dialect) {
             case POSTGRESQL -> "INSERT INTO " + gateTable + " AS g (resource, token) VALUES (?, ?)"
                     + " ON CONFLICT (resource) DO UPDATE SET token = CASE WHEN g.token <= EXCLUDED.token"
-                    + " THEN EXCLUDED.token ELSE " + FenceExpressions.STALE_FUNCTION
+                    + " THEN EXCLUDED.token ELSE " + staleFunction
                     + "('" + gateTable + "', g.token, EXCLUDED.token) END, claimed_at = CURRENT_TIMESTAMP";
             case MARIADB -> "INSERT INTO " + gateTable + " (resource, token) VALUES (?, ?)"
                     + " ON DUPLICATE KEY UPDATE token = CASE WHEN token <= ? THEN ? ELSE "
-                    + FenceExpressions.STALE_FUNCTION + "('" + gateTable + "', token, ?) END,"
+                    + staleFunction + "('" + gateTable + "', token, ?) END,"
                     + " claimed_at = CURRENT_TIMESTAMP";
             case H2 -> "MERGE INTO " + gateTable + " g USING (VALUES (CAST(? AS VARCHAR(255)), CAST(? AS BIGINT)))"
                     + " AS s(resource, token) ON g.resource = s.resource"
                     + " WHEN MATCHED THEN UPDATE SET token = CASE WHEN g.token <= s.token THEN s.token ELSE "
-                    + FenceExpressions.STALE_FUNCTION + "('" + gateTable + "', g.token, s.token) END,"
+                    + staleFunction + "('" + gateTable + "', g.token, s.token) END,"
                     + " claimed_at = CURRENT_TIMESTAMP"
                     + " WHEN NOT MATCHED THEN INSERT (resource, token) VALUES (s.resource, s.token)";
         };
@@ -38,7 +38,13 @@ public final class GateClaims {
     /** Claims on {@code connection}, which must be the raw (unfenced) connection or any plain one. */
     public static void claim(Connection connection, SqlDialect dialect, String gateTable, Fence fence)
             throws SQLException {
-        String sql = sql(dialect, gateTable);
+        claim(connection, dialect, gateTable, FenceExpressions.STALE_FUNCTION, fence);
+    }
+
+    /** With the stale function as the catalog check found it, schema-qualified. */
+    static void claim(Connection connection, SqlDialect dialect, String gateTable, String staleFunction, Fence fence)
+            throws SQLException {
+        String sql = sql(dialect, gateTable, staleFunction);
         try (PreparedStatement claim = connection.prepareStatement(sql)) {
             long token = fence.token().value();
             claim.setString(1, fence.resource().value());

@@ -6,9 +6,11 @@ import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.jdbc.FencedConnection;
 import io.fenceguard.jdbc.FencingConfig;
+import io.fenceguard.jdbc.FencingConfigurationException;
 import io.fenceguard.jdbc.FencingRefusedException;
 import io.fenceguard.jdbc.FencingRefusedException.Reason;
 import io.fenceguard.jdbc.SqlDialect;
+import io.fenceguard.jdbc.Unfenced;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -19,12 +21,18 @@ public final class JdbcGuard {
 
     private final FencingConfig config;
     private final PlanCache plans;
+    /** Plans for sessions whose settings differ from the dialect's defaults. */
+    private final java.util.Map<SessionSyntax, PlanCache> otherPlans = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile StatementRewriter rewriter;
+    /** Why the last catalog check failed, while none has passed. */
+    private volatile FencingConfigurationException catalogFailure;
 
     public JdbcGuard(FencingConfig config) {
         this.config = config;
         this.plans = new PlanCache(config.planCacheSize());
-        config.dialect().ifPresent(d -> rewriter = new StatementRewriter(config, d));
+        if (!config.verifyCatalog() || config.tables().isEmpty()) {
+            config.dialect().ifPresent(d -> rewriter = new StatementRewriter(config, d));
+        }
     }
 
     public FencingConfig config() {
@@ -40,8 +48,15 @@ public final class JdbcGuard {
             if (Wrapping.isFenced(raw)) {
                 return raw;
             }
-            StatementRewriter current = rewriter(raw);
-            ConnectionHandler handler = new ConnectionHandler(this, raw, current.dialect());
+            StatementRewriter current = rewriter;
+            if (current == null && !(Unfenced.isActive() && config.verifyCatalog())) {
+                current = checkedRewriter(raw);
+            }
+            // Before the catalog check has passed (a connection inside Unfenced, or before the
+            // application's migrations have created the fenced tables), the connection is handed out
+            // and each statement tries the check again; see plan().
+            SqlDialect dialect = current != null ? current.dialect() : dialect(raw);
+            ConnectionHandler handler = new ConnectionHandler(this, raw, dialect);
             Connection proxy = (Connection) Proxy.newProxyInstance(JdbcGuard.class.getClassLoader(),
                     new Class<?>[] {Connection.class, FencedConnection.class}, handler);
             handler.bind(proxy);
@@ -63,6 +78,60 @@ public final class JdbcGuard {
 
     RewritePlan plan(String sql) {
         return plans.get(sql, rewriter::plan);
+    }
+
+    /**
+     * The plan for {@code sql} on {@code raw} as the session of that connection reads it. Before the
+     * catalog check has passed, inside {@code Unfenced} a plan of the configuration as written (not
+     * cached; Unfenced sends every statement as written anyway), outside it the check runs first. Plans
+     * are cached per session settings (almost always the dialect's defaults, one lookup more otherwise).
+     */
+    RewritePlan plan(String sql, Connection raw, SqlDialect dialect, SessionSyntax.Tracker session)
+            throws SQLException {
+        session.observe(sql);
+        SessionSyntax syntax = session.current();
+        StatementRewriter current = rewriter;
+        if (current == null) {
+            if (Unfenced.isActive()) {
+                return new StatementRewriter(config, dialect).plan(sql, syntax);
+            }
+            current = checkedRewriter(raw);
+            if (current == null) {
+                // The configuration does not fit the catalog (yet): a plain read of other tables may
+                // run (start-up checks, health probes); anything else fails with why.
+                RewritePlan provisional = new StatementRewriter(config, dialect).plan(sql, syntax);
+                if (provisional.kind() == RewritePlan.Kind.PASS_THROUGH && provisional.isRead()) {
+                    return provisional;
+                }
+                throw catalogFailure;
+            }
+        }
+        if (syntax.equals(SessionSyntax.defaults(current.dialect()))) {
+            return plans.get(sql, current::plan);
+        }
+        StatementRewriter checked = current;
+        return otherPlans.computeIfAbsent(syntax, s -> new PlanCache(config.planCacheSize()))
+                .get(sql, text -> checked.plan(text, syntax));
+    }
+
+    /** The checked rewriter, or {@code null} when the check fails (kept in {@link #catalogFailure}). */
+    private StatementRewriter checkedRewriter(Connection raw) throws SQLException {
+        try {
+            return rewriter(raw);
+        } catch (FencingConfigurationException e) {
+            catalogFailure = e;
+            return null;
+        }
+    }
+
+    /** The schema-qualified stale function, after the catalog check. */
+    String staleFunction(Connection raw) throws SQLException {
+        return rewriter(raw).staleFunction();
+    }
+
+    private SqlDialect dialect(Connection raw) throws SQLException {
+        return config.dialect().isPresent() ? config.dialect().get()
+                : SqlDialect.fromProductName(raw.getMetaData().getDatabaseProductName());
     }
 
     int cachedPlans() {
@@ -96,14 +165,36 @@ public final class JdbcGuard {
     private StatementRewriter rewriter(Connection raw) throws SQLException {
         StatementRewriter current = rewriter;
         if (current == null) {
-            SqlDialect dialect = SqlDialect.fromProductName(raw.getMetaData().getDatabaseProductName());
             synchronized (this) {
                 if (rewriter == null) {
-                    rewriter = new StatementRewriter(config, dialect);
+                    rewriter = build(raw);
                 }
                 current = rewriter;
             }
         }
         return current;
+    }
+
+    /**
+     * Reads the catalog again on {@code raw} and fences by what it says from now on; throws
+     * {@link io.fenceguard.jdbc.FencingConfigurationException} on a misconfiguration, keeping the
+     * previous state.
+     */
+    public void verify(Connection raw) throws SQLException {
+        StatementRewriter fresh = build(raw);
+        synchronized (this) {
+            rewriter = fresh;
+            plans.clear();
+            otherPlans.clear();
+        }
+    }
+
+    /** The rewriter for the dialect of {@code raw}, after the catalog check unless it is off. */
+    private StatementRewriter build(Connection raw) throws SQLException {
+        SqlDialect dialect = dialect(raw);
+        if (!config.verifyCatalog() || config.tables().isEmpty()) {
+            return new StatementRewriter(config, dialect);
+        }
+        return new StatementRewriter(dialect, Catalog.read(raw, dialect, config));
     }
 }

@@ -31,6 +31,10 @@ final class PlanCache {
         return raced != null ? raced : plan;
     }
 
+    void clear() {
+        plans.clear();
+    }
+
     int size() {
         return plans.size();
     }

@@ -52,6 +52,11 @@ final class RewritePlan {
         return new RewritePlan(Kind.NOT_REWRITABLE, sql, sql, NO_POSITIONS, new int[0], 0, table, reason, why, false);
     }
 
+    /** The same rewrite for the application's {@code original}, preparing {@code text} (same parameters, same places). */
+    RewritePlan with(String original, String text) {
+        return new RewritePlan(kind, original, text, positions, tokenPositions, parameterCount, table, reason, why, read);
+    }
+
     Kind kind() {
         return kind;
     }

@@ -1,6 +1,7 @@
 package io.fenceguard.jdbc.internal;
 
 import io.fenceguard.core.Fence;
+import io.fenceguard.jdbc.FencingConfigurationException;
 import io.fenceguard.jdbc.StaleTokenException;
 import java.sql.SQLException;
 
@@ -10,6 +11,14 @@ final class StaleErrors {
     private static final String MESSAGE = "fenceguard: stale fencing token";
 
     private StaleErrors() {
+    }
+
+    /** PostgreSQL 42883 (undefined function) or MariaDB 1305 (does not exist) about the stale function. */
+    static boolean isMissingStaleFunction(SQLException error) {
+        String message = error.getMessage();
+        return message != null && message.contains(FenceExpressions.STALE_FUNCTION)
+                && ("42883".equals(error.getSQLState()) || error.getErrorCode() == 1305
+                        || message.contains("does not exist") || message.contains("not found"));
     }
 
     static boolean isStale(Throwable error) {
@@ -34,8 +43,18 @@ final class StaleErrors {
         return false;
     }
 
-    /** {@code error} as a {@link StaleTokenException} when it is one, else unchanged. */
+    /**
+     * {@code error} as a {@link StaleTokenException} when it is one, as a {@link FencingConfigurationException}
+     * when the database did not find {@code fenceguard_stale}, else unchanged.
+     */
     static SQLException translate(SQLException error, Fence fence, String table, String sql) {
+        if (isMissingStaleFunction(error)) {
+            return new FencingConfigurationException("the database did not find function "
+                    + FenceExpressions.STALE_FUNCTION + " (" + error.getMessage().lines().findFirst().orElse("")
+                    + "); apply the guard's migrations (FenceguardMigrations.migrate) to the database of the fenced"
+                    + " tables, put their schema on the search_path, or leave the catalog check on"
+                    + " (FencingConfig verifyCatalog) so that the guard names the function schema-qualified", error);
+        }
         if (error instanceof StaleTokenException || fence == null || !isStale(error)) {
             return error;
         }

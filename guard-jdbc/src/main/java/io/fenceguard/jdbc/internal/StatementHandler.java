@@ -26,6 +26,10 @@ final class StatementHandler implements InvocationHandler {
     private final RewritePlan plan;
     private final boolean preparedUnfenced;
     private final boolean remaps;
+    /** The batch holds entries admitted only because they were added inside {@code Unfenced}. */
+    private boolean batchNeedsUnfenced;
+    /** The fence the batch's entries were bound to, if any. */
+    private Fence batchFence;
 
     StatementHandler(ConnectionHandler connection, Statement raw, RewritePlan plan, boolean preparedUnfenced) {
         this.connection = connection;
@@ -46,12 +50,24 @@ final class StatementHandler implements InvocationHandler {
         switch (name) {
             case "getConnection":
                 return connection.proxy();
+            case "close":
+                connection.forget(raw);
+                return Invocations.call(raw, method, args);
             case "execute", "executeQuery", "executeUpdate", "executeLargeUpdate":
-                return withSql ? executeText(method, args) : executePrepared(method, args);
+                return DriverObjects.guard(connection,
+                        withSql ? executeText(method, args) : executePrepared(method, args));
             case "addBatch":
                 return withSql ? addText(method, args) : addPrepared(method, args);
             case "executeBatch", "executeLargeBatch":
-                return executeBatch(method, args);
+                try {
+                    checkBatchScope();
+                    return executeBatch(method, args);
+                } finally {
+                    resetBatchScope();
+                }
+            case "clearBatch":
+                resetBatchScope();
+                return Invocations.call(raw, method, args);
             case "getParameterMetaData":
                 ParameterMetaData driver = (ParameterMetaData) Invocations.call(raw, method, args);
                 return remaps ? new RemappedParameterMetaData(driver, plan) : driver;
@@ -60,7 +76,7 @@ final class StatementHandler implements InvocationHandler {
                     bind(method, args);
                     return null;
                 }
-                return Invocations.call(raw, method, args);
+                return DriverObjects.guard(connection, Invocations.call(raw, method, args));
         }
     }
 
@@ -70,13 +86,15 @@ final class StatementHandler implements InvocationHandler {
     }
 
     private Object addText(Method method, Object[] args) throws Throwable {
-        checkText((String) args[0]);
+        if (checkText((String) args[0]).kind() != RewritePlan.Kind.PASS_THROUGH) {
+            batchNeedsUnfenced = true;
+        }
         return Invocations.call(raw, method, args);
     }
 
     /** SQL given as text cannot take a bound token: a fenced write is only possible unfenced. */
     private RewritePlan checkText(String sql) throws SQLException {
-        RewritePlan textPlan = connection.guard().plan(sql);
+        RewritePlan textPlan = connection.plan(sql);
         if (textPlan.kind() != RewritePlan.Kind.PASS_THROUGH && !Unfenced.isActive()) {
             throw ConnectionHandler.refusal(textPlan, JdbcGuard.fenceInContext());
         }
@@ -95,9 +113,57 @@ final class StatementHandler implements InvocationHandler {
     private Object addPrepared(Method method, Object[] args) throws Throwable {
         checkPrepared();
         if (remaps) {
-            bindToken();
+            Fence fence = bindToken();
+            if (batchFence != null && !batchFence.equals(fence)) {
+                throw batchRefusal("an entry was added under " + describe(batchFence) + " and this one under "
+                        + describe(fence) + "; one batch runs under one lease");
+            }
+            batchFence = fence;
+        } else if (preparedUnfenced && plan.kind() != RewritePlan.Kind.PASS_THROUGH) {
+            batchNeedsUnfenced = true;
         }
         return Invocations.call(raw, method, args);
+    }
+
+    /**
+     * The batch rule: every entry is decided when it is added, in the scope it is added in, and the
+     * batch runs only in that scope. An entry admitted because it was added inside {@code Unfenced}
+     * needs {@code Unfenced} at executeBatch; an entry bound to a lease's token needs the same lease
+     * in context and no {@code Unfenced}. Otherwise the whole batch is refused: nothing is sent and the
+     * batch is cleared.
+     */
+    private void checkBatchScope() throws SQLException {
+        if (batchNeedsUnfenced && !Unfenced.isActive()) {
+            throw batchRefusal("it holds writes to fenced tables added inside Unfenced and is executed outside it;"
+                    + " execute it inside Unfenced");
+        }
+        if (batchFence != null) {
+            if (Unfenced.isActive()) {
+                throw batchRefusal("it holds writes fenced with " + describe(batchFence)
+                        + " and is executed inside Unfenced; execute it under that lease");
+            }
+            Optional<Fence> now = connection.guard().fence(plan.sql());
+            if (now.isEmpty() || !now.get().equals(batchFence)) {
+                throw batchRefusal("its writes were bound to " + describe(batchFence) + " and it is executed under "
+                        + now.map(StatementHandler::describe).orElse("no lease") + "; execute it under that lease");
+            }
+        }
+    }
+
+    private FencingRefusedException batchRefusal(String why) throws SQLException {
+        resetBatchScope();
+        raw.clearBatch();
+        return new FencingRefusedException(Reason.BATCH_SCOPE, "the batch was refused, nothing was sent: " + why,
+                plan == null ? "(statement batch)" : plan.sql(), JdbcGuard.fenceInContext().orElse(null), null);
+    }
+
+    private void resetBatchScope() {
+        batchNeedsUnfenced = false;
+        batchFence = null;
+    }
+
+    private static String describe(Fence fence) {
+        return "the lease of '" + fence.resource() + "' with token " + fence.token();
     }
 
     private Object executeBatch(Method method, Object[] args) throws Throwable {

@@ -17,7 +17,9 @@ import net.sf.jsqlparser.statement.insert.ConflictActionType;
 import net.sf.jsqlparser.statement.insert.Insert;
 import net.sf.jsqlparser.statement.select.FromItem;
 import net.sf.jsqlparser.statement.select.Join;
+import net.sf.jsqlparser.statement.select.AllColumns;
 import net.sf.jsqlparser.statement.select.PlainSelect;
+import net.sf.jsqlparser.statement.select.SelectItem;
 import net.sf.jsqlparser.statement.select.Select;
 import net.sf.jsqlparser.statement.select.Values;
 import net.sf.jsqlparser.statement.update.Update;
@@ -122,21 +124,33 @@ final class WriteRewrite {
         if (columns == null || columns.isEmpty()) {
             return refuse(table, "an INSERT without a column list cannot carry the token column");
         }
-        for (Column column : columns) {
-            if (isTokenColumn(column, table)) {
-                return refuse(table, "it sets " + table.tokenColumn() + ", which the guard maintains");
+        int tokenIndex = -1;
+        for (int i = 0; i < columns.size(); i++) {
+            if (isTokenColumn(columns.get(i), table)) {
+                if (tokenIndex >= 0) {
+                    return refuse(table, "it names " + table.tokenColumn() + " twice");
+                }
+                tokenIndex = i;
             }
         }
         FenceExpressions fence = fence(insert.getTable(), table);
         Select source = insert.getSelect();
-        if (source instanceof Values values) {
+        if (tokenIndex >= 0) {
+            // the application gives the token column a value (an entity mapping all columns): stamp over it
+            String failure = stampGiven(source, tokenIndex, fence);
+            if (failure != null) {
+                return refuse(table, failure);
+            }
+        } else if (source instanceof Values values) {
             stamp(values, fence);
         } else if (source instanceof PlainSelect select) {
             select.addSelectItem(fence.token());
         } else {
             return refuse(table, "this INSERT source cannot carry the token; use VALUES or a plain SELECT");
         }
-        columns.add(new Column(table.tokenColumn()));
+        if (tokenIndex < 0) {
+            columns.add(new Column(rewriter.tokenColumnSql(table)));
+        }
         if (insert.getConflictAction() != null
                 && insert.getConflictAction().getConflictActionType() == ConflictActionType.DO_UPDATE) {
             if (setsTokenColumn(insert.getConflictAction().getUpdateSets(), table)) {
@@ -154,6 +168,35 @@ final class WriteRewrite {
         return render(insert, fence, table);
     }
 
+    /** Replaces the value at {@code index} of every row with the stamped token; a reason when it cannot. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private String stampGiven(Select source, int index, FenceExpressions fence) {
+        boolean cast = rewriter.dialect() != SqlDialect.MARIADB;
+        if (source instanceof Values values) {
+            ExpressionList<Expression> rows = values.getExpressions();
+            boolean multiRow = !rows.isEmpty() && rows.stream().allMatch(e -> e instanceof ExpressionList<?>);
+            List<ExpressionList> lists = multiRow ? rows.stream().map(e -> (ExpressionList) e).toList()
+                    : List.of((ExpressionList) rows);
+            for (ExpressionList row : lists) {
+                if (row.size() <= index) {
+                    return "a VALUES row has fewer values than the column list";
+                }
+                row.set(index, fence.initialToken((Expression) row.get(index), cast));
+            }
+            return null;
+        }
+        if (source instanceof PlainSelect select) {
+            List<SelectItem<?>> items = select.getSelectItems();
+            if (items.size() <= index || items.stream().anyMatch(item -> item.getExpression() instanceof AllColumns)) {
+                return "the SELECT feeding it must list its values one by one to carry the token";
+            }
+            SelectItem item = items.get(index);
+            item.setExpression(fence.initialToken(item.getExpression(), cast));
+            return null;
+        }
+        return "this INSERT source cannot carry the token; use VALUES or a plain SELECT";
+    }
+
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static void stamp(Values values, FenceExpressions fence) {
         ExpressionList<Expression> rows = values.getExpressions();
@@ -168,7 +211,8 @@ final class WriteRewrite {
     }
 
     private FenceExpressions fence(Table written, FencedTable table) {
-        return new FenceExpressions(FenceExpressions.qualifierOf(written), table.tokenColumn(), table.qualifiedName());
+        return new FenceExpressions(FenceExpressions.qualifierOf(written), rewriter.tokenColumnSql(table),
+                table.qualifiedName(), rewriter.staleFunction());
     }
 
     private RewritePlan render(Statement statement, FenceExpressions fence, FencedTable table) {

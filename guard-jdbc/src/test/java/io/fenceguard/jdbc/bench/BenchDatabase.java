@@ -35,11 +35,31 @@ final class BenchDatabase {
         return dataSource;
     }
 
+    /**
+     * A pool on the MariaDB of {@code GUARD_TEST_MARIADB_URL} ({@code _USER}, {@code _PASSWORD}) with the
+     * guard's migrations applied, or {@code null} when that variable is not set.
+     */
+    static HikariDataSource mariadbPool(int size) {
+        String url = env("GUARD_TEST_MARIADB_URL", null);
+        if (url == null) {
+            return null;
+        }
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername(env("GUARD_TEST_MARIADB_USER", "root"));
+        config.setPassword(env("GUARD_TEST_MARIADB_PASSWORD", ""));
+        config.setMaximumPoolSize(size);
+        config.setPoolName("bench-mariadb");
+        HikariDataSource dataSource = new HikariDataSource(config);
+        FenceguardMigrations.migrate(dataSource);
+        return dataSource;
+    }
+
     /** "PostgreSQL 15.2 at jdbc:…" */
     static String describe(javax.sql.DataSource dataSource) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             DatabaseMetaData meta = c.getMetaData();
-            return meta.getDatabaseProductName() + " " + meta.getDatabaseProductVersion() + " at " + URL
+            return meta.getDatabaseProductName() + " " + meta.getDatabaseProductVersion() + " at " + meta.getURL()
                     + " (driver " + meta.getDriverVersion() + ")";
         }
     }

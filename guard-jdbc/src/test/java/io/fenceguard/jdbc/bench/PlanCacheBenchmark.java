@@ -38,7 +38,8 @@ public class PlanCacheBenchmark {
 
     @Setup
     public void setUp() {
-        guard = new JdbcGuard(FencingConfig.builder().fence(TABLE).dialect(SqlDialect.POSTGRESQL).build());
+        guard = new JdbcGuard(FencingConfig.builder().fence(TABLE).dialect(SqlDialect.POSTGRESQL)
+                .verifyCatalog(false).build());
         for (String sql : new String[] {UPDATE, SELECT, "DELETE FROM " + TABLE + " WHERE id = ?"}) {
             guard.preparedSql(sql);
         }

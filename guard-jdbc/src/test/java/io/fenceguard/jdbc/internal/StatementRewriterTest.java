@@ -63,14 +63,16 @@ class StatementRewriterTest {
 
     @Test
     void cteSubSelectMultiColumnSetQuotedSchemaQualifiedName() {
-        RewritePlan plan = postgres.plan("WITH c AS (SELECT id FROM users WHERE k = ?) UPDATE \"billing\".\"Ledger\""
+        RewritePlan plan = postgres.plan("WITH c AS (SELECT id FROM users WHERE k = ?) UPDATE \"billing\".\"ledger\""
                 + " SET (a, b) = (?, ?) WHERE id IN (SELECT id FROM c) OR z = ?");
         assertThat(plan.rewrittenSql()).isEqualTo("WITH c AS (SELECT id FROM users WHERE k = ?) UPDATE"
-                + " \"billing\".\"Ledger\" SET (a, b) = (?, ?), fence_token = CASE WHEN \"billing\".\"Ledger\".fence_token"
-                + " IS NULL OR \"billing\".\"Ledger\".fence_token <= ? THEN ? ELSE fenceguard_stale('billing.ledger',"
-                + " \"billing\".\"Ledger\".fence_token, ?) END WHERE id IN (SELECT id FROM c) OR z = ?");
+                + " \"billing\".\"ledger\" SET (a, b) = (?, ?), fence_token = CASE WHEN \"billing\".\"ledger\".fence_token"
+                + " IS NULL OR \"billing\".\"ledger\".fence_token <= ? THEN ? ELSE fenceguard_stale('billing.ledger',"
+                + " \"billing\".\"ledger\".fence_token, ?) END WHERE id IN (SELECT id FROM c) OR z = ?");
         assertThat(plan.positionsOf(1)).containsExactly(1);
         assertThat(plan.positionsOf(4)).containsExactly(7);
+        // PostgreSQL keeps the case of a quoted name: "Ledger" is another table than billing.ledger
+        assertThat(postgres.plan("UPDATE \"billing\".\"Ledger\" SET a = ?").kind()).isEqualTo(RewritePlan.Kind.PASS_THROUGH);
     }
 
     @Test
@@ -146,7 +148,7 @@ class StatementRewriterTest {
         assertRefused("UPDATE accounts SET current_token = 5", Reason.UNSUPPORTED_FORM, "current_token");
         assertRefused("WITH x AS (DELETE FROM accounts RETURNING id) SELECT * FROM x", Reason.UNSUPPORTED_FORM,
                 "nested");
-        assertRefused("UPDATE accounts SET x = 1; DELETE FROM accounts", Reason.UNPARSEABLE, "single statement");
+        assertRefused("UPDATE accounts SET x = 1; DELETE FROM accounts", Reason.UNPARSEABLE, "2 statements");
         assertRefused("TRUNCATE accounts", Reason.UNSUPPORTED_FORM, "TRUNCATE");
         assertRefused("UPDATE accounts SET x = ?1", Reason.UNSUPPORTED_FORM, "numbered parameter");
         assertRefused("INSERT INTO accounts VALUES (1, 2)", Reason.UNSUPPORTED_FORM, "column list");
@@ -171,9 +173,13 @@ class StatementRewriterTest {
         assertRefused(executableComment, Reason.UNPARSEABLE, "/*!");
         assertThat(postgres.plan(executableComment).kind()).isEqualTo(RewritePlan.Kind.PASS_THROUGH);
         String escapeString = "WITH c AS (SELECT E'a\\') UPDATE other SET x = 1 --') UPDATE accounts SET x = 2";
+        // read as the server reads it: the E'' string ends after --, so the statement updates accounts
         RewritePlan plan = postgres.plan(escapeString);
-        assertThat(plan.kind()).isEqualTo(RewritePlan.Kind.NOT_REWRITABLE);
-        assertThat(plan.why()).contains("E'");
+        assertThat(plan.kind()).isEqualTo(RewritePlan.Kind.REWRITTEN);
+        assertThat(plan.rewrittenSql()).contains("'a'') UPDATE other SET x = 1 --'")
+                .contains("UPDATE accounts SET x = 2, current_token = CASE");
+        assertThat(postgres.plan("UPDATE accounts SET x = E'\\x41'").why()).contains("backslash escape");
+        assertThat(postgres.plan("UPDATE accounts SET x = E'a\\nb'").rewrittenSql()).contains("x = 'a\nb'");
         assertThat(postgres.plan("UPDATE other SET x = E'\\n'").kind()).isEqualTo(RewritePlan.Kind.PASS_THROUGH);
         assertThat(postgres.plan("UPDATE accounts SET note = E'no backslash'").kind())
                 .isEqualTo(RewritePlan.Kind.REWRITTEN);
@@ -184,5 +190,35 @@ class StatementRewriterTest {
         assertThat(plan.kind()).as(sql).isEqualTo(RewritePlan.Kind.NOT_REWRITABLE);
         assertThat(plan.reason()).as(sql).isEqualTo(reason);
         assertThat(plan.why()).as(sql).contains(why);
+    }
+
+    /** The jdbc checks work on the lexer's canonical text: comments neither hide nor fake what they look for. */
+    @Test
+    void proceduralInheritanceAndJsonbChecksReadTheCanonicalText() {
+        // a comment does not make a write procedural, nor hide a procedure behind a first statement
+        assertThat(postgres.plan("/* DO */ UPDATE accounts SET balance = ? WHERE id = ?").kind())
+                .isEqualTo(RewritePlan.Kind.REWRITTEN);
+        assertThat(mariadb.plan("# CALL p()\nUPDATE accounts SET balance = ? WHERE id = ?").kind())
+                .isEqualTo(RewritePlan.Kind.REWRITTEN);
+        assertThat(postgres.plan("SELECT 1; DO $$ BEGIN EXECUTE 'UPDATE acc' || 'ounts SET balance = 0'; END $$")
+                .reason()).isEqualTo(Reason.PROCEDURAL);
+        assertThat(mariadb.plan("SELECT 1; /* c */ CALL wipe()").reason()).isEqualTo(Reason.PROCEDURAL);
+        assertThat(postgres.plan("/* c */ {call wipe(?)}").reason()).isEqualTo(Reason.PROCEDURAL);
+        assertThat(postgres.plan("SELECT 'DO'; SELECT 1").kind()).isEqualTo(RewritePlan.Kind.PASS_THROUGH);
+
+        // ONLY behind a comment is still ONLY and is kept; a commented-out ONLY is no mark
+        assertThat(postgres.plan("UPDATE /* c */ ONLY accounts SET balance = ? WHERE id = ?").rewrittenSql())
+                .startsWith("UPDATE ONLY accounts SET balance = ?, current_token");
+        assertThat(postgres.plan("DELETE FROM accounts * -- tail\n WHERE id = ?").rewrittenSql())
+                .startsWith("DELETE FROM accounts WHERE (id = ?) AND CASE");
+        assertThat(postgres.plan("UPDATE /* ONLY */ accounts SET balance = ?").rewrittenSql())
+                .startsWith("UPDATE accounts SET balance = ?, current_token");
+
+        // jsonb ?? found by the lexer: one in a literal stays as written, one in a comment is dropped
+        RewritePlan jsonb = postgres.plan("UPDATE accounts SET balance = ? /* ?? */ WHERE data ?? 'k' AND note <> '??'");
+        assertThat(jsonb.rewrittenSql()).contains("data ?? 'k' AND note <> '??'").doesNotContain("/*");
+        assertThat(jsonb.applicationParameterCount()).isEqualTo(1);
+        assertThat(postgres.plan("UPDATE accounts SET balance = ? WHERE data ??? 'k'").kind())
+                .isEqualTo(RewritePlan.Kind.NOT_REWRITABLE);
     }
 }

@@ -1,0 +1,107 @@
+package io.fenceguard.jdbc.internal;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.Statement;
+
+/**
+ * Keeps every JDBC object reachable from a fenced connection inside the fence: a result set, a
+ * metadata object or an array the driver returns is handed out behind a proxy whose
+ * {@code getConnection()} and {@code getStatement()} lead back to fenced objects, never to the
+ * driver's. Other returned values (ResultSetMetaData, Blob, Savepoint, ...) lead to no connection and
+ * pass as they are.
+ */
+final class DriverObjects {
+
+    private DriverObjects() {
+    }
+
+    /** {@code result} of a call on a fenced object, with every escape route closed. */
+    static Object guard(ConnectionHandler connection, Object result) throws java.sql.SQLException {
+        if (result == null || Proxy.isProxyClass(result.getClass())
+                && (Proxy.getInvocationHandler(result) instanceof DriverObjectHandler
+                        || Proxy.getInvocationHandler(result) instanceof StatementHandler
+                        || Proxy.getInvocationHandler(result) instanceof ConnectionHandler)) {
+            return result;
+        }
+        if (result instanceof Connection) {
+            return connection.proxyOf((Connection) result);
+        }
+        if (result instanceof Statement statement) {
+            return connection.adopt(statement);
+        }
+        if (result instanceof ResultSet) {
+            return proxy(connection, result, ResultSet.class);
+        }
+        if (result instanceof DatabaseMetaData) {
+            return proxy(connection, result, DatabaseMetaData.class);
+        }
+        if (result instanceof Array) {
+            return proxy(connection, result, Array.class);
+        }
+        return result;
+    }
+
+    /**
+     * {@code args} with the driver's own object in place of each fenced result set, metadata or array
+     * (a fenced array passed back to {@code setArray}): the driver expects its own types.
+     */
+    static Object[] driverArguments(Object[] args) {
+        if (args == null) {
+            return null;
+        }
+        Object[] driver = args;
+        for (int i = 0; i < args.length; i++) {
+            Object arg = args[i];
+            if (arg != null && Proxy.isProxyClass(arg.getClass())
+                    && Proxy.getInvocationHandler(arg) instanceof DriverObjectHandler handler) {
+                if (driver == args) {
+                    driver = args.clone();
+                }
+                driver[i] = handler.raw;
+            }
+        }
+        return driver;
+    }
+
+    private static Object proxy(ConnectionHandler connection, Object raw, Class<?> type) {
+        return Proxy.newProxyInstance(JdbcGuard.class.getClassLoader(), new Class<?>[] {type},
+                new DriverObjectHandler(connection, raw));
+    }
+
+    /** Behind a fenced ResultSet, DatabaseMetaData or Array. */
+    static final class DriverObjectHandler implements InvocationHandler {
+
+        private final ConnectionHandler connection;
+        private final Object raw;
+
+        DriverObjectHandler(ConnectionHandler connection, Object raw) {
+            this.connection = connection;
+            this.raw = raw;
+        }
+
+        @Override
+        public Object invoke(Object self, Method method, Object[] args) throws Throwable {
+            if (method.getName().equals("toString") && (args == null || args.length == 0)) {
+                // the driver's text: an array's literal is what setArray of another driver reads
+                return raw.toString();
+            }
+            Object wrapperResult = Invocations.wrapperMethod(self, raw, method, args);
+            if (wrapperResult != Invocations.NOT_HANDLED) {
+                return wrapperResult;
+            }
+            if (method.getName().equals("getConnection") && (args == null || args.length == 0)) {
+                return connection.proxy();
+            }
+            Object result = Invocations.call(raw, method, args);
+            // getInt, getString and the like lead nowhere: skip the checks on the hot path
+            Class<?> type = method.getReturnType();
+            return type.isPrimitive() || type == String.class ? result : guard(connection, result);
+        }
+    }
+}
