@@ -107,6 +107,18 @@ public class ProblemHandlers extends ResponseEntityExceptionHandler {
                 "the database refused or failed the operation; nothing was applied");
     }
 
+    /** Spring MVC's own 4xx problems (unreadable JSON, wrong method, …) get the example's types instead of about:blank. */
+    @Override
+    protected org.springframework.http.ResponseEntity<Object> createResponseEntity(Object body,
+            org.springframework.http.HttpHeaders headers, org.springframework.http.HttpStatusCode statusCode,
+            org.springframework.web.context.request.WebRequest request) {
+        if (body instanceof ProblemDetail p && (p.getType() == null || "about:blank".equals(p.getType().toString()))) {
+            p.setType(URI.create(io.fenceguard.example.web.ProblemVocabulary.type(statusCode.value())));
+            p.setTitle(io.fenceguard.example.web.ProblemVocabulary.title(statusCode.value()));
+        }
+        return super.createResponseEntity(body, headers, statusCode, request);
+    }
+
     private static <T extends Throwable> T find(Throwable e, Class<T> type) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (type.isInstance(t)) {

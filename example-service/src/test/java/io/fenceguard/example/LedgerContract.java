@@ -21,7 +21,7 @@ import java.util.concurrent.ThreadLocalRandom;
 abstract class LedgerContract {
 
     /** Arguments every run gets: short leases so a pause can outlast one, chaos on. */
-    static final List<String> COMMON = List.of("--example.chaos.enabled=true", "--fenceguard.lease.lease-time=2s",
+    static final List<String> COMMON = List.of("--spring.profiles.active=demo", "--example.chaos.enabled=true", "--fenceguard.lease.lease-time=2s",
             "--fenceguard.redis.lock-delay=300ms", "--fenceguard.lease.default-wait=20s");
 
     /** The demonstration signing key (application-demo.properties), to sign like a client of the demo. */
@@ -125,13 +125,28 @@ abstract class LedgerContract {
                 new String[] {"Fencing-Token", "v1;r=account:" + account + ";t=99999999999999999999"}), 400);
         expectProblem(app.send("POST", "/audit/" + account, "{\"amount\":5,\"balance\":5}",
                 new String[] {"Fencing-Token", "v1;r=account:" + account + ";t=9223372036854775807"}), 403);
-        // A correctly signed header with the paused holder's older token: refused by the HTTP fence.
-        HttpResponse<String> staleAudit = app.send("POST", "/audit/" + account, "{\"amount\":5,\"balance\":5}",
-                new String[] {"Fencing-Token", signedHeader("account:" + account, staleToken)});
+        // A compact signed header is refused where whole requests must be signed.
+        expectProblem(app.send("POST", "/audit/" + account, "{\"amount\":5,\"balance\":5}",
+                new String[] {"Fencing-Token", signedHeader("account:" + account, staleToken)}), 403);
+        // A correctly request-signed call with the paused holder's older token: refused by the HTTP fence.
+        String auditBody = "{\"amount\":5,\"balance\":5}";
+        HttpResponse<String> staleAudit = app.send("POST", "/audit/" + account, auditBody,
+                requestSigned(app, "/audit/" + account, auditBody, "account:" + account, staleToken));
         expectProblem(staleAudit, 409);
         assertThat(staleAudit.body()).contains(String.valueOf(staleToken));
         assertThat(app.send("GET", "/accounts/" + account, null).body()).isEqualTo(before);
         assertThat(app.send("GET", "/audit/" + account, null).body()).isEqualTo(auditBefore);
+    }
+
+    /** The headers of a request-signed POST (RFC 9421) under the demonstration key. */
+    static String[] requestSigned(RunningJar app, String path, String body, String resource, long token) {
+        io.fenceguard.http.SigningKeys demo = io.fenceguard.http.SigningKeys.of(java.util.Map.of("example-1",
+                java.util.Base64.getDecoder().decode(DEMO_KEY)), "example-1");
+        java.util.Map<String, String> headers = io.fenceguard.http.RequestSignatures.of(demo, "Fencing-Token").sign("POST",
+                java.net.URI.create("http://127.0.0.1:" + app.port() + path), "v1;r=" + resource + ";t=" + token,
+                body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return headers.entrySet().stream().flatMap(e -> java.util.stream.Stream.of(e.getKey(), e.getValue()))
+                .toArray(String[]::new);
     }
 
     static String signedHeader(String resource, long token) throws Exception {

@@ -66,6 +66,10 @@ final class RunningJar implements AutoCloseable {
         return running;
     }
 
+    int port() {
+        return port;
+    }
+
     long startupMillis() {
         return startupMillis;
     }
@@ -99,6 +103,12 @@ final class RunningJar implements AutoCloseable {
         } catch (IOException e) {
             return "(no log: " + e.getMessage() + ")";
         }
+    }
+
+    /** kill -9: the process gets no chance to finish anything. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();   // SIGKILL on Unix
+        process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.fenceguard.http;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
 import java.net.URI;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -29,16 +30,33 @@ public final class OutboundFence {
     private final SigningKeys keys;
     private final String headerName;
     private final Set<Origin> warned = ConcurrentHashMap.newKeySet();
+    private final RequestSignatures signatures;
 
-    private OutboundFence(Destinations destinations, SigningKeys keys, String headerName) {
+    private OutboundFence(Destinations destinations, SigningKeys keys, String headerName, RequestSignatures signatures) {
         this.destinations = destinations;
         this.keys = keys;
         this.headerName = headerName;
+        this.signatures = signatures;
     }
 
     public static OutboundFence of(Destinations destinations, SigningKeys keys, String headerName) {
         return new OutboundFence(Objects.requireNonNull(destinations, "destinations"),
-                Objects.requireNonNull(keys, "keys"), FenceHeader.requireHeaderName(headerName));
+                Objects.requireNonNull(keys, "keys"), FenceHeader.requireHeaderName(headerName), null);
+    }
+
+    /**
+     * This fence signing whole requests ({@link RequestSignatures}: method, target URI, the fencing
+     * header and the body's digest) with the active key, instead of the compact header signature.
+     * Without an active key, headers still go out unsigned.
+     */
+    public OutboundFence withRequestSignatures() {
+        return new OutboundFence(destinations, keys, headerName,
+                keys.activeKeyId().isPresent() ? RequestSignatures.of(keys, headerName) : null);
+    }
+
+    /** Whether calls are request-signed (then {@link #headersFor} needs the method and the body). */
+    public boolean signsRequests() {
+        return signatures != null;
     }
 
     public static OutboundFence of(Destinations destinations, SigningKeys keys) {
@@ -70,6 +88,41 @@ public final class OutboundFence {
         }
         lease.get().ensureValid();
         return Optional.of(keys.header(lease.get().fence()).value());
+    }
+
+    /**
+     * The headers for a call: the fencing header, and with request signatures Content-Digest,
+     * Signature-Input and Signature over {@code method}, {@code uri} and {@code body}. Empty when no
+     * lease is in context or the destination is not configured.
+     *
+     * @throws io.fenceguard.core.LeaseLostException when the lease in context is lost
+     */
+    public Optional<Map<String, String>> headersFor(String method, URI uri, byte[] body) {
+        Optional<Lease> lease = LeaseContext.current();
+        if (lease.isEmpty()) {
+            return Optional.empty();
+        }
+        if (!destinations.allows(uri)) {
+            warnOnce(uri, lease.get());
+            return Optional.empty();
+        }
+        lease.get().ensureValid();
+        if (signatures == null) {
+            return Optional.of(Map.of(headerName, keys.header(lease.get().fence()).value()));
+        }
+        return Optional.of(signatures.sign(method, uri, FenceHeader.of(lease.get().fence()).value(), body));
+    }
+
+    /**
+     * Request-signed headers over {@code method}, {@code uri} and {@code body} for the fencing value in
+     * {@code headers} (an answer of {@link #headersFor} taken on the caller's thread), for clients that
+     * know the body only later on another thread.
+     */
+    public Map<String, String> signed(Map<String, String> headers, String method, URI uri, byte[] body) {
+        if (signatures == null) {
+            return headers;
+        }
+        return signatures.sign(method, uri, headers.get(headerName), body);
     }
 
     private void warnOnce(URI uri, Lease lease) {

@@ -11,7 +11,9 @@ import java.util.Optional;
 /**
  * Why a fenced request was refused, as RFC 9457 problem details with a type
  * {@code urn:fenceguard:<kind>}: {@code stale-token} (409), {@code missing-token} (428),
- * {@code malformed-token} (400), {@code untrusted-token} (403), {@code store-unavailable} (503) and
+ * {@code malformed-token} (400), {@code untrusted-token} (403), {@code token-out-of-range} (403),
+ * {@code replayed-request} (403),
+ * {@code store-unavailable} (503) and
  * {@code not-admitted} (428). Tokens are written as strings: they exceed the integers a JSON number
  * keeps exact in many parsers.
  */
@@ -63,10 +65,52 @@ public final class Problem {
                 presented.token(), null);
     }
 
+    static Problem outOfRange(Fence presented, FencingToken ceiling) {
+        return new Problem(403, "token-out-of-range", "Fencing token out of range",
+                "token " + presented.token() + " for '" + presented.resource() + "' is above " + ceiling
+                        + ", the highest token a lock store can have issued by now; it was not admitted",
+                presented.resource(), presented.token(), null);
+    }
+
+    static Problem bodyTooLarge(int maxBytes) {
+        return new Problem(413, "body-too-large", "Body too large",
+                "a request-signed body is checked against its Content-Digest up to " + maxBytes + " bytes; this one is "
+                        + "longer", null, null, null);
+    }
+
+    static Problem replayed(Fence presented) {
+        return new Problem(403, "replayed-request", "Replayed request",
+                "this signed request (its signature's nonce) was admitted before; a request signature is used once",
+                presented.resource(), presented.token(), null);
+    }
+
     static Problem unavailable(Fence presented) {
         return new Problem(503, "store-unavailable", "Fencing check unavailable",
                 "the high-water store could not be consulted; the request was refused", presented.resource(),
                 presented.token(), null);
+    }
+
+    static Problem idempotencyInProgress(Fence presented, String key) {
+        return new Problem(409, "idempotency-in-progress", "Request in progress",
+                "a request with Idempotency-Key '" + key + "' for '" + presented.resource() + "' is still being "
+                        + "processed; retry later", presented.resource(), presented.token(), null);
+    }
+
+    static Problem idempotencyKeyReused(Fence presented, String key) {
+        return new Problem(422, "idempotency-key-reused", "Idempotency key reused",
+                "Idempotency-Key '" + key + "' for '" + presented.resource() + "' was first used with another request "
+                        + "(method, path or body); nothing was done", presented.resource(), presented.token(), null);
+    }
+
+    static Problem badIdempotencyKey(Fence presented, String detail) {
+        return new Problem(400, "malformed-idempotency-key", "Malformed idempotency key", detail,
+                presented.resource(), presented.token(), null);
+    }
+
+    static Problem notCommitted(Fence presented) {
+        return new Problem(503, "not-committed", "Not committed",
+                "the admission and the handler's transaction could not be committed; nothing was done",
+                presented.resource(), presented.token(), null);
     }
 
     /** A fenced handler reached without the filter's admission (see {@code FencedEndpointInterceptor}). */

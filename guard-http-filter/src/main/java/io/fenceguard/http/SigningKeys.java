@@ -113,6 +113,16 @@ public final class SigningKeys {
         }
     }
 
+    /** The key {@code keyId}, or {@code null} when it is not listed. */
+    Hmac hmac(String keyId) {
+        return keys.get(keyId);
+    }
+
+    /** Whether {@code secret} is one of these keys (to keep other credentials apart from them). */
+    boolean containsSecret(byte[] secret) {
+        return keys.values().stream().anyMatch(key -> key.hasSecret(secret));
+    }
+
     @Override
     public String toString() {
         return "SigningKeys[" + keys.keySet() + ", active " + activeKeyId + ", required " + required + "]";

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.time.Duration;
+import java.util.stream.Stream;
 
 /**
  * Injects one fault at a time, chosen and timed by a seeded random, until the deadline; each is
@@ -12,7 +14,8 @@ import java.util.Random;
  */
 final class Nemesis implements Runnable {
 
-    enum Kind { PAUSE_THREAD, PAUSE_JVM, FLUSHALL, KILL_RESTART, FAILOVER, LATENCY, DROP_CONNECTIONS }
+    enum Kind { PAUSE_THREAD, PAUSE_JVM, FLUSHALL, KILL_RESTART, FAILOVER, LATENCY, DROP_CONNECTIONS,
+        CLOCK_FORWARD, CLOCK_BACK, POSTGRES_RESTART }
 
     private final ProofServers servers;
     private final List<ClientLoop> threads;
@@ -21,17 +24,28 @@ final class Nemesis implements Runnable {
     private final long leaseMillis;
     private final long deadlineMillis;
     private final List<FaultEvent> events = Collections.synchronizedList(new ArrayList<>());
-    private final List<Kind> deck = new ArrayList<>();
+    private final List<List<Kind>> faults;
+    private final List<List<Kind>> deck = new ArrayList<>();
 
     /**
      * Faults are dealt from a shuffled deck, so that every kind occurs in every run of nine faults or
      * more; pauses, the faults fencing exists for, twice.
      */
-    private static final List<Kind> DECK = List.of(Kind.PAUSE_THREAD, Kind.PAUSE_JVM, Kind.FLUSHALL, Kind.PAUSE_THREAD,
-            Kind.KILL_RESTART, Kind.PAUSE_JVM, Kind.FAILOVER, Kind.LATENCY, Kind.DROP_CONNECTIONS);
+    static final List<List<Kind>> MIXED = Stream.of(Kind.PAUSE_THREAD, Kind.PAUSE_JVM, Kind.FLUSHALL, Kind.PAUSE_THREAD,
+            Kind.KILL_RESTART, Kind.PAUSE_JVM, Kind.FAILOVER, Kind.LATENCY, Kind.DROP_CONNECTIONS).map(List::of).toList();
 
     Nemesis(ProofServers servers, List<ClientLoop> threads, List<WorkerJvm> workers, long seed, long leaseMillis,
             long deadlineMillis) {
+        this(servers, threads, workers, seed, leaseMillis, deadlineMillis, MIXED);
+    }
+
+    /**
+     * A nemesis that deals {@code faults}: each entry is one fault, or several injected at once (each on
+     * a thread of its own, the entry ending when all are healed).
+     */
+    Nemesis(ProofServers servers, List<ClientLoop> threads, List<WorkerJvm> workers, long seed, long leaseMillis,
+            long deadlineMillis, List<List<Kind>> faults) {
+        this.faults = List.copyOf(faults);
         this.servers = servers;
         this.threads = threads;
         this.workers = workers;
@@ -50,22 +64,42 @@ final class Nemesis implements Runnable {
         for (int n = 0; n < 10_000 && System.currentTimeMillis() < deadlineMillis - 3_000
                 && !Thread.currentThread().isInterrupted(); n++) {
             if (deck.isEmpty()) {
-                deck.addAll(DECK);
+                deck.addAll(faults);
                 Collections.shuffle(deck, random);
             }
-            Kind kind = deck.remove(deck.size() - 1);
-            long pause = leaseMillis * 3 / 2 + random.nextInt((int) leaseMillis);
-            long start = System.currentTimeMillis();
-            String target;
-            try {
-                target = inject(kind, pause);
-            } catch (RuntimeException e) {
-                target = "failed: " + e.getMessage();
+            List<Kind> kinds = deck.remove(deck.size() - 1);
+            if (kinds.size() == 1) {
+                injectAndRecord(kinds.get(0), leaseMillis * 3 / 2 + random.nextInt((int) leaseMillis));
+            } else {
+                List<Thread> together = new ArrayList<>();
+                for (Kind kind : kinds) {
+                    long pause = leaseMillis * 3 / 2 + random.nextInt((int) leaseMillis);
+                    together.add(new Thread(() -> injectAndRecord(kind, pause), "nemesis-" + kind));
+                }
+                together.forEach(Thread::start);
+                for (Thread t : together) {
+                    try {
+                        t.join();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
             }
-            events.add(new FaultEvent(kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), target,
-                    start, System.currentTimeMillis()));
             ProofServers.sleep(1_000 + random.nextInt(2_000));
         }
+    }
+
+    private void injectAndRecord(Kind kind, long pause) {
+        long start = System.currentTimeMillis();
+        String target;
+        try {
+            target = inject(kind, pause);
+        } catch (RuntimeException e) {
+            target = "failed: " + e.getMessage();
+        }
+        events.add(new FaultEvent(kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), target,
+                start, System.currentTimeMillis()));
     }
 
     private String inject(Kind kind, long pause) {
@@ -111,6 +145,31 @@ final class Nemesis implements Runnable {
             }
             case DROP_CONNECTIONS -> {
                 return "single, " + servers.proxy().dropConnections() + " sockets";
+            }
+            case CLOCK_FORWARD -> {
+                // Each step goes past every live lease: Redis expires them at once while their holders
+                // still count on them. Three steps, then back to the real time.
+                long step = leaseMillis * 2 + random.nextInt((int) leaseMillis * 2);
+                for (int i = 0; i < 3; i++) {
+                    servers.stepClock(Duration.ofMillis(step));
+                    ProofServers.sleep(pause / 3);
+                }
+                servers.stepClock(Duration.ofMillis(-3 * step));
+                return "single, 3 x +" + step + " ms, back after " + pause + " ms";
+            }
+            case CLOCK_BACK -> {
+                // Live locks live longer by the step; the counter keeps tokens growing meanwhile.
+                long step = leaseMillis * 2 + random.nextInt((int) leaseMillis * 2);
+                servers.stepClock(Duration.ofMillis(-step));
+                ProofServers.sleep(pause);
+                servers.stepClock(Duration.ofMillis(step));
+                return "single, -" + step + " ms, forward again after " + pause + " ms";
+            }
+            case POSTGRES_RESTART -> {
+                // Down about as long as a lease: holders blocked on the database outlive an unrenewed lock.
+                long down = leaseMillis / 2 + random.nextInt((int) leaseMillis * 3 / 2);
+                servers.restartPostgres(down);
+                return "postgresql, down " + down + " ms";
             }
             default -> throw new IllegalStateException("unknown fault " + kind);
         }

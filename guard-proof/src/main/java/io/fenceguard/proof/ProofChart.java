@@ -13,6 +13,8 @@ import java.util.TreeSet;
 import javax.imageio.ImageIO;
 import org.knowm.xchart.AnnotationLine;
 import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -51,6 +53,42 @@ final class ProofChart {
         }
         g.dispose();
         ImageIO.write(image, "png", png.toFile());
+    }
+
+    /**
+     * The matrix as bars: per fault, the anomalies (stale writes admitted, acknowledged writes lost,
+     * duplicate tokens, wrong ledger totals) with fencing and without.
+     */
+    static void matrix(List<ProofMatrix.Outcome> outcomes, Path png) throws IOException {
+        List<ProofMatrix.Outcome> run = outcomes.stream().filter(o -> !o.skipped()).toList();
+        if (run.isEmpty()) {
+            return;
+        }
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(520)
+                .title("fault matrix: anomalies with fencing (must be 0) and without")
+                .xAxisTitle("fault").yAxisTitle("count").build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+        chart.getStyler().setChartBackgroundColor(Color.WHITE);
+        chart.getStyler().setXAxisLabelRotation(20);
+        chart.getStyler().setPlotGridLinesVisible(false);
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < run.size(); i++) {
+            String name = run.get(i).row().name();
+            int cut = name.indexOf(" (");
+            names.add((i + 1) + ". " + (cut > 0 ? name.substring(0, cut) : name));
+        }
+        chart.addSeries("stale admitted, fencing ON", names, run.stream().map(o -> (Number) o.on().findings().staleAdmitted()).toList())
+                .setFillColor(new Color(0x2ca02c));
+        chart.addSeries("acknowledged lost, fencing ON", names, run.stream().map(o -> (Number) o.on().findings().lostAcknowledged()).toList())
+                .setFillColor(new Color(0x98df8a));
+        chart.addSeries("stale admitted, fencing OFF", names, run.stream().map(o -> (Number) o.off().findings().staleAdmitted()).toList())
+                .setFillColor(new Color(0xd62728));
+        chart.addSeries("acknowledged lost, fencing OFF", names, run.stream().map(o -> (Number) o.off().findings().lostAcknowledged()).toList())
+                .setFillColor(new Color(0xff9896));
+        chart.addSeries("duplicate tokens + ledger wrong, fencing OFF", names, run.stream()
+                .map(o -> (Number) (o.off().findings().duplicateTokens() + o.off().findings().ledgerMismatches())).toList())
+                .setFillColor(Color.GRAY);
+        BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
     }
 
     private static XYChart panel(ProofRun.Result run, String workload, Map<String, Map<Long, Integer>> ranks) {

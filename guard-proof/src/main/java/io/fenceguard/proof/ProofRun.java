@@ -26,8 +26,14 @@ final class ProofRun {
     }
 
     static Result run(ProofSettings settings, boolean fencing) throws Exception {
+        return run(settings, fencing, Nemesis.MIXED, settings.outDir());
+    }
+
+    /** A run whose nemesis deals only {@code faults}, with its outputs under {@code outDir}. */
+    static Result run(ProofSettings settings, boolean fencing, List<List<Nemesis.Kind>> faults, Path outDir)
+            throws Exception {
         String runId = (fencing ? "on" : "off") + "-" + UUID.randomUUID().toString().substring(0, 6);
-        Path dir = settings.outDir().resolve(fencing ? "fencing-on" : "fencing-off");
+        Path dir = outDir.resolve(fencing ? "fencing-on" : "fencing-off");
         Files.createDirectories(dir);
         Quiet.logs();
         try (ProofServers servers = new ProofServers(runId)) {
@@ -50,13 +56,13 @@ final class ProofRun {
                     Path topologyFile = dir.resolve("topology.json");
                     topology.write(topologyFile);
                     List<Op> history = new ArrayList<>();
-                    List<FaultEvent> faults = drive(settings, topology, topologyFile, servers, dir, history);
+                    List<FaultEvent> events = drive(settings, topology, topologyFile, servers, dir, history, faults);
                     List<ProofSchema.State> states = new ArrayList<>();
                     for (HikariDataSource pool : pools.values()) {
                         states.add(ProofSchema.read(pool));
                     }
                     HistoryChecker.Findings findings = HistoryChecker.check(history, ProofSchema.merge(states));
-                    return new Result(fencing, settings, start, System.currentTimeMillis(), history, faults, findings, dir);
+                    return new Result(fencing, settings, start, System.currentTimeMillis(), history, events, findings, dir);
                 }
             } finally {
                 pools.values().forEach(HikariDataSource::close);
@@ -65,7 +71,7 @@ final class ProofRun {
     }
 
     private static List<FaultEvent> drive(ProofSettings settings, Topology topology, Path topologyFile,
-            ProofServers servers, Path dir, List<Op> history) throws Exception {
+            ProofServers servers, Path dir, List<Op> history, List<List<Nemesis.Kind>> faults) throws Exception {
         List<WorkerJvm> workers = new ArrayList<>();
         Path mainHistory = dir.resolve("history-main.jsonl");
         try (ClientKit kit = new ClientKit(topology, "main", settings.inProcessThreads());
@@ -82,7 +88,7 @@ final class ProofRun {
                 threads.add(new Thread(loop, loop.name()));
             }
             Nemesis nemesis = new Nemesis(servers, loops, workers, topology.seed(), topology.leaseMillis(),
-                    topology.deadlineMillis());
+                    topology.deadlineMillis(), faults);
             Thread nemesisThread = new Thread(nemesis, "nemesis");
             threads.forEach(Thread::start);
             nemesisThread.start();

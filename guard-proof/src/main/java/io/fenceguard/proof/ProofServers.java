@@ -2,8 +2,16 @@ package io.fenceguard.proof;
 
 import io.fenceguard.testsupport.RedisProcess;
 import io.fenceguard.testsupport.RedisSentinelGroup;
+import io.fenceguard.testsupport.faults.ClockShim;
+import io.fenceguard.testsupport.faults.ShiftedClock;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Optional;
+import java.util.stream.Stream;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -15,31 +23,69 @@ import java.util.concurrent.TimeUnit;
 /**
  * The servers of one run, all started here on free loopback ports and stopped at the end: a Redis
  * server behind the {@link ChaosProxy}, a Sentinel group (master, replica, three sentinels), an
- * embedded PostgreSQL, and a fresh database on the MariaDB of {@code GUARD_TEST_MARIADB_URL} if set.
+ * embedded PostgreSQL (its data directory kept across the nemesis's restarts), and a fresh database on
+ * the MariaDB of {@code GUARD_TEST_MARIADB_URL} if set. The Redis server behind the proxy runs under
+ * the clock shim of test support where it can be built, so the nemesis can step its clock.
  */
 final class ProofServers implements AutoCloseable {
 
     private final RedisProcess single;
+    private final ShiftedClock singleClock;
     private final ChaosProxy proxy;
     private final RedisSentinelGroup sentinel;
-    private final EmbeddedPostgres postgres;
+    private final Path postgresData;
+    private final int postgresPort;
+    private EmbeddedPostgres postgres;
     private final List<Topology.Database> databases = new ArrayList<>();
     private String mariaDatabase;
     private String mariaAdminUrl;
 
     ProofServers(String runId) throws IOException, SQLException {
-        single = RedisProcess.start();
+        singleClock = ClockShim.unavailableReason().isEmpty() ? ShiftedClock.create() : null;
+        single = singleClock != null ? RedisProcess.start(singleClock) : RedisProcess.start();
         proxy = ChaosProxy.start(single.port());
         sentinel = RedisSentinelGroup.start();
-        postgres = EmbeddedPostgres.builder().setPort(RedisProcess.freePort())
-                .setServerConfig("max_connections", "200")
-                .setServerConfig("synchronous_commit", "on").start();   // zonky turns it off; an ack must be durable
+        postgresData = Files.createTempDirectory("fenceguard-proof-pg");
+        postgresPort = RedisProcess.freePort();
+        postgres = startPostgres();
         databases.add(new Topology.Database("postgresql", "postgresql", "jdbc:postgresql://127.0.0.1:"
                 + postgres.getPort() + "/postgres?socketTimeout=30&options=-c%20lock_timeout=15000", "postgres", ""));
         String maria = System.getenv("GUARD_TEST_MARIADB_URL");
         if (maria != null && !maria.isBlank()) {
             addMariaDb(maria.trim(), "proof_" + runId.replace('-', '_'));
         }
+    }
+
+    private EmbeddedPostgres startPostgres() throws IOException {
+        return EmbeddedPostgres.builder().setPort(postgresPort).setDataDirectory(postgresData)
+                .setCleanDataDirectory(false)
+                .setServerConfig("max_connections", "200")
+                .setServerConfig("synchronous_commit", "on").start();   // zonky turns it off; an ack must be durable
+    }
+
+    /** Stops PostgreSQL (fast shutdown: sessions are cut, committed work stays), waits, starts it again. */
+    synchronized void restartPostgres(long downMillis) {
+        try {
+            postgres.close();
+            sleep(downMillis);
+            postgres = startPostgres();
+        } catch (IOException e) {
+            throw new IllegalStateException("PostgreSQL restart failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Why the clock of the Redis server behind the proxy cannot be stepped, if it cannot. */
+    Optional<String> clockUnavailable() {
+        return singleClock != null ? Optional.empty()
+                : Optional.of(ClockShim.unavailableReason().orElse("clock shim not loaded"));
+    }
+
+    /** Steps the clock of the Redis server behind the proxy by {@code step} (negative: back). */
+    void stepClock(Duration step) {
+        if (singleClock == null) {
+            throw new IllegalStateException("no clock shim: " + clockUnavailable().orElse(""));
+        }
+        singleClock.shiftBy(step);
     }
 
     private void addMariaDb(String url, String database) throws SQLException {
@@ -102,6 +148,9 @@ final class ProofServers implements AutoCloseable {
     /** Brings back anything the nemesis left down. */
     void heal() {
         proxy.latency(0);
+        if (singleClock != null) {
+            singleClock.set(Duration.ZERO);
+        }
         if (!single.isAlive()) {
             single.restart();
         }
@@ -126,6 +175,12 @@ final class ProofServers implements AutoCloseable {
         single.close();
         sentinel.close();
         postgres.close();
+        if (singleClock != null) {
+            singleClock.close();
+        }
+        try (Stream<Path> files = Files.walk(postgresData)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
         if (mariaDatabase != null) {
             try (Connection c = DriverManager.getConnection(mariaAdminUrl,
                     System.getenv().getOrDefault("GUARD_TEST_MARIADB_USER", "root"),

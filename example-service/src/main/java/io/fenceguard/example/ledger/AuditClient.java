@@ -21,9 +21,14 @@ public class AuditClient {
         this.client = builder.baseUrl(baseUrl).build();
     }
 
-    public void record(String accountId, long amount, long balance) {
+    /**
+     * Records an entry; {@code idempotencyKey} identifies it, so that sending it again (after a crash
+     * before the outbox row was marked sent) is answered from the first response, not recorded twice.
+     */
+    public void record(String accountId, long amount, long balance, String idempotencyKey) {
         try {
             client.post().uri("/audit/{id}", accountId)
+                    .header("Idempotency-Key", idempotencyKey)
                     .contentType(MediaType.APPLICATION_JSON)
                     .body(Map.of("amount", amount, "balance", balance))
                     .retrieve()

@@ -63,7 +63,8 @@ public class LedgerController {
             throw new IllegalArgumentException("pauseMs must be between 0 and " + MAX_PAUSE_MS);
         }
         LedgerDao.Deposit deposit = ledger.deposit(id, body.amount(), pauseMs);
-        return Map.of("balance", deposit.balance(), "token", deposit.token());
+        return Map.of("balance", deposit.balance(), "token", deposit.token(), "audit",
+                deposit.audited() ? "sent" : "pending");
     }
 
     private static Map<String, Object> view(LedgerDao.Account account) {

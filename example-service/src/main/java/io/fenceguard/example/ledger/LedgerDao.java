@@ -27,15 +27,15 @@ public class LedgerDao {
     private final JdbcClient jdbc;
     private final DataSource dataSource;
     private final TransactionTemplate transactions;
-    private final AuditClient audit;
+    private final AuditOutbox outbox;
     private final Chaos chaos;
     private final SQLExceptionTranslator translator;
 
-    public LedgerDao(DataSource dataSource, TransactionTemplate transactions, AuditClient audit, Chaos chaos) {
+    public LedgerDao(DataSource dataSource, TransactionTemplate transactions, AuditOutbox outbox, Chaos chaos) {
         this.jdbc = JdbcClient.create(dataSource);
         this.dataSource = dataSource;
         this.transactions = transactions;
-        this.audit = audit;
+        this.outbox = outbox;
         this.chaos = chaos;
         this.translator = new SQLErrorCodeSQLExceptionTranslator(dataSource);
     }
@@ -43,7 +43,7 @@ public class LedgerDao {
     public record Account(String id, long balance, Long currentToken) {
     }
 
-    public record Deposit(long balance, long token) {
+    public record Deposit(long balance, long token, boolean audited) {
     }
 
     /** Creates or resets an account: an admin write, through the named unfenced escape. */
@@ -67,9 +67,11 @@ public class LedgerDao {
     }
 
     /**
-     * Adds {@code amount}: reads the balance, (optionally) pauses, writes the new absolute balance and
-     * records an audit entry downstream, all under the lease. The audit call is inside the write's
-     * transaction, so a refused entry rolls the balance back.
+     * Adds {@code amount}: reads the balance, (optionally) pauses, and writes the new absolute balance
+     * together with its audit call in the outbox (one transaction), all under the lease. After the commit
+     * the account's outbox is sent downstream, still under the lease; what is not sent now (the audit
+     * service down, this process killed) is sent by {@link AuditRelay} later. So the balance and the
+     * audit trail never disagree for good: no audit entry without its deposit, none twice.
      */
     @Fenced("'account:' + #id")
     public Deposit deposit(String id, long amount, int pauseMs) {
@@ -81,12 +83,19 @@ public class LedgerDao {
         });
         chaos.pause(lease, pauseMs);
         long newBalance = Math.addExact(balance, amount);
-        return transactions.execute(status -> {
+        transactions.executeWithoutResult(status -> {
             claimGate();
             jdbc.sql("UPDATE accounts SET balance = ? WHERE id = ?").params(newBalance, id).update();
-            audit.record(id, amount, newBalance);
-            return new Deposit(newBalance, lease.token().value());
+            outbox.add(id, amount, newBalance);
         });
+        boolean audited = outbox.drain(id);
+        return new Deposit(newBalance, lease.token().value(), audited);
+    }
+
+    /** Sends the account's pending audit calls under a lease of its own (the relay after a restart). */
+    @Fenced("'account:' + #id")
+    public boolean relay(String id) {
+        return outbox.drain(id);
     }
 
     private void claimGate() {

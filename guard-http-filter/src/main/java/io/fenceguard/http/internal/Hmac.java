@@ -21,6 +21,10 @@ public final class Hmac {
         return new Hmac(secret);
     }
 
+    public boolean hasSecret(byte[] secret) {
+        return MessageDigest.isEqual(key.getEncoded(), secret);
+    }
+
     public String sign(String message) {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(mac(message));
     }
@@ -31,12 +35,13 @@ public final class Hmac {
                 signature.getBytes(StandardCharsets.US_ASCII));
     }
 
-    private byte[] mac(String message) {
+    /** The raw MAC of {@code message} (UTF-8). */
+    public byte[] mac(String message) {
         try {
             // Mac instances are not thread-safe and cheap to create next to the cost of a request.
             Mac mac = Mac.getInstance(ALGORITHM);
             mac.init(key);
-            return mac.doFinal(message.getBytes(StandardCharsets.US_ASCII));
+            return mac.doFinal(message.getBytes(StandardCharsets.UTF_8));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is not available", e);
         }

@@ -8,7 +8,11 @@ import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
 
-/** Adds the fencing header to {@code RestClient} and {@code RestTemplate} calls to configured destinations. */
+/**
+ * Adds the fencing header to {@code RestClient} and {@code RestTemplate} calls to configured
+ * destinations; with request signatures, also Content-Digest, Signature-Input and Signature over the
+ * method, URI and body as sent.
+ */
 public final class FencingClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {
 
     private final OutboundFence fence;
@@ -22,7 +26,8 @@ public final class FencingClientHttpRequestInterceptor implements ClientHttpRequ
             throws IOException {
         // A header set explicitly by the caller wins; otherwise the token in context is sent.
         if (!request.getHeaders().containsHeader(fence.headerName())) {
-            fence.headerFor(request.getURI()).ifPresent(value -> request.getHeaders().set(fence.headerName(), value));
+            fence.headersFor(request.getMethod().name(), request.getURI(), body)
+                    .ifPresent(headers -> headers.forEach(request.getHeaders()::set));
         }
         return execution.execute(request, body);
     }

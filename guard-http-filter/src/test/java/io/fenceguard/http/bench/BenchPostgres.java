@@ -52,6 +52,13 @@ final class BenchPostgres implements AutoCloseable {
         }
     }
 
+    /** The table the benchmark's writing handler inserts into. */
+    void createWritesTable() throws SQLException {
+        try (HikariDataSource pool = pool(1); Connection c = pool.getConnection(); java.sql.Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS bench_writes (id VARCHAR(64) NOT NULL)");
+        }
+    }
+
     @Override
     public void close() throws SQLException {
         try (Connection c = DriverManager.getConnection(URL, USER, PASSWORD); Statement s = c.createStatement()) {

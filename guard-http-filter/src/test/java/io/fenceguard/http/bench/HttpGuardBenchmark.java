@@ -3,6 +3,8 @@ package io.fenceguard.http.bench;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.http.FenceHeader;
+import io.fenceguard.http.RequestSignatures;
 import io.fenceguard.http.SigningKeys;
 import io.fenceguard.http.support.Instances;
 import io.fenceguard.http.support.TestApp;
@@ -15,12 +17,18 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
- * Requests/s and median latency of PUT /accounts/bench through the fencing filter (in-memory and
- * JDBC stores, signed header, same token each time, so every request consults the store) against
- * the same endpoint with the filter switched off. All three are warmed up first, then measured in rounds in a
+ * Requests/s and median latency of PUT /accounts/bench through the fencing filter against the same
+ * endpoint with the filter switched off: in memory unsigned, compact signed and request-signed (a new
+ * RFC 9421 signature and nonce per request, signed on the client thread), and on the JDBC store compact
+ * and request-signed, and PUT /writes/bench, whose handler inserts a row in the same PostgreSQL, without the
+ * filter (that row's anchor), with the JDBC store, and with the JDBC store's admission in the handler's
+ * transaction (one commit); the same token each time, so every request consults the store (request-signed:
+ * the nonce cache too). The Redis store's figures come from fenceguard-redis, which this module cannot
+ * depend on. All three are warmed up first, then measured in rounds in a
  * rotating order (so neither JIT warm-up nor a drift in machine load favours one); figures are over all
  * rounds. The header's parse and verification alone are the JMH micro-benchmark {@link FenceHeaderBenchmark}.
  *
@@ -92,27 +100,40 @@ public final class HttpGuardBenchmark {
 
     private static int run() throws Exception {
         SigningKeys keys = SigningKeys.of(Map.of("k1", Base64.getDecoder().decode(Instances.KEY_A)), "k1");
-        String header = keys.header(new Fence(ResourceName.of("account:bench"), FencingToken.of(42))).value();
+        Fence fence = new Fence(ResourceName.of("account:bench"), FencingToken.of(42));
+        String unsigned = FenceHeader.of(fence).value();
+        String compact = keys.header(fence).value();
+        RequestSignatures signer = RequestSignatures.of(keys, "Fencing-Token");
         try (BenchPostgres postgres = new BenchPostgres(); Instances instances = new Instances();
                 LoadDriver driver = new LoadDriver(THREADS, ATTEMPTS, REQUEST_TIMEOUT)) {
-            Map<String, Object> open = new LinkedHashMap<>(Instances.defaults());
-            open.put("test.fencing", "false");
-            Map<String, Object> memory = new LinkedHashMap<>(Instances.defaults());
-            Map<String, Object> jdbc = new LinkedHashMap<>(Instances.defaults());
-            jdbc.put("test.store", "jdbc");
-            int openPort = Instances.port(instances.start("open", open, ctx -> { }));
-            int memoryPort = Instances.port(instances.start("memory", memory, ctx -> { }));
-            int jdbcPort = Instances.port(instances.start("jdbc", jdbc,
-                    ctx -> ctx.registerBean(DataSource.class, () -> postgres.pool(THREADS))));
+            int openPort = start(instances, "open", Map.of("test.fencing", "false"), null, postgres);
+            int unsignedPort = start(instances, "memory-unsigned", Map.of("test.unsigned", "true"), null, postgres);
+            int memoryPort = start(instances, "memory", Map.of(), null, postgres);
+            int memoryRequestPort = start(instances, "memory-request", Map.of("test.request-signatures", "true"), null,
+                    postgres);
+            int jdbcPort = start(instances, "jdbc", Map.of("test.store", "jdbc"), "jdbc", postgres);
+            int jdbcRequestPort = start(instances, "jdbc-request", Map.of("test.store", "jdbc",
+                    "test.request-signatures", "true"), "jdbc", postgres);
+            int openWritesPort = start(instances, "open-writes", Map.of("test.fencing", "false"), "jdbc", postgres);
+            int jdbcWritesPort = start(instances, "jdbc-writes", Map.of("test.store", "jdbc"), "jdbc", postgres);
+            int joinedWritesPort = start(instances, "jdbc-joined-writes", Map.of("test.store", "jdbc",
+                    "test.join-transaction", "true"), "jdbc", postgres);
+            postgres.createWritesTable();
 
             System.out.printf("%nfenceguard HTTP benchmark: PUT /accounts/bench, %d client threads (java.net.http, "
                     + "HTTP/1.1), %.1f s per endpoint in %d rounds after %.1f s warm-up each; JDBC store on %s%n",
                     THREADS, MEASURE.toMillis() / 1e3, ROUNDS, WARMUP.toMillis() / 1e3, postgres.describe());
             System.out.printf("request timeout %.1f s, %d attempts per request, deadline %d s%n",
                     REQUEST_TIMEOUT.toMillis() / 1e3, ATTEMPTS, DEADLINE.toSeconds());
-            String[] names = {"unfenced", "fenced, in-memory store", "fenced, JDBC store (PostgreSQL)"};
-            HttpRequest[] requests = {request(openPort, null), request(memoryPort, header), request(jdbcPort, header)};
-            for (HttpRequest request : requests) {
+            String[] names = {"no filter", "in-memory, unsigned", "in-memory, compact signed", "in-memory, request-signed",
+                    "JDBC, compact signed", "JDBC, request-signed", "no filter, handler writes",
+                    "JDBC, handler writes", "JDBC joined, handler writes"};
+            List<Supplier<HttpRequest>> requests = List.of(fixed(openPort, null), fixed(unsignedPort, unsigned),
+                    fixed(memoryPort, compact), signed(memoryRequestPort, signer, unsigned),
+                    fixed(jdbcPort, compact), signed(jdbcRequestPort, signer, unsigned),
+                    fixed(openWritesPort, null, "/writes/bench"), fixed(jdbcWritesPort, compact, "/writes/bench"),
+                    fixed(joinedWritesPort, compact, "/writes/bench"));
+            for (Supplier<HttpRequest> request : requests) {
                 driver.drive(request, WARMUP);
                 TestApp.REACHED.clear();
             }
@@ -120,35 +141,81 @@ public final class HttpGuardBenchmark {
             long warmupFailed = driver.failedCount();
             Duration slice = MEASURE.dividedBy(ROUNDS);
             List<List<long[]>> samples = new ArrayList<>();
-            long[] failed = new long[requests.length];
-            double[][] perRound = new double[requests.length][ROUNDS];
-            for (int i = 0; i < requests.length; i++) {
+            long[] failed = new long[requests.size()];
+            double[][] perRound = new double[requests.size()][ROUNDS];
+            for (int i = 0; i < requests.size(); i++) {
                 samples.add(new ArrayList<>());
             }
             for (int round = 0; round < ROUNDS; round++) {
-                for (int k = 0; k < requests.length; k++) {
-                    int i = (k + round) % requests.length;
-                    LoadDriver.Samples got = driver.drive(requests[i], slice);
+                for (int k = 0; k < requests.size(); k++) {
+                    int i = (k + round) % requests.size();
+                    LoadDriver.Samples got = driver.drive(requests.get(i), slice);
                     TestApp.REACHED.clear();
                     samples.get(i).add(got.latencies());
                     failed[i] += got.failed();
                     perRound[i][round] = got.latencies().length * 1e9 / slice.toNanos();
                 }
             }
-            System.out.printf("%-32s %10s %10s %16s %20s %8s%n", "endpoint", "req/s", "p50 µs", "vs unfenced",
+            System.out.printf("%-32s %10s %10s %16s %20s %8s%n", "endpoint", "req/s", "p50 µs", "vs no filter",
                     "rounds req/s", "failed");
-            long[][] results = new long[requests.length][];
-            for (int i = 0; i < requests.length; i++) {
+            long[][] results = new long[requests.size()][];
+            for (int i = 0; i < requests.size(); i++) {
                 results[i] = summary(samples.get(i), slice.multipliedBy(ROUNDS));
             }
-            for (int i = 0; i < requests.length; i++) {
+            for (int i = 0; i < requests.size(); i++) {
                 System.out.printf("%-32s %10d %10d %16.2f %20s %8d%n", names[i], results[i][0], results[i][1],
                         results[0][0] == 0 ? 0 : (double) results[i][0] / results[0][0],
                         String.format("%.0f..%.0f", Arrays.stream(perRound[i]).min().orElse(0),
                                 Arrays.stream(perRound[i]).max().orElse(0)), failed[i]);
             }
+            int writesAnchor = names.length - 3;
+            for (int i = writesAnchor + 1; i < names.length; i++) {
+                System.out.printf("%-32s %.2f of \"%s\" (the same handler write without the filter)%n", names[i],
+                        results[writesAnchor][0] == 0 ? 0 : (double) results[i][0] / results[writesAnchor][0],
+                        names[writesAnchor]);
+            }
             return report(driver, warmupErrors, warmupFailed);
         }
+    }
+
+    private static int start(Instances instances, String name, Map<String, String> settings, String store,
+            BenchPostgres postgres) {
+        Map<String, Object> properties = new LinkedHashMap<>(Instances.defaults());
+        properties.putAll(settings);
+        return Instances.port(instances.start(name, properties, ctx -> {
+            if (store != null) {
+                ctx.registerBean(DataSource.class, () -> postgres.pool(THREADS));
+            }
+        }));
+    }
+
+    private static Supplier<HttpRequest> fixed(int port, String header) {
+        return fixed(port, header, "/accounts/bench");
+    }
+
+    private static Supplier<HttpRequest> fixed(int port, String header, String path) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(REQUEST_TIMEOUT)
+                .PUT(HttpRequest.BodyPublishers.noBody());
+        if (header != null) {
+            builder.header("Fencing-Token", header);
+        }
+        HttpRequest request = builder.build();
+        return () -> request;
+    }
+
+    /** A new signature (and nonce) for every request, made on the client thread as a real caller would. */
+    private static Supplier<HttpRequest> signed(int port, RequestSignatures signer, String fencing) {
+        URI uri = uri(port);
+        return () -> {
+            HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT)
+                    .PUT(HttpRequest.BodyPublishers.noBody());
+            signer.sign("PUT", uri, fencing, new byte[0]).forEach(builder::header);
+            return builder.build();
+        };
+    }
+
+    private static URI uri(int port) {
+        return URI.create("http://127.0.0.1:" + port + "/accounts/bench");
     }
 
     /** Prints the transient errors; the exit status: 1 when too many requests failed every attempt. */
@@ -169,15 +236,6 @@ public final class HttpGuardBenchmark {
             return 1;
         }
         return 0;
-    }
-
-    private static HttpRequest request(int port, String header) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/accounts/bench"))
-                .PUT(HttpRequest.BodyPublishers.noBody());
-        if (header != null) {
-            builder.header("Fencing-Token", header);
-        }
-        return builder.build();
     }
 
     /** {requests per second, median latency in µs} of the latencies over {@code measured}. */

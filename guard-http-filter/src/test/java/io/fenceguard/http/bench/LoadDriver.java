@@ -61,10 +61,15 @@ final class LoadDriver implements AutoCloseable {
     /** Drives {@code request} from every thread for {@code duration}. */
     Samples drive(HttpRequest request, Duration duration) throws InterruptedException {
         HttpRequest timed = HttpRequest.newBuilder(request, (name, value) -> true).timeout(requestTimeout).build();
+        return drive(() -> timed, duration);
+    }
+
+    /** Drives a new request from {@code requests} (such as one signed anew) for each send, from every thread. */
+    Samples drive(java.util.function.Supplier<HttpRequest> requests, Duration duration) throws InterruptedException {
         long end = System.nanoTime() + duration.toNanos();
         List<Callable<long[]>> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-            workers.add(() -> loop(timed, end));
+            workers.add(() -> loop(requests, end));
         }
         // Each loop stops by itself at the end; a request in flight then needs at most its attempts.
         long slack = requestTimeout.multipliedBy(attempts).plusSeconds(10).toNanos();
@@ -91,12 +96,12 @@ final class LoadDriver implements AutoCloseable {
         return new Samples(all, failed.sum() - failedBefore);
     }
 
-    private long[] loop(HttpRequest request, long end) throws InterruptedException {
+    private long[] loop(java.util.function.Supplier<HttpRequest> requests, long end) throws InterruptedException {
         long[] samples = new long[1 << 18];
         int n = 0;
         while (System.nanoTime() < end && n < samples.length - 1) {
             long start = System.nanoTime();
-            if (send(request)) {
+            if (send(requests)) {
                 samples[++n] = System.nanoTime() - start;
             }
         }
@@ -105,8 +110,10 @@ final class LoadDriver implements AutoCloseable {
     }
 
     /** Whether the request was answered 200 within its attempts. */
-    private boolean send(HttpRequest request) throws InterruptedException {
+    private boolean send(java.util.function.Supplier<HttpRequest> requests) throws InterruptedException {
         for (int attempt = 1; attempt <= attempts; attempt++) {
+            // A retry is a new request: a request-signed one must not reuse its nonce.
+            HttpRequest request = requests.get();
             HttpResponse<String> response;
             try {
                 response = client.send(request, HttpResponse.BodyHandlers.ofString());

@@ -31,9 +31,31 @@ public class TestApp {
     static class Endpoints {
 
         private final String instance;
+        private final org.springframework.beans.factory.ObjectProvider<javax.sql.DataSource> dataSource;
+        private final boolean joined;
 
-        Endpoints(org.springframework.core.env.Environment environment) {
+        Endpoints(org.springframework.core.env.Environment environment,
+                org.springframework.beans.factory.ObjectProvider<javax.sql.DataSource> dataSource) {
             this.instance = environment.getProperty("test.instance", "?");
+            this.dataSource = dataSource;
+            this.joined = environment.getProperty("test.join-transaction", Boolean.class, false);
+        }
+
+        /**
+         * A handler that writes one row to the DataSource bean (in the request's transaction with
+         * {@code test.join-transaction=true}, on its own otherwise): the benchmark's handler with a write.
+         */
+        @FencedEndpoint(resource = "account:{id}")
+        @PutMapping("/writes/{id}")
+        String write(@PathVariable String id) throws java.sql.SQLException {
+            javax.sql.DataSource target = dataSource.getObject();
+            javax.sql.DataSource source = joined ? TestWiring.Server.transactions(target).dataSource() : target;
+            try (java.sql.Connection c = source.getConnection();
+                    java.sql.PreparedStatement insert = c.prepareStatement("INSERT INTO bench_writes (id) VALUES (?)")) {
+                insert.setString(1, id);
+                insert.executeUpdate();
+            }
+            return "written";
         }
 
         @FencedEndpoint(resource = "account:{id}")

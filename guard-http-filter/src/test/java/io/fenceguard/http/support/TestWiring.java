@@ -8,6 +8,7 @@ import io.fenceguard.http.InMemoryHighWaterStore;
 import io.fenceguard.http.InboundFence;
 import io.fenceguard.http.JavaHttpFencing;
 import io.fenceguard.http.JdbcHighWaterStore;
+import io.fenceguard.http.NonceStore;
 import io.fenceguard.http.OutboundFence;
 import io.fenceguard.http.RefusalListener;
 import io.fenceguard.http.SigningKeys;
@@ -41,7 +42,10 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * fenceguard Boot starter would (the auto-configuration lives in a module that depends on this one):
  * signing with two keys (k1 active), the filter on {@code /config/{id}} and every {@code @FencedEndpoint}
  * handler, and the clients. Settings: {@code test.store} ({@code memory} or {@code jdbc}, the
- * DataSource bean), {@code test.fencing} (false: no filter), {@code test.destinations}.
+ * DataSource bean), {@code test.fencing} (false: no filter), {@code test.destinations},
+ * {@code test.request-signatures} (true: calls out are request-signed, and the filter requires it),
+ * {@code test.unsigned} (true: unsigned headers are admitted too), {@code test.join-transaction} (true, with
+ * the jdbc store: admission in a transaction around the request, {@link ThreadBoundTransactions}).
  */
 @Configuration(proxyBeanMethods = false)
 public class TestWiring {
@@ -50,16 +54,18 @@ public class TestWiring {
     public static final String KEY_B = "dGVzdC1rZXktQi0wMTIzNDU2Nzg5MDEyMzQ1Njc4OTAx";
 
     @Bean
-    SigningKeys signingKeys() {
-        return SigningKeys.of(Map.of("k1", Base64.getDecoder().decode(KEY_A), "k2", Base64.getDecoder().decode(KEY_B)),
-                "k1");
+    SigningKeys signingKeys(Environment environment) {
+        SigningKeys keys = SigningKeys.of(Map.of("k1", Base64.getDecoder().decode(KEY_A), "k2",
+                Base64.getDecoder().decode(KEY_B)), "k1");
+        return environment.getProperty("test.unsigned", Boolean.class, false) ? keys.acceptingUnsigned() : keys;
     }
 
     @Bean
     OutboundFence outboundFence(Environment environment, SigningKeys keys) {
         List<String> destinations = Binder.get(environment).bind("test.destinations", Bindable.listOf(String.class))
                 .orElse(List.of());
-        return OutboundFence.of(Destinations.of(destinations), keys);
+        OutboundFence fence = OutboundFence.of(Destinations.of(destinations), keys);
+        return environment.getProperty("test.request-signatures", Boolean.class, false) ? fence.withRequestSignatures() : fence;
     }
 
     @Bean
@@ -85,29 +91,47 @@ public class TestWiring {
     /** The server side, unless {@code test.fencing=false}. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnBooleanProperty(name = "test.fencing", matchIfMissing = true)
-    static class Server {
+    public static class Server {
 
         @Bean
         HighWaterStore highWaterStore(Environment environment, ObjectProvider<DataSource> dataSource) {
-            return "jdbc".equals(environment.getProperty("test.store"))
-                    ? JdbcHighWaterStore.of(dataSource.getObject()) : InMemoryHighWaterStore.create();
+            if (!"jdbc".equals(environment.getProperty("test.store"))) {
+                return InMemoryHighWaterStore.create();
+            }
+            JdbcHighWaterStore store = JdbcHighWaterStore.of(dataSource.getObject());
+            return environment.getProperty("test.join-transaction", Boolean.class, false)
+                    ? store.joiningTransactions(transactions(dataSource.getObject()).dataSource()) : store;
+        }
+
+        /** The request's transaction for {@code test.join-transaction=true}, one per DataSource. */
+        private static final java.util.Map<DataSource, ThreadBoundTransactions> TRANSACTIONS =
+                new java.util.concurrent.ConcurrentHashMap<>();
+
+        public static ThreadBoundTransactions transactions(DataSource dataSource) {
+            return TRANSACTIONS.computeIfAbsent(dataSource, ThreadBoundTransactions::new);
         }
 
         @Bean
-        InboundFence inboundFence(HighWaterStore store, SigningKeys keys,
+        InboundFence inboundFence(HighWaterStore store, SigningKeys keys, Environment environment,
                 ObjectProvider<RequestMappingHandlerMapping> mappings) {
             List<FencedRoute> configured = List.of(FencedRoute.of(Set.of("PUT"), "/config/{id}", "config:{id}"));
-            return InboundFence.of(new FencedHandlerRoutes(configured, () -> mappings.orderedStream().toList()), store,
-                    keys, "Fencing-Token");
+            InboundFence fence = InboundFence.of(new FencedHandlerRoutes(configured, () -> mappings.orderedStream().toList()),
+                    store, keys, "Fencing-Token");
+            return environment.getProperty("test.request-signatures", Boolean.class, false)
+                    ? fence.withRequestSignatures((NonceStore) store, true) : fence;
         }
 
         @Bean
         @ConditionalOnMissingBean(name = "fencingFilterRegistration")
         FilterRegistrationBean<FencingFilter> fencingFilterRegistration(InboundFence fence,
-                ObjectProvider<RefusalListener> listeners) {
+                ObjectProvider<RefusalListener> listeners, Environment environment, ObjectProvider<DataSource> dataSource) {
             RefusalListener all = (method, path, problem) -> listeners.orderedStream()
                     .forEach(l -> l.refused(method, path, problem));
-            FilterRegistrationBean<FencingFilter> registration = new FilterRegistrationBean<>(FencingFilter.of(fence, all));
+            FencingFilter filter = FencingFilter.of(fence, all);
+            if (environment.getProperty("test.join-transaction", Boolean.class, false)) {
+                filter = filter.inTransaction(transactions(dataSource.getObject()));
+            }
+            FilterRegistrationBean<FencingFilter> registration = new FilterRegistrationBean<>(filter);
             registration.addUrlPatterns("/*");
             return registration;
         }

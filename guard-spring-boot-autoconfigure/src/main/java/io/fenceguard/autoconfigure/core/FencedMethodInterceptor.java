@@ -19,7 +19,10 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
-/** Applies {@link Fenced}: evaluates the resource, takes the lease, binds it, runs the method, releases. */
+/**
+ * Applies {@link Fenced}: evaluates the resource, takes the lease, binds it, runs the method, releases it,
+ * or, when the method ran inside a still open transaction, releases it after that transaction completes.
+ */
 public class FencedMethodInterceptor implements MethodInterceptor {
 
     private final LeaseManager leases;
@@ -36,9 +39,12 @@ public class FencedMethodInterceptor implements MethodInterceptor {
         Method method = invocation.getMethod();
         Plan plan = plans.computeIfAbsent(method, this::plan);
         String resource = plan.resourceFor(invocation, names);
-        try (Lease lease = leases.acquire(resource, plan.waitFor() != null ? plan.waitFor() : leases.config().defaultWait());
-             LeaseContext.Scope scope = LeaseContext.bind(lease)) {
+        Lease lease = leases.acquire(resource, plan.waitFor() != null ? plan.waitFor() : leases.config().defaultWait());
+        try (LeaseContext.Scope scope = LeaseContext.bind(lease)) {
             return invocation.proceed();
+        } finally {
+            // inside a transaction that outlives the method: released after its commit or rollback
+            LeaseRelease.release(lease);
         }
     }
 

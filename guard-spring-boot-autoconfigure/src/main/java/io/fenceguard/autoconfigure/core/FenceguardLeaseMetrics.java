@@ -28,16 +28,29 @@ import java.util.Map;
 public class FenceguardLeaseMetrics implements MeterBinder {
 
     private final LeaseManager leases;
+    private final boolean heldOnly;
 
     public FenceguardLeaseMetrics(LeaseManager leases) {
+        this(leases, false);
+    }
+
+    /**
+     * @param heldOnly only the {@code fenceguard.lease.held} gauge: the acquire timer and the lost count come
+     *        from the observations of the same names ({@code ObservedLeases}) when there is an
+     *        {@code ObservationRegistry}
+     */
+    public FenceguardLeaseMetrics(LeaseManager leases, boolean heldOnly) {
         this.leases = leases;
+        this.heldOnly = heldOnly;
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
         Gauge.builder("fenceguard.lease.held", leases, manager -> manager.heldLeases().size())
                 .description("Leases held now").register(registry);
-        leases.addObserver(new Recorder(registry));
+        if (!heldOnly) {
+            leases.addObserver(new Recorder(registry));
+        }
     }
 
     /** Records into one registry. */

@@ -2,6 +2,7 @@ package io.fenceguard.autoconfigure.core;
 
 import io.fenceguard.core.LeaseManager;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -10,12 +11,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ClassUtils;
 
 /**
  * Lease metrics with Micrometer and the {@code fenceguard} health indicator, each when its library is
  * present. The metrics are a {@link MeterBinder}, so Boot binds them to whatever registries it creates.
  */
-@AutoConfiguration(after = FenceguardLeaseAutoConfiguration.class)
+@AutoConfiguration(after = FenceguardLeaseAutoConfiguration.class,
+        afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
 @ConditionalOnBean(LeaseManager.class)
 public class FenceguardObservabilityAutoConfiguration {
 
@@ -25,8 +28,11 @@ public class FenceguardObservabilityAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        FenceguardLeaseMetrics fenceguardLeaseMetrics(LeaseManager leases) {
-            return new FenceguardLeaseMetrics(leases);
+        FenceguardLeaseMetrics fenceguardLeaseMetrics(LeaseManager leases, ListableBeanFactory beans) {
+            // with an ObservationRegistry, acquire and lost are observations (FenceguardObservationAutoConfiguration)
+            boolean observed = ClassUtils.isPresent("io.micrometer.observation.ObservationRegistry", getClass().getClassLoader())
+                    && beans.getBeanNamesForType(io.micrometer.observation.ObservationRegistry.class, false, false).length > 0;
+            return new FenceguardLeaseMetrics(leases, observed);
         }
     }
 

@@ -8,5 +8,11 @@ public enum LeaseStore {
     /** Redis through the application's RedissonClient; startup fails without one. */
     REDIS,
     /** This JVM's memory: for tests and single-instance applications. Never chosen unless set. */
-    MEMORY
+    MEMORY,
+    /** ZooKeeper through the application's CuratorFramework, else one made from {@code fenceguard.zookeeper.connect-string}. */
+    ZOOKEEPER,
+    /** A lease table in the application's database (its DataSource), through fenceguard-jdbc-lock. */
+    JDBC,
+    /** Redlock over the independent Redis masters listed in {@code fenceguard.redlock.addresses}. */
+    REDLOCK
 }

@@ -25,6 +25,19 @@ public class NoLeaseStoreException extends IllegalStateException {
      * @param redisModule whether fenceguard-redis (and Redisson) are on the class path
      */
     static NoLeaseStoreException of(LeaseStore store, boolean redisModule) {
+        switch (store) {
+            case ZOOKEEPER:
+                return new NoLeaseStoreException("fenceguard.lease.store=zookeeper but no ZooKeeper lease provider was made",
+                        "add io.fenceguard:fenceguard-zookeeper and either a CuratorFramework bean or fenceguard.zookeeper.connect-string");
+            case JDBC:
+                return new NoLeaseStoreException("fenceguard.lease.store=jdbc but no database lease provider was made",
+                        "add io.fenceguard:fenceguard-jdbc-lock and a DataSource (spring.datasource.*)");
+            case REDLOCK:
+                return new NoLeaseStoreException("fenceguard.lease.store=redlock but no Redlock lease provider was made",
+                        "add io.fenceguard:fenceguard-redlock and set fenceguard.redlock.addresses to three or five Redis masters");
+            default:
+                break;
+        }
         if (store == LeaseStore.REDIS) {
             return redisModule
                     ? new NoLeaseStoreException("fenceguard.lease.store=redis but there is no RedissonClient bean",

@@ -13,6 +13,22 @@ public class FenceguardDbProperties {
      */
     private boolean migrate = true;
 
+    /**
+     * Whether to install, after the guard's migrations, the database triggers of trigger mode on every
+     * table of fenceguard.jdbc.tables (PostgreSQL and MariaDB/MySQL): they refuse any write to a fenced
+     * table that does not carry the token the guard set, from whatever connection, outside an audited
+     * maintenance scope. Needs fenceguard.jdbc.trigger-mode=true. Default: false.
+     */
+    private boolean triggers = false;
+
+    public boolean isTriggers() {
+        return triggers;
+    }
+
+    public void setTriggers(boolean triggers) {
+        this.triggers = triggers;
+    }
+
     public boolean isMigrate() {
         return migrate;
     }

@@ -1,6 +1,9 @@
 package io.fenceguard.autoconfigure.db;
 
 import io.fenceguard.db.FenceguardMigrations;
+import io.fenceguard.db.FenceguardTriggers;
+import io.fenceguard.db.FenceguardTriggers.FencedColumn;
+import java.util.List;
 import io.fenceguard.jdbc.FencedDataSource;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -21,9 +24,16 @@ public class FenceguardMigrationInitializer implements InitializingBean {
             FenceguardMigrationInitializer.class.getClassLoader());
 
     private final DataSource dataSource;
+    private final List<FencedColumn> triggerTables;
 
     public FenceguardMigrationInitializer(DataSource dataSource) {
+        this(dataSource, List.of());
+    }
+
+    /** Also installs trigger mode's triggers on {@code triggerTables} after the migrations. */
+    public FenceguardMigrationInitializer(DataSource dataSource, List<FencedColumn> triggerTables) {
         this.dataSource = dataSource;
+        this.triggerTables = List.copyOf(triggerTables);
     }
 
     @Override
@@ -32,6 +42,10 @@ public class FenceguardMigrationInitializer implements InitializingBean {
         int applied = FenceguardMigrations.migrate(physical);
         log.info("fenceguard: its tables are up to date ({} migrations applied from {}, history {})", applied,
                 FenceguardMigrations.location(physical), FenceguardMigrations.HISTORY_TABLE);
+        if (!triggerTables.isEmpty()) {
+            FenceguardTriggers.install(physical, triggerTables);
+            log.info("fenceguard: trigger mode's triggers are installed on {}", triggerTables);
+        }
     }
 
     /** guard-jdbc's part, in a class of its own: loaded only when guard-jdbc is there. */

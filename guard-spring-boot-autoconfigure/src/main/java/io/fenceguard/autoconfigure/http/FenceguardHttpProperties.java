@@ -1,5 +1,6 @@
 package io.fenceguard.autoconfigure.http;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -7,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 /** Settings of fenceguard's HTTP fencing ({@code fenceguard.http.*}). */
 @ConfigurationProperties(FenceguardHttpProperties.PREFIX)
@@ -68,6 +70,25 @@ public class FenceguardHttpProperties {
         /** Id of the key that signs outgoing headers. Unset: the only key, when there is exactly one. */
         private String activeKey;
 
+        /**
+         * What a signature covers. compact: the fencing header alone (k and s fields), which a captured
+         * header lets anyone replay with any request while its token is current. request: RFC 9421
+         * signatures over method, target URI, the fencing header and the body's Content-Digest, with a
+         * lifetime and a nonce admitted once; calls out are signed so and a server with fenced endpoints
+         * refuses any other signed or unsigned request.
+         */
+        private SignatureMode mode = SignatureMode.COMPACT;
+
+        /** Largest request body a server reads to check a request signature's Content-Digest; longer ones get 413. */
+        private DataSize maxSignedBody = DataSize.ofMegabytes(1);
+
+        /**
+         * Public demonstration keys (an example's, published with it), in the form of keys. Used only
+         * while keys is empty, with a warning at startup; set next to keys, startup fails, so that a
+         * published key is never accepted next to the operator's own.
+         */
+        private Map<String, String> demoKeys = new LinkedHashMap<>();
+
         public boolean isRequired() {
             return required;
         }
@@ -82,6 +103,30 @@ public class FenceguardHttpProperties {
 
         public void setKeys(Map<String, String> keys) {
             this.keys = keys;
+        }
+
+        public SignatureMode getMode() {
+            return mode;
+        }
+
+        public void setMode(SignatureMode mode) {
+            this.mode = mode;
+        }
+
+        public DataSize getMaxSignedBody() {
+            return maxSignedBody;
+        }
+
+        public void setMaxSignedBody(DataSize maxSignedBody) {
+            this.maxSignedBody = maxSignedBody;
+        }
+
+        public Map<String, String> getDemoKeys() {
+            return demoKeys;
+        }
+
+        public void setDemoKeys(Map<String, String> demoKeys) {
+            this.demoKeys = demoKeys;
         }
 
         public String getActiveKey() {
@@ -108,6 +153,22 @@ public class FenceguardHttpProperties {
         /** Key prefix of the Redis store. */
         private String keyPrefix = "fg:http:";
 
+        /**
+         * Whether the JDBC store's admission joins the handler's transaction: each fenced request runs in
+         * a transaction of the PlatformTransactionManager bean (on the DataSource bean), the handler's
+         * transactional writes join it, and admission, idempotency record and writes commit together. A
+         * handler that fails (exception or status 400 and above) rolls its admission back.
+         */
+        private boolean joinHandlerTransaction = false;
+
+        public boolean isJoinHandlerTransaction() {
+            return joinHandlerTransaction;
+        }
+
+        public void setJoinHandlerTransaction(boolean joinHandlerTransaction) {
+            this.joinHandlerTransaction = joinHandlerTransaction;
+        }
+
         public StoreType getType() {
             return type;
         }
@@ -133,6 +194,14 @@ public class FenceguardHttpProperties {
         }
     }
 
+    /** What a fencing signature covers. */
+    public enum SignatureMode {
+        /** The fencing header alone: replayable with another request while the token is current. */
+        COMPACT,
+        /** The whole request (RFC 9421 with Content-Digest), once. */
+        REQUEST
+    }
+
     /** Kinds of high-water store. */
     public enum StoreType {
         /** In this process: one instance only, forgotten on restart. */
@@ -154,6 +223,34 @@ public class FenceguardHttpProperties {
         /** Order of the fencing filter among the servlet filters; 0 runs after Spring Security's. */
         private int filterOrder = 0;
 
+        /**
+         * How far the lock store's clock may be ahead of this one. Tokens above this server's time in µs
+         * plus this skew cannot have been minted (clock-floor tokens) and are refused (403); after the
+         * Redis store lost its data it refuses tokens up to that bound. A TokenBound bean replaces the rule.
+         */
+        private Duration maxTokenSkew = Duration.ofSeconds(5);
+
+        /**
+         * Whether handlers of one resource start in token order on this instance: a handler whose
+         * request was admitted with an older token is refused (409) once a newer token's handler has
+         * started here, even though its admission came first.
+         */
+        private boolean handlerOrder = false;
+
+        /**
+         * Whether a fenced request with an Idempotency-Key header is answered from the first response to
+         * that key (same resource and request) instead of running again; kept in the high-water store.
+         */
+        private boolean idempotency = false;
+
+        public boolean isIdempotency() {
+            return idempotency;
+        }
+
+        public void setIdempotency(boolean idempotency) {
+            this.idempotency = idempotency;
+        }
+
         /** Fenced routes besides the @FencedEndpoint handler methods. */
         private List<Route> routes = new ArrayList<>();
 
@@ -163,6 +260,22 @@ public class FenceguardHttpProperties {
 
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+
+        public boolean isHandlerOrder() {
+            return handlerOrder;
+        }
+
+        public void setHandlerOrder(boolean handlerOrder) {
+            this.handlerOrder = handlerOrder;
+        }
+
+        public Duration getMaxTokenSkew() {
+            return maxTokenSkew;
+        }
+
+        public void setMaxTokenSkew(Duration maxTokenSkew) {
+            this.maxTokenSkew = maxTokenSkew;
         }
 
         public int getFilterOrder() {

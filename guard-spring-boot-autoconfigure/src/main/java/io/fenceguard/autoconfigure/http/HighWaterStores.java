@@ -3,12 +3,15 @@ package io.fenceguard.autoconfigure.http;
 import io.fenceguard.http.HighWaterStore;
 import io.fenceguard.http.InMemoryHighWaterStore;
 import io.fenceguard.http.JdbcHighWaterStore;
+import io.fenceguard.http.TokenBound;
 import io.fenceguard.redis.RedisHighWaterStore;
+import io.fenceguard.redis.TokenEpochSource;
 import javax.sql.DataSource;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 /** The high-water store chosen by {@code fenceguard.http.store.type}. */
@@ -20,7 +23,7 @@ final class HighWaterStores {
     private HighWaterStores() {
     }
 
-    static HighWaterStore create(FenceguardHttpProperties.Store store, BeanFactory beans) {
+    static HighWaterStore create(FenceguardHttpProperties.Store store, BeanFactory beans, TokenBound bound) {
         return switch (store.getType()) {
             case MEMORY -> {
                 log.info("fenceguard: the fencing filter keeps its high-water marks in memory: right for one instance "
@@ -33,7 +36,8 @@ final class HighWaterStores {
                     throw new IllegalStateException(TYPE + "=jdbc needs exactly one DataSource bean, or a HighWaterStore "
                             + "bean of your own");
                 }
-                yield JdbcHighWaterStore.of(dataSource, store.getTable());
+                JdbcHighWaterStore jdbc = JdbcHighWaterStore.of(dataSource, store.getTable());
+                yield store.isJoinHandlerTransaction() ? HandlerTransactions.join(jdbc, dataSource) : jdbc;
             }
             case REDIS -> {
                 ClassLoader loader = HighWaterStores.class.getClassLoader();
@@ -41,20 +45,31 @@ final class HighWaterStores {
                         || !ClassUtils.isPresent("org.redisson.api.RedissonClient", loader)) {
                     throw new IllegalStateException(TYPE + "=redis needs fenceguard-redis and Redisson on the class path");
                 }
-                yield Redis.store(beans, store.getKeyPrefix());
+                yield Redis.store(beans, store.getKeyPrefix(), bound);
             }
         };
     }
 
     /** Loaded only for the Redis store, so that Redisson is needed only then. */
     private static final class Redis {
-        static HighWaterStore store(BeanFactory beans, String keyPrefix) {
+        static HighWaterStore store(BeanFactory beans, String keyPrefix, TokenBound bound) {
+            // After a loss of its marks the Redis store refuses every token below the clock's ceiling: tokens on a
+            // durable epoch (far below the clock after the first epochs) would be refused from then on.
+            boolean epochTokens = beans.getBeanProvider(TokenEpochSource.class).getIfAvailable() != null
+                    || "database".equalsIgnoreCase(beans.getBean(Environment.class)
+                            .getProperty("fenceguard.redis.token-epoch", "clock"));
+            if (epochTokens) {
+                throw new HttpFencingConfigurationException(TYPE + "=redis keeps a clock floor after a loss of its "
+                        + "marks, which would refuse tokens on a durable epoch (fenceguard.redis.token-epoch=database "
+                        + "or a TokenEpochSource bean) from then on.",
+                        "Keep the high-water marks in the database: " + TYPE + "=jdbc.");
+            }
             RedissonClient client = beans.getBeanProvider(RedissonClient.class).getIfUnique();
             if (client == null) {
                 throw new IllegalStateException(TYPE + "=redis needs exactly one RedissonClient bean, or a HighWaterStore "
                         + "bean of your own");
             }
-            return RedisHighWaterStore.of(client, keyPrefix);
+            return RedisHighWaterStore.of(client, keyPrefix, bound);
         }
     }
 }

@@ -41,7 +41,9 @@ class HttpClientConfiguration {
                     properties.getHeaderName(), keys.activeKeyId().map(id -> "signed with key '" + id + "'")
                             .orElse("unsigned (no " + HttpSigning.KEYS + ")"));
         }
-        return OutboundFence.of(destinations, keys, properties.getHeaderName());
+        OutboundFence fence = OutboundFence.of(destinations, keys, properties.getHeaderName());
+        return properties.getSigning().getMode() == FenceguardHttpProperties.SignatureMode.REQUEST
+                ? fence.withRequestSignatures() : fence;
     }
 
     @Bean

@@ -2,8 +2,12 @@ package io.fenceguard.autoconfigure.http;
 
 import io.fenceguard.http.FencedRoute;
 import io.fenceguard.http.FencingFilter;
+import io.fenceguard.http.HandlerOrder;
 import io.fenceguard.http.HighWaterStore;
+import io.fenceguard.http.IdempotencyStore;
 import io.fenceguard.http.InboundFence;
+import io.fenceguard.http.NonceStore;
+import io.fenceguard.http.TokenBound;
 import io.fenceguard.http.RefusalListener;
 import io.fenceguard.http.SigningKeys;
 import io.fenceguard.http.spring.FencedEndpointInterceptor;
@@ -39,20 +43,36 @@ class HttpServerConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    HighWaterStore highWaterStore(FenceguardHttpProperties properties, BeanFactory beans) {
-        return HighWaterStores.create(properties.getStore(), beans);
+    TokenBound fencingTokenBound(FenceguardHttpProperties properties) {
+        return HttpServerSupport.tokenBound(properties);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    HighWaterStore highWaterStore(FenceguardHttpProperties properties, BeanFactory beans, TokenBound bound) {
+        return HighWaterStores.create(properties.getStore(), beans, bound);
     }
 
     @Bean
     @ConditionalOnMissingBean
     InboundFence inboundFence(FenceguardHttpProperties properties, HighWaterStore store, SigningKeys keys,
-            ObjectProvider<RequestMappingHandlerMapping> mappings) {
+            TokenBound bound, ObjectProvider<NonceStore> nonceStores, ObjectProvider<RequestMappingHandlerMapping> mappings) {
         HttpSigning.requireForServer(keys, properties.getSigning());
         List<FencedRoute> configured = properties.getServer().getRoutes().stream()
                 .map(route -> FencedRoute.of(route.getMethods(), route.getPath(), route.getResource()))
                 .toList();
         FencedHandlerRoutes routes = new FencedHandlerRoutes(configured, () -> mappings.orderedStream().toList());
-        return InboundFence.of(routes, store, keys, properties.getHeaderName());
+        InboundFence fence = InboundFence.of(routes, store, keys, properties.getHeaderName()).withTokenBound(bound);
+        if (properties.getSigning().getMode() != FenceguardHttpProperties.SignatureMode.REQUEST) {
+            return fence;
+        }
+        NonceStore nonces = nonceStores.getIfUnique(() -> store.backend() instanceof NonceStore own ? own : null);
+        if (nonces == null) {
+            throw new HttpFencingConfigurationException(HttpSigning.MODE + "=request needs a nonce store, and the "
+                    + "high-water store " + store + " is none.", "Use a store of fenceguard (memory, jdbc or redis) or "
+                    + "define a NonceStore bean.");
+        }
+        return fence.withRequestSignatures(nonces, true);
     }
 
     /** Refuses {@code @FencedEndpoint} handlers for requests the filter did not admit. */
@@ -71,10 +91,27 @@ class HttpServerConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "fencingFilterRegistration")
     FilterRegistrationBean<FencingFilter> fencingFilterRegistration(InboundFence fence,
-            FenceguardHttpProperties properties, ObjectProvider<RefusalListener> listeners) {
+            FenceguardHttpProperties properties, ObjectProvider<RefusalListener> listeners, BeanFactory beans) {
         List<RefusalListener> all = listeners.orderedStream().toList();
         RefusalListener each = (method, path, problem) -> all.forEach(l -> l.refused(method, path, problem));
-        FilterRegistrationBean<FencingFilter> registration = new FilterRegistrationBean<>(FencingFilter.of(fence, each));
+        FencingFilter filter = FencingFilter.of(fence, each,
+                (int) Math.min(Integer.MAX_VALUE - 1, properties.getSigning().getMaxSignedBody().toBytes()));
+        if (properties.getServer().isHandlerOrder()) {
+            filter = filter.inHandlerOrder(HandlerOrder.create());
+        }
+        if (properties.getServer().isIdempotency()) {
+            if (!(fence.store().backend() instanceof IdempotencyStore idempotency)) {
+                throw new HttpFencingConfigurationException(FenceguardHttpProperties.PREFIX + ".server.idempotency=true "
+                        + "needs a store that records idempotency keys, and " + fence.store() + " does not.",
+                        "Use the memory or jdbc store, or set " + FenceguardHttpProperties.PREFIX
+                                + ".server.idempotency=false.");
+            }
+            filter = filter.withIdempotency(idempotency);
+        }
+        if (properties.getStore().isJoinHandlerTransaction()) {
+            filter = filter.inTransaction(HandlerTransactions.around(fence.store(), beans));
+        }
+        FilterRegistrationBean<FencingFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("fencingFilter");
         registration.setOrder(properties.getServer().getFilterOrder());
         registration.setDispatcherTypes(DispatcherType.REQUEST);

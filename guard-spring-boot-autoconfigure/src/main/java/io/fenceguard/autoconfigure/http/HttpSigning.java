@@ -11,6 +11,9 @@ final class HttpSigning {
     static final String KEYS = FenceguardHttpProperties.PREFIX + ".signing.keys";
     static final String ACTIVE_KEY = FenceguardHttpProperties.PREFIX + ".signing.active-key";
     static final String REQUIRED = FenceguardHttpProperties.PREFIX + ".signing.required";
+    static final String MODE = FenceguardHttpProperties.PREFIX + ".signing.mode";
+    static final String DEMO_KEYS = FenceguardHttpProperties.PREFIX + ".signing.demo-keys";
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(HttpSigning.class);
     private static final String KEY_FORMAT = "at least 32 random bytes in base64, e.g. from 'openssl rand -base64 32'";
 
     private HttpSigning() {
@@ -21,11 +24,24 @@ final class HttpSigning {
      * when there is one; accepting unsigned headers when signatures are not required.
      */
     static SigningKeys keys(FenceguardHttpProperties.Signing signing) {
-        if (signing.getKeys().isEmpty()) {
+        Map<String, String> configured = signing.getKeys();
+        if (!signing.getDemoKeys().isEmpty()) {
+            if (!configured.isEmpty()) {
+                throw new HttpFencingConfigurationException(DEMO_KEYS + " " + signing.getDemoKeys().keySet()
+                        + " are public demonstration keys and are never accepted next to configured keys "
+                        + configured.keySet() + ".", "Remove " + DEMO_KEYS + " (for the example service: run without "
+                        + "the demo profile) and keep only your own " + KEYS + ".");
+            }
+            log.warn("fenceguard: signing with the public demonstration keys {} ({}): anyone can sign tokens this "
+                    + "application accepts; configure {} of your own outside a demo", signing.getDemoKeys().keySet(),
+                    DEMO_KEYS, KEYS);
+            configured = signing.getDemoKeys();
+        }
+        if (configured.isEmpty()) {
             return SigningKeys.none();
         }
         Map<String, byte[]> secrets = new LinkedHashMap<>();
-        signing.getKeys().forEach((id, text) -> secrets.put(id, decode(id, text)));
+        configured.forEach((id, text) -> secrets.put(id, decode(id, text)));
         String active = signing.getActiveKey() != null ? signing.getActiveKey()
                 : secrets.size() == 1 ? secrets.keySet().iterator().next() : null;
         SigningKeys keys;

@@ -2,7 +2,9 @@ package io.fenceguard.autoconfigure.jdbc;
 
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
+import java.sql.SQLException;
 import java.util.Collections;
+import java.util.List;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -13,6 +15,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.DirectFieldAccessor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -38,7 +41,7 @@ import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
  * </ul>
  * Binds {@code fenceguard.jdbc.*} itself, lazily, because a post-processor must not pull other beans in early.
  */
-public class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanFactoryAware {
+public class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton {
 
     private static final Logger log = LoggerFactory.getLogger(FencedDataSourcePostProcessor.class);
 
@@ -190,6 +193,30 @@ public class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanFac
             }
         }
         return instances;
+    }
+
+    /**
+     * Checks every fence against its database's catalog once all singletons exist (so after the
+     * application's migrations and schema scripts ran): a configuration that does not fit stops the start-up
+     * with the one line that names the fix, rather than failing the first write
+     * ({@code fenceguard.jdbc.verify-catalog=false} turns the check off).
+     */
+    @Override
+    public void afterSingletonsInstantiated() {
+        if (config == null || !config.verifyCatalog()) {
+            return;
+        }
+        List<FencedDataSource> all;
+        synchronized (fences) {
+            all = List.copyOf(fences.values());
+        }
+        for (FencedDataSource fence : all) {
+            try {
+                fence.verify();
+            } catch (SQLException e) {
+                throw new FencedTablesConfigurationException(e);
+            }
+        }
     }
 
     private FencingConfig config() {

@@ -22,8 +22,9 @@ public class FenceguardJdbcProperties {
     private boolean enabled = true;
 
     /**
-     * Fenced tables, as [schema.]table: writes to them carry the token of the lease in context and
-     * are refused without one. Default: none.
+     * Fenced tables, as [schema.]table written as in SQL: a part that needs quotes (mixed case on
+     * PostgreSQL, spaces, symbols) is quoted ("Order Lines", `Order Lines`). Writes to them carry the
+     * token of the lease in context and are refused without one. Default: none.
      */
     private List<String> tables = new ArrayList<>();
 
@@ -60,16 +61,58 @@ public class FenceguardJdbcProperties {
      */
     private boolean unfencedMigrations = true;
 
+    /**
+     * Trigger mode: before a fenced write the guard sets the session's token (fenceguard.token on
+     * PostgreSQL, @fenceguard_token on MariaDB) that the database triggers of fenceguard.db.triggers
+     * check, and clears it for other work and when the connection closes. Turn it on with the triggers.
+     * Default: false.
+     */
+    private boolean triggerMode = false;
+
+    /**
+     * Whether the first connection checks the fenced tables against the database's catalog (each
+     * exists with its token column; children and partitions are fenced with it; views, rules and
+     * parents over it are refused for writes; fenceguard_stale is found schema-qualified) and fails
+     * with one line naming the fix. Default: true.
+     */
+    private boolean verifyCatalog = true;
+
+    /**
+     * Routines ([schema.]name) that statements outside Unfenced may call although they may write:
+     * the application vouches that they do not write fenced tables. Other calls of user routines that
+     * may write, CALL and DO are refused outside Unfenced. Default: none.
+     */
+    private List<String> allowedRoutines = new ArrayList<>();
+
     FencingConfig toConfig() {
         FencingConfig.Builder builder = FencingConfig.builder()
                 .gateMode(gateMode)
                 .gateTable(gateTable)
                 .dialect(dialect)
-                .planCacheSize(planCacheSize);
+                .planCacheSize(planCacheSize)
+                .triggerMode(triggerMode)
+                .verifyCatalog(verifyCatalog)
+                .allowRoutine(allowedRoutines.toArray(String[]::new));
         for (String table : tables) {
             builder.fence(FencedTable.of(table, tokenColumns.getOrDefault(table, tokenColumn)));
         }
         return builder.build();
+    }
+
+    public boolean isVerifyCatalog() {
+        return verifyCatalog;
+    }
+
+    public void setVerifyCatalog(boolean verifyCatalog) {
+        this.verifyCatalog = verifyCatalog;
+    }
+
+    public List<String> getAllowedRoutines() {
+        return allowedRoutines;
+    }
+
+    public void setAllowedRoutines(List<String> allowedRoutines) {
+        this.allowedRoutines = allowedRoutines;
     }
 
     public boolean isEnabled() {
@@ -134,6 +177,14 @@ public class FenceguardJdbcProperties {
 
     public void setPlanCacheSize(int planCacheSize) {
         this.planCacheSize = planCacheSize;
+    }
+
+    public boolean isTriggerMode() {
+        return triggerMode;
+    }
+
+    public void setTriggerMode(boolean triggerMode) {
+        this.triggerMode = triggerMode;
     }
 
     public boolean isUnfencedMigrations() {

@@ -6,7 +6,11 @@ import io.fenceguard.autoconfigure.core.LeaseStore;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.redis.RedisLeaseProvider;
+import io.fenceguard.redis.JdbcTokenEpochSource;
+import io.fenceguard.redis.TokenEpochSource;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import java.time.Duration;
+import javax.sql.DataSource;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -40,14 +44,32 @@ public class FenceguardRedisAutoConfiguration {
     @ConditionalOnBean(RedissonClient.class)
     @ConditionalOnMissingBean(LeaseProvider.class)
     public RedisLeaseProvider redisLeaseProvider(RedissonClient redisson, FenceguardRedisProperties properties,
-                                                 ObjectProvider<CircuitBreakerRegistry> registry) {
-        RedisLeaseConfig config = properties.toRedisLeaseConfig();
+                                                 ObjectProvider<CircuitBreakerRegistry> registry,
+                                                 ObjectProvider<TokenEpochSource> epochSources,
+                                                 ObjectProvider<DataSource> dataSources) {
+        RedisLeaseConfig config = properties.toRedisLeaseConfig(epochSource(properties, epochSources, dataSources));
         CircuitBreakerRegistry breakers = registry.getIfAvailable();
         if (breakers == null) {
             return RedisLeaseProvider.of(redisson, config);
         }
         return RedisLeaseProvider.of(redisson, config,
                 breakers.circuitBreaker(config.name(), RedisLeaseProvider.breakerConfig(config)));
+    }
+
+    /** The application's own source, else a sequence in its DataSource when asked for, else none (clock floor). */
+    private static TokenEpochSource epochSource(FenceguardRedisProperties properties,
+                                                ObjectProvider<TokenEpochSource> epochSources,
+                                                ObjectProvider<DataSource> dataSources) {
+        TokenEpochSource own = epochSources.getIfAvailable();
+        if (own != null || properties.getTokenEpoch() == FenceguardRedisProperties.TokenEpoch.CLOCK) {
+            return own;
+        }
+        DataSource dataSource = dataSources.getIfUnique();
+        if (dataSource == null) {
+            throw new IllegalStateException("fenceguard.redis.token-epoch=database needs one DataSource bean (or a "
+                    + "TokenEpochSource bean); found " + dataSources.stream().count());
+        }
+        return JdbcTokenEpochSource.of(dataSource, properties.getTokenEpochSequence(), Duration.ofSeconds(5));
     }
 
     @Configuration(proxyBeanMethods = false)

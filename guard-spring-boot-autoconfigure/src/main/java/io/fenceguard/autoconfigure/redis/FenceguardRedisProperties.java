@@ -1,6 +1,7 @@
 package io.fenceguard.autoconfigure.redis;
 
 import io.fenceguard.redis.RedisLeaseConfig;
+import io.fenceguard.redis.TokenEpochSource;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -14,6 +15,11 @@ public class FenceguardRedisProperties {
     private Duration lockDelay = Duration.ofSeconds(5);
     /** How long a resource's token counter outlives its last lease; never less than lease-time + lock-delay + 1s. */
     private Duration tokenIdleTtl = Duration.ofMinutes(10);
+    /**
+     * The most a lease call waits for Redis beyond its own wait (acquire: wait + this; release: this), whatever
+     * the Redis client's timeouts and retries; 0 means a quarter of lease-time, at most 1s.
+     */
+    private Duration callTimeout = Duration.ZERO;
     /** Name of the retry and the circuit breaker, as resilience4j's registry and metrics show them. */
     private String name = "fenceguard-redis";
     /** Tries per Redis call on transient errors (connection lost, timeout, fail-over). */
@@ -25,7 +31,25 @@ public class FenceguardRedisProperties {
     /** Longest pause between tries on a busy resource. */
     private Duration contentionBackoffMax = Duration.ofMillis(100);
 
+    /**
+     * What tokens rest on when Redis has lost a resource's counter: clock (the Redis server's clock as
+     * floor; assumes it never steps back by more than the time between two grants, also across a
+     * failover) or database (a sequence in the application's DataSource, asked only when the counter is
+     * missing; no clock involved). An application TokenEpochSource bean is used in either case.
+     */
+    private TokenEpoch tokenEpoch = TokenEpoch.CLOCK;
+    /** The database sequence of token epochs ([schema.]name), created on first use. */
+    private String tokenEpochSequence = "fenceguard_token_epoch";
+
     private final CircuitBreaker circuitBreaker = new CircuitBreaker();
+
+    /** What tokens rest on when Redis has lost a resource's counter. */
+    public enum TokenEpoch {
+        /** The Redis server's clock (TIME in µs) as floor; no other dependency. */
+        CLOCK,
+        /** A sequence in the application's own database. */
+        DATABASE
+    }
 
     /**
      * The Redis settings as the provider takes them.
@@ -33,8 +57,14 @@ public class FenceguardRedisProperties {
      * @throws IllegalArgumentException naming the property prefix when a value is out of range
      */
     public RedisLeaseConfig toRedisLeaseConfig() {
+        return toRedisLeaseConfig(null);
+    }
+
+    /** With tokens on {@code epochs} ({@code null}: the clock floor). */
+    public RedisLeaseConfig toRedisLeaseConfig(TokenEpochSource epochs) {
         try {
-            return RedisLeaseConfig.builder().keyPrefix(keyPrefix).lockDelay(lockDelay).tokenIdleTtl(tokenIdleTtl)
+            return RedisLeaseConfig.builder().keyPrefix(keyPrefix).tokenEpochSource(epochs)
+                    .callTimeout(callTimeout.isZero() ? null : callTimeout).lockDelay(lockDelay).tokenIdleTtl(tokenIdleTtl)
                     .name(name).attempts(attempts).backoff(backoff)
                     .contentionBackoff(contentionBackoff).contentionBackoffMax(contentionBackoffMax)
                     .failureRateThreshold(circuitBreaker.failureRateThreshold)
@@ -53,7 +83,7 @@ public class FenceguardRedisProperties {
         /** Number of recent Redis calls judged. */
         private int slidingWindowSize = 10;
         /** How long the breaker stays open (leases fail fast) before trial calls. */
-        private Duration openStateDuration = Duration.ofSeconds(10);
+        private Duration openStateDuration = Duration.ofSeconds(1);
 
         public float getFailureRateThreshold() {
             return failureRateThreshold;
@@ -142,6 +172,30 @@ public class FenceguardRedisProperties {
 
     public void setContentionBackoffMax(Duration contentionBackoffMax) {
         this.contentionBackoffMax = contentionBackoffMax;
+    }
+
+    public Duration getCallTimeout() {
+        return callTimeout;
+    }
+
+    public void setCallTimeout(Duration callTimeout) {
+        this.callTimeout = callTimeout;
+    }
+
+    public TokenEpoch getTokenEpoch() {
+        return tokenEpoch;
+    }
+
+    public void setTokenEpoch(TokenEpoch tokenEpoch) {
+        this.tokenEpoch = tokenEpoch;
+    }
+
+    public String getTokenEpochSequence() {
+        return tokenEpochSequence;
+    }
+
+    public void setTokenEpochSequence(String tokenEpochSequence) {
+        this.tokenEpochSequence = tokenEpochSequence;
     }
 
     public CircuitBreaker getCircuitBreaker() {

@@ -34,7 +34,8 @@ class ConfigurationMetadataTest {
                 "fenceguard.redis.attempts", "fenceguard.redis.backoff", "fenceguard.redis.contention-backoff",
                 "fenceguard.redis.contention-backoff-max", "fenceguard.redis.circuit-breaker.failure-rate-threshold",
                 "fenceguard.redis.circuit-breaker.sliding-window-size",
-                "fenceguard.redis.circuit-breaker.open-state-duration");
+                "fenceguard.redis.circuit-breaker.open-state-duration", "fenceguard.redis.token-epoch",
+                "fenceguard.redis.token-epoch-sequence");
         assertThat(properties.values()).allSatisfy(property -> {
             assertThat(property.getDescription()).as(property.getId()).isNotBlank();
             if (!COMPUTED_DEFAULTS.contains(property.getId())) {
@@ -42,6 +43,8 @@ class ConfigurationMetadataTest {
             }
         });
         assertThat(properties.get("fenceguard.lease.store").getDefaultValue()).isEqualTo("auto");
+        assertThat(properties.get("fenceguard.redis.token-epoch").getDefaultValue()).isEqualTo("clock");
+        assertThat(properties.get("fenceguard.redis.token-epoch").getDescription()).contains("never steps back");
         assertThat(properties.get("fenceguard.lease.lease-time").getDefaultValue()).isEqualTo("30s");
         assertThat(properties.get("fenceguard.lease.renew-interval").getDescription()).contains("a third of lease-time");
     }

@@ -3,7 +3,6 @@ package io.fenceguard.autoconfigure.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fenceguard.autoconfigure.TestRedisson;
 import io.fenceguard.autoconfigure.redis.FenceguardRedisAutoConfiguration;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.InvalidResourceNameException;
@@ -14,6 +13,7 @@ import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.annotation.Fenced;
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
 import io.fenceguard.redis.RedisLeaseProvider;
+import io.fenceguard.testsupport.TestRedisson;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;

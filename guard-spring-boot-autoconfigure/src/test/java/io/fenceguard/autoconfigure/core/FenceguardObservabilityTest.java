@@ -2,12 +2,13 @@ package io.fenceguard.autoconfigure.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fenceguard.autoconfigure.TestRedisson;
 import io.fenceguard.autoconfigure.redis.FenceguardRedisAutoConfiguration;
 import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseLossReason;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.redis.RedisLeaseProvider;
+import io.fenceguard.testsupport.TestRedisson;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -57,7 +58,7 @@ class FenceguardObservabilityTest {
             assertThat(registry.get("fenceguard.lease.acquire").tag("outcome", "not_obtained").timer().count())
                     .isEqualTo(1);
             assertThat(registry.get("fenceguard.lease.held").gauge().value()).isZero();
-            assertThat(registry.get("fenceguard.lease.lost").counters()).hasSize(3)
+            assertThat(registry.get("fenceguard.lease.lost").counters()).hasSize(LeaseLossReason.values().length)
                     .allSatisfy(counter -> assertThat(counter.count()).isZero());
             // Nothing names the resource: tags stay few whatever the number of resources.
             assertThat(registry.getMeters()).filteredOn(m -> m.getId().getName().startsWith("fenceguard."))

@@ -2,13 +2,13 @@ package io.fenceguard.autoconfigure.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fenceguard.autoconfigure.TestRedisson;
 import io.fenceguard.autoconfigure.redis.FenceguardRedisAutoConfiguration;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.redis.RedisLeaseProvider;
+import io.fenceguard.testsupport.TestRedisson;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -113,9 +113,9 @@ class LeaseStoreSelectionTest {
 
     @Test
     void anUnknownStoreFailsStartupNamingTheProperty() {
-        runner.withBean(RedissonClient.class, () -> redisson).withPropertyValues("fenceguard.lease.store=zookeeper")
+        runner.withBean(RedissonClient.class, () -> redisson).withPropertyValues("fenceguard.lease.store=etcd")
                 .run(context -> assertThat(context).hasFailed().getFailure()
-                        .hasStackTraceContaining("fenceguard.lease.store").hasStackTraceContaining("zookeeper"));
+                        .hasStackTraceContaining("fenceguard.lease.store").hasStackTraceContaining("etcd"));
     }
 
     @Test

@@ -97,6 +97,17 @@ class FenceguardHttpAutoConfigurationTest {
     }
 
     @Test
+    void redisMarksNextToDurableEpochTokensStopTheStartup() {
+        runner.withUserConfiguration(FencedController.class).withPropertyValues(
+                "fenceguard.http.signing.keys.k1=" + KEY, "fenceguard.http.store.type=redis",
+                "fenceguard.redis.token-epoch=database").run(context -> {
+            FailureAnalysis analysis = analysis(context);
+            assertThat(analysis.getDescription()).contains("fenceguard.http.store.type=redis", "durable epoch");
+            assertThat(analysis.getAction()).contains("fenceguard.http.store.type=jdbc");
+        });
+    }
+
+    @Test
     void fencedEndpointDefinedByABeanMethodIsFoundToo() {
         runner.withUserConfiguration(FencedControllerByBean.class).run(context -> analysis(context));
         runner.withUserConfiguration(FencedControllerByBean.class)
@@ -165,6 +176,66 @@ class FenceguardHttpAutoConfigurationTest {
         runner.withPropertyValues("fenceguard.http.signing.keys.k1=" + KEY, "fenceguard.http.signing.keys.k2=" + OTHER_KEY,
                 "fenceguard.http.signing.active-key=k2", "fenceguard.http.client.destinations=https://ledger.internal")
                 .run(context -> assertThat(context.getBean(SigningKeys.class).activeKeyId()).contains("k2"));
+    }
+
+    @Test
+    void demoKeysAreUsedAloneAndNeverNextToConfiguredKeys() {
+        runner.withUserConfiguration(FencedController.class)
+                .withPropertyValues("fenceguard.http.signing.demo-keys.example-1=" + KEY,
+                        "fenceguard.http.signing.keys.prod-1=" + OTHER_KEY, "fenceguard.http.signing.active-key=prod-1")
+                .run(context -> {
+                    FailureAnalysis analysis = analysis(context);
+                    assertThat(analysis.getDescription()).contains("fenceguard.http.signing.demo-keys [example-1]",
+                            "never accepted next to configured keys [prod-1]");
+                    assertThat(analysis.getAction()).contains("Remove fenceguard.http.signing.demo-keys");
+                });
+        runner.withUserConfiguration(FencedController.class)
+                .withPropertyValues("fenceguard.http.signing.demo-keys.example-1=" + KEY)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    SigningKeys keys = context.getBean(SigningKeys.class);
+                    assertThat(keys.activeKeyId()).contains("example-1");
+                    assertThat(keys.required()).isTrue();
+                });
+    }
+
+    @Test
+    void requestModeSignsCallsOutAndRequiresRequestSignaturesWithTheStoreAsNonceCache() {
+        runner.withUserConfiguration(FencedController.class)
+                .withPropertyValues("fenceguard.http.signing.keys.k1=" + KEY, "fenceguard.http.signing.mode=request",
+                        "fenceguard.http.client.destinations=https://ledger.internal", "fenceguard.http.server.max-token-skew=2s")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(InboundFence.class).verifiesRequestSignatures()).isTrue();
+                    assertThat(context.getBean(OutboundFence.class).signsRequests()).isTrue();
+                    long now = java.time.Instant.now().toEpochMilli() * 1_000;
+                    assertThat(context.getBean(InboundFence.class).tokenBound().ceiling().value())
+                            .isBetween(now + 1_000_000, now + 4_000_000);
+                });
+        runner.withUserConfiguration(FencedController.class)
+                .withPropertyValues("fenceguard.http.signing.keys.k1=" + KEY)
+                .run(context -> {
+                    assertThat(context.getBean(InboundFence.class).verifiesRequestSignatures()).isFalse();
+                    assertThat(context.getBean(OutboundFence.class).signsRequests()).isFalse();
+                });
+        runner.withUserConfiguration(FencedController.class)
+                .withBean(io.fenceguard.http.HighWaterStore.class, () -> fence -> io.fenceguard.http.Admission.claimed(fence))
+                .withPropertyValues("fenceguard.http.signing.keys.k1=" + KEY, "fenceguard.http.signing.mode=request")
+                .run(context -> assertThat(analysis(context).getDescription()).contains("needs a nonce store"));
+    }
+
+    @Test
+    void aKeyShorterThan32BytesStopsAServerWithOneLine() {
+        runner.withUserConfiguration(FencedController.class)
+                .withPropertyValues("fenceguard.http.signing.keys.k1=" + java.util.Base64.getEncoder().encodeToString(new byte[31]))
+                .run(context -> {
+                    FailureAnalysis analysis = analysis(context);
+                    assertThat(analysis.getDescription()).contains("signing key 'k1' has 31 bytes; at least 32 are needed");
+                    assertThat(analysis.getAction()).contains("openssl rand -base64 32");
+                });
+        runner.withUserConfiguration(FencedController.class)
+                .withPropertyValues("fenceguard.http.signing.demo-keys.d=" + java.util.Base64.getEncoder().encodeToString(new byte[16]))
+                .run(context -> assertThat(analysis(context).getDescription()).contains("at least 32"));
     }
 
     @Test

@@ -61,6 +61,9 @@ class HttpFencingMetadataTest {
         });
         assertThat(withoutDescription).isEmpty();
         assertThat(properties.get("fenceguard.http.signing.required")).contains("\"defaultValue\": true");
+        assertThat(properties.get("fenceguard.http.signing.mode")).contains("\"defaultValue\": \"compact\"");
+        assertThat(properties.get("fenceguard.http.server.max-token-skew")).contains("\"defaultValue\": \"5s\"");
+        assertThat(properties).containsKeys("fenceguard.http.signing.demo-keys", "fenceguard.http.signing.max-signed-body");
         assertThat(properties.get("fenceguard.http.header-name")).contains("\"defaultValue\": \"Fencing-Token\"");
         assertThat(properties.get("fenceguard.http.store.type")).contains("\"defaultValue\": \"memory\"");
         assertThat(properties.get("fenceguard.http.store.key-prefix")).contains("\"defaultValue\": \"fg:http:\"");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencedTable;
+import io.fenceguard.jdbc.FencingConfigurationException;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.GateMode;
 import java.util.Map;
@@ -28,7 +29,8 @@ class FenceguardJdbcAutoConfigurationTest {
     void wrapsDataSourceBeansWithTheConfiguredFence() {
         runner.withPropertyValues("fenceguard.jdbc.tables=accounts,billing.ledger",
                         "fenceguard.jdbc.token-columns.[billing.ledger]=fence_token", "fenceguard.jdbc.gate-mode=first-statement",
-                        "fenceguard.jdbc.excluded-beans=migrations")
+                        "fenceguard.jdbc.excluded-beans=migrations", "fenceguard.jdbc.verify-catalog=false",
+                        "fenceguard.jdbc.allowed-routines=audit.touch,\"Recalc\"")
                 .run(context -> {
                     DataSource main = context.getBean("main", DataSource.class);
                     assertThat(main).isInstanceOf(FencedDataSource.class);
@@ -36,9 +38,28 @@ class FenceguardJdbcAutoConfigurationTest {
                     assertThat(fenced.config().tables()).containsExactly(FencedTable.of("accounts"),
                             FencedTable.of("billing.ledger", "fence_token"));
                     assertThat(fenced.config().gateMode()).isEqualTo(GateMode.FIRST_STATEMENT);
+                    assertThat(fenced.config().verifyCatalog()).isFalse();
+                    assertThat(fenced.config().allowedRoutines()).containsExactly("audit.touch", "\"Recalc\"");
                     assertThat(fenced.target()).isInstanceOf(JdbcDataSource.class);
                     assertThat(context.getBean("migrations", DataSource.class)).isInstanceOf(JdbcDataSource.class);
                     assertThat(fenced.explain("UPDATE accounts SET x = ?")).contains("current_token = CASE");
+                });
+    }
+
+    @Test
+    void theCatalogCheckIsOnByDefaultAndNamesAMissingTable() {
+        runner.withPropertyValues("fenceguard.jdbc.tables=\"No Such Table\"").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).isInstanceOf(FencedTablesConfigurationException.class)
+                    .hasMessageContaining("No Such Table").hasMessageContaining("does not exist")
+                    .hasCauseInstanceOf(FencingConfigurationException.class);
+            assertThat(context.getStartupFailure().getMessage()).doesNotContain("\n");
+        });
+        runner.withPropertyValues("fenceguard.jdbc.tables=\"No Such Table\"", "fenceguard.jdbc.verify-catalog=false")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    FencedDataSource fenced = (FencedDataSource) context.getBean("main", DataSource.class);
+                    assertThat(fenced.config().tables()).containsExactly(FencedTable.of("\"No Such Table\""));
                 });
     }
 
@@ -72,7 +93,7 @@ class FenceguardJdbcAutoConfigurationTest {
 
     @Test
     void theUnfencedFlywayCustomizerPointsFlywayBelowTheFence() {
-        runner.withPropertyValues("fenceguard.jdbc.tables=accounts").run(context -> {
+        runner.withPropertyValues("fenceguard.jdbc.tables=accounts", "fenceguard.jdbc.verify-catalog=false").run(context -> {
             DataSource fenced = context.getBean("main", DataSource.class);
             FluentConfiguration configuration = new FluentConfiguration().dataSource(fenced);
             context.getBean("fenceguardUnfencedFlyway", FlywayConfigurationCustomizer.class).customize(configuration);
@@ -87,7 +108,8 @@ class FenceguardJdbcAutoConfigurationTest {
                 "fenceguard.jdbc.tables", "fenceguard.jdbc.token-column", "fenceguard.jdbc.token-columns",
                 "fenceguard.jdbc.gate-mode", "fenceguard.jdbc.gate-table", "fenceguard.jdbc.dialect",
                 "fenceguard.jdbc.plan-cache-size", "fenceguard.jdbc.excluded-beans",
-                "fenceguard.jdbc.unfenced-migrations");
+                "fenceguard.jdbc.unfenced-migrations", "fenceguard.jdbc.verify-catalog",
+                "fenceguard.jdbc.allowed-routines", "fenceguard.jdbc.trigger-mode");
         properties.values().forEach(p -> assertThat((String) p.get("description")).as("%s", p.get("name"))
                 .isNotBlank().contains("Default:"));
         assertThat(properties.get("fenceguard.jdbc.token-column").get("defaultValue"))
@@ -99,6 +121,7 @@ class FenceguardJdbcAutoConfigurationTest {
         assertThat(properties.get("fenceguard.jdbc.gate-mode").get("defaultValue")).isEqualTo("explicit");
         assertThat(properties.get("fenceguard.jdbc.enabled").get("defaultValue")).isEqualTo(true);
         assertThat(properties.get("fenceguard.jdbc.unfenced-migrations").get("defaultValue")).isEqualTo(true);
+        assertThat(properties.get("fenceguard.jdbc.verify-catalog").get("defaultValue")).isEqualTo(true);
         FenceguardJdbcProperties defaults = new FenceguardJdbcProperties();
         assertThat(defaults.toConfig()).isEqualTo(FencingConfig.builder().build());
     }

@@ -2,14 +2,15 @@ package io.fenceguard.autoconfigure.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fenceguard.autoconfigure.TestRedisson;
 import io.fenceguard.autoconfigure.core.FenceguardLeaseAutoConfiguration;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.spi.LeaseProvider;
+import io.fenceguard.redis.JdbcTokenEpochSource;
 import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.redis.RedisLeaseProvider;
+import io.fenceguard.testsupport.TestRedisson;
 import io.fenceguard.testsupport.TestServers;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -57,6 +58,37 @@ class FenceguardRedisAutoConfigurationTest {
                         assertThat(redisson.getKeys().getKeysByPattern("fgorders:*" + resource + "*")).isNotEmpty();
                     }
                 });
+    }
+
+    @Test
+    void tokensOnADatabaseSequenceWhenAskedForAndOnTheClockFloorByDefault() {
+        String db = "jdbc:h2:mem:epoch" + System.nanoTime() + ";DB_CLOSE_DELAY=-1";
+        runner.withBean(RedissonClient.class, () -> redisson)
+                .withBean(javax.sql.DataSource.class, () -> {
+                    org.h2.jdbcx.JdbcDataSource ds = new org.h2.jdbcx.JdbcDataSource();
+                    ds.setURL(db);
+                    return ds;
+                })
+                .withPropertyValues("fenceguard.redis.token-epoch=database", "fenceguard.redis.token-epoch-sequence=app_epochs")
+                .run(context -> {
+                    RedisLeaseProvider provider = context.getBean(RedisLeaseProvider.class);
+                    assertThat(provider.config().tokenEpochSource()).isInstanceOf(JdbcTokenEpochSource.class);
+                    try (Lease lease = context.getBean(LeaseManager.class).acquire("epoch:" + System.nanoTime(), Duration.ofSeconds(1))) {
+                        assertThat(provider.epochsTaken()).isEqualTo(1);
+                        assertThat(lease.token().value()).isPositive();
+                    }
+                    try (var c = java.sql.DriverManager.getConnection(db);
+                         var rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM INFORMATION_SCHEMA.SEQUENCES "
+                                 + "WHERE SEQUENCE_NAME = 'APP_EPOCHS'")) {
+                        rs.next();
+                        assertThat(rs.getInt(1)).as("the sequence in the application's database").isEqualTo(1);
+                    }
+                });
+        runner.withBean(RedissonClient.class, () -> redisson).run(context ->
+                assertThat(context.getBean(RedisLeaseProvider.class).config().tokenEpochSource()).isNull());
+        runner.withBean(RedissonClient.class, () -> redisson).withPropertyValues("fenceguard.redis.token-epoch=database")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .rootCause().hasMessageContaining("fenceguard.redis.token-epoch=database needs one DataSource"));
     }
 
     @Test

@@ -1,0 +1,173 @@
+package io.fenceguard.messaging.bench;
+
+import io.fenceguard.core.Fence;
+import io.fenceguard.http.FenceHeader;
+import io.fenceguard.http.HighWaterStore;
+import io.fenceguard.http.InMemoryHighWaterStore;
+import io.fenceguard.messaging.MessageAdmission;
+import io.fenceguard.messaging.MessageHeaders;
+import io.fenceguard.messaging.kafka.FencingRecordInterceptor;
+import io.fenceguard.redis.RedisHighWaterStore;
+import io.fenceguard.testsupport.TestServers;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.ContainerProperties;
+import org.springframework.kafka.listener.KafkaMessageListenerContainer;
+import org.springframework.kafka.listener.MessageListener;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+import org.springframework.kafka.test.utils.ContainerTestUtils;
+
+/**
+ * Consumer admission cost per message, against the same consumer without admission in the same run:
+ * fenced records on Spring Kafka's embedded broker, consumed by a listener container without the
+ * {@link FencingRecordInterceptor} (the anchor), with it on the in-memory high-water store and with it on
+ * the Redis store ({@code GUARD_TEST_REDIS_URL}). Rounds alternate the variants; each round consumes
+ * {@code bench.messaging.records} records and is timed from the first record the listener sees to the last.
+ * Always exits: at the latest after {@code bench.messaging.deadline} seconds, with status 3.
+ */
+public final class AdmissionBenchmark {
+
+    private static final int RECORDS = Integer.getInteger("bench.messaging.records", 20_000);
+    private static final int ROUNDS = Integer.getInteger("bench.messaging.rounds", 4);
+    private static final int DEADLINE = Integer.getInteger("bench.messaging.deadline", 600);
+
+    private AdmissionBenchmark() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep(TimeUnit.SECONDS.toMillis(DEADLINE));
+                System.err.println("messaging benchmark: deadline of " + DEADLINE + " s passed; stopping");
+                Runtime.getRuntime().halt(3);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "bench-deadline");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        int status = 0;
+        try {
+            run();
+        } catch (Throwable e) {
+            e.printStackTrace();
+            status = 1;
+        }
+        System.out.flush();
+        Runtime.getRuntime().halt(status);
+    }
+
+    private static void run() throws Exception {
+        EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, 1);
+        broker.afterPropertiesSet();
+        Config config = new Config();
+        config.useSingleServer().setAddress(TestServers.redis().uri());
+        RedissonClient redisson = Redisson.create(config);
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        Map<String, HighWaterStore> variants = new LinkedHashMap<>();
+        variants.put("no admission (anchor)", null);
+        variants.put("admission, in-memory store", InMemoryHighWaterStore.create());
+        variants.put("admission, Redis store", RedisHighWaterStore.of(redisson, "fg-bench-" + run + ":"));
+
+        DefaultKafkaProducerFactory<String, String> producers = new DefaultKafkaProducerFactory<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.LINGER_MS_CONFIG, 5));
+        KafkaTemplate<String, String> template = new KafkaTemplate<>(producers);
+        Map<String, List<Double>> micros = new LinkedHashMap<>();
+        variants.keySet().forEach(name -> micros.put(name, new ArrayList<>()));
+
+        System.out.printf("messaging benchmark: %d records per round, %d rounds (+1 warm-up), variants alternate%n",
+                RECORDS, ROUNDS);
+        int round = 0;
+        for (int r = 0; r <= ROUNDS; r++) {
+            for (Map.Entry<String, HighWaterStore> variant : variants.entrySet()) {
+                String topic = "fg-bench-" + run + "-" + round++;
+                broker.addTopics(topic);
+                double perRecord = consume(broker, template, topic, variant.getValue(), "account:bench-" + run);
+                if (r > 0) {
+                    micros.get(variant.getKey()).add(perRecord);
+                }
+                System.out.printf("  round %d %-28s %8.2f µs/record%s%n", r, variant.getKey(), perRecord,
+                        r == 0 ? " (warm-up)" : "");
+            }
+        }
+        double anchor = median(micros.get("no admission (anchor)"));
+        System.out.println();
+        System.out.println("consumer admission cost per record (median of rounds; same run, same broker):");
+        System.out.printf("%-30s %12s %14s %12s %8s%n", "variant", "µs/record", "records/s", "extra µs", "ratio");
+        for (Map.Entry<String, List<Double>> e : micros.entrySet()) {
+            double m = median(e.getValue());
+            System.out.printf("%-30s %12.2f %14.0f %12.2f %8.2f%n", e.getKey(), m, 1e6 / m, m - anchor, m / anchor);
+        }
+        producers.destroy();
+        redisson.shutdown();
+        broker.destroy();
+    }
+
+    private static double consume(EmbeddedKafkaKraftBroker broker, KafkaTemplate<String, String> template, String topic,
+            HighWaterStore store, String resource) throws Exception {
+        CountDownLatch done = new CountDownLatch(RECORDS);
+        AtomicLong first = new AtomicLong();
+        AtomicLong last = new AtomicLong();
+        ContainerProperties properties = new ContainerProperties(topic);
+        properties.setMessageListener((MessageListener<String, String>) record -> {
+            long now = System.nanoTime();
+            first.compareAndSet(0, now);
+            last.set(now);
+            done.countDown();
+        });
+        KafkaMessageListenerContainer<String, String> container = new KafkaMessageListenerContainer<>(
+                new DefaultKafkaConsumerFactory<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
+                        ConsumerConfig.GROUP_ID_CONFIG, topic,
+                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+                        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+                        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class)),
+                properties);
+        if (store != null) {
+            container.setRecordInterceptor(new FencingRecordInterceptor<>(MessageAdmission.of(store)));
+        }
+        // all records first, so that the consumer is timed alone
+        byte[] fence = FenceHeader.of(Fence.of(resource, "1795000000000000")).value().getBytes(StandardCharsets.US_ASCII);
+        for (int i = 0; i < RECORDS; i++) {
+            ProducerRecord<String, String> record = new ProducerRecord<>(topic, "record-" + i);
+            record.headers().add(MessageHeaders.FENCE, fence);
+            template.send(record);
+        }
+        template.flush();
+        container.start();
+        ContainerTestUtils.waitForAssignment(container, 1);
+        if (!done.await(120, TimeUnit.SECONDS)) {
+            container.stop();
+            throw new IllegalStateException(done.getCount() + " records of " + RECORDS + " not consumed in 120 s on " + topic);
+        }
+        container.stop();
+        return (last.get() - first.get()) / 1000.0 / (RECORDS - 1);
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(null);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+}

@@ -1,0 +1,158 @@
+package io.fenceguard.reactor.webflux;
+
+import io.fenceguard.core.Lease;
+import io.fenceguard.http.Admission;
+import io.fenceguard.http.FencedRoute;
+import io.fenceguard.http.InboundFence;
+import io.fenceguard.http.Problem;
+import io.fenceguard.http.RefusalListener;
+import io.fenceguard.http.Verdict;
+import io.fenceguard.reactor.ReactiveLeaseContext;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.springframework.core.Ordered;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The WebFlux counterpart of the servlet {@code FencingFilter}: the same decision ({@link InboundFence}:
+ * routes, header parsing, signature check, high-water admission), the same answers (RFC 9457
+ * {@code application/problem+json}, types {@code urn:fenceguard:*}, statuses 400/403/409/428/503), and
+ * an admitted request runs under the presented fence, here bound in the Reactor Context
+ * ({@link ReactiveLeaseContext}) as a presented {@link Lease}: the handler's R2DBC writes and WebClient
+ * calls carry the caller's token.
+ *
+ * <p>Unfenced requests pass without leaving the event loop. The high-water stores block (JDBC, Redis),
+ * so the admission of a fenced request runs on {@code Schedulers.boundedElastic()}; an in-memory store
+ * may be checked in place ({@link #of(InboundFence, RefusalListener, Scheduler)} with
+ * {@code Schedulers.immediate()}).
+ */
+public final class FencingWebFilter implements WebFilter, Ordered {
+
+    /** Exchange attribute holding the {@link Admission} of an admitted request. */
+    public static final String ADMISSION_ATTRIBUTE = FencingWebFilter.class.getName() + ".admission";
+
+    private final InboundFence fence;
+    private final RefusalListener listener;
+    private final Scheduler scheduler;
+    private final int order;
+
+    private FencingWebFilter(InboundFence fence, RefusalListener listener, Scheduler scheduler, int order) {
+        this.fence = fence;
+        this.listener = listener;
+        this.scheduler = scheduler;
+        this.order = order;
+    }
+
+    public static FencingWebFilter of(InboundFence fence) {
+        return of(fence, (method, path, problem) -> { });
+    }
+
+    /** With a listener told of every refusal. */
+    public static FencingWebFilter of(InboundFence fence, RefusalListener listener) {
+        return of(fence, listener, Schedulers.boundedElastic());
+    }
+
+    /** Admission checks on {@code scheduler}: {@code Schedulers.immediate()} only for a store that never blocks. */
+    public static FencingWebFilter of(InboundFence fence, RefusalListener listener, Scheduler scheduler) {
+        return new FencingWebFilter(Objects.requireNonNull(fence, "fence"), Objects.requireNonNull(listener, "listener"),
+                Objects.requireNonNull(scheduler, "scheduler"), 0);
+    }
+
+    /** This filter with {@code order} among the application's {@code WebFilter}s (default 0: after security filters). */
+    public FencingWebFilter withOrder(int order) {
+        return new FencingWebFilter(fence, listener, scheduler, order);
+    }
+
+    @Override
+    public int getOrder() {
+        return order;
+    }
+
+    public InboundFence inboundFence() {
+        return fence;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        ServerHttpRequest request = exchange.getRequest();
+        String method = request.getMethod().name();
+        String path = decodedPath(request);
+        Optional<Map.Entry<FencedRoute, Map<String, String>>> route = fence.route(method, path);
+        if (route.isEmpty()) {
+            return chain.filter(exchange);
+        }
+        List<String> values = request.getHeaders().getOrEmpty(fence.headerName());
+        return Mono.fromCallable(() -> fence.check(route.get().getKey().resource(), route.get().getValue(), values))
+                .subscribeOn(scheduler)
+                .flatMap(verdict -> proceed(verdict, exchange, chain, method, path));
+    }
+
+    private Mono<Void> proceed(Verdict verdict, ServerWebExchange exchange, WebFilterChain chain, String method,
+            String path) {
+        if (verdict.problem().isPresent()) {
+            Problem problem = verdict.problem().get();
+            listener.refused(method, path, problem);
+            return send(exchange.getResponse(), problem, exchange.getRequest().getPath().value());
+        }
+        Admission admission = verdict.admission().orElseThrow();
+        exchange.getAttributes().put(ADMISSION_ATTRIBUTE, admission);
+        Lease presented = Lease.presented(admission.presented(), "http:" + remote(exchange.getRequest()));
+        // Bound for this request only: closed when it ends, as the servlet filter's scope is.
+        return chain.filter(exchange).contextWrite(ReactiveLeaseContext.with(presented)).doFinally(signal -> presented.close());
+    }
+
+    /**
+     * What the application maps: the path within the application, each segment percent-decoded and
+     * without {@code ;parameters}, as the servlet filter sees the servlet path.
+     */
+    static String decodedPath(ServerHttpRequest request) {
+        StringBuilder path = new StringBuilder();
+        for (PathContainer.Element element : request.getPath().pathWithinApplication().elements()) {
+            if (element instanceof PathContainer.PathSegment segment) {
+                path.append(segment.valueToMatch());
+            } else {
+                path.append(element.value());
+            }
+        }
+        return path.length() == 0 ? "/" : path.toString();
+    }
+
+    private static String remote(ServerHttpRequest request) {
+        InetSocketAddress address = request.getRemoteAddress();
+        if (address == null) {
+            return "unknown";
+        }
+        return address.getAddress() != null ? address.getAddress().getHostAddress() : address.getHostString();
+    }
+
+    /** Writes {@code problem} as the whole response. */
+    static Mono<Void> send(ServerHttpResponse response, Problem problem, String instance) {
+        byte[] body = problem.toJson(instance).getBytes(StandardCharsets.UTF_8);
+        response.setStatusCode(HttpStatusCode.valueOf(problem.status()));
+        HttpHeaders headers = response.getHeaders();
+        headers.set(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE + ";charset=UTF-8");
+        headers.setContentLength(body.length);
+        DataBuffer buffer = response.bufferFactory().wrap(body);
+        return response.writeWith(Mono.just(buffer));
+    }
+
+    @Override
+    public String toString() {
+        return "FencingWebFilter[" + fence + "]";
+    }
+}

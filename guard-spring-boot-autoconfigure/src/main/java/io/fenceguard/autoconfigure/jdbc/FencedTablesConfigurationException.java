@@ -1,0 +1,9 @@
+package io.fenceguard.autoconfigure.jdbc;
+
+/** The fenced tables of {@code fenceguard.jdbc.*} do not fit the database's catalog: start-up stops with why. */
+public class FencedTablesConfigurationException extends IllegalStateException {
+
+    public FencedTablesConfigurationException(java.sql.SQLException cause) {
+        super("fenceguard.jdbc: " + cause.getMessage(), cause);
+    }
+}

@@ -1,0 +1,148 @@
+package io.fenceguard.autoconfigure.reactive;
+
+import io.fenceguard.autoconfigure.core.FenceguardLeaseAutoConfiguration;
+import io.fenceguard.autoconfigure.http.FenceguardHttpAutoConfiguration;
+import io.fenceguard.autoconfigure.http.FenceguardHttpProperties;
+import io.fenceguard.autoconfigure.http.HttpServerSupport;
+import io.fenceguard.core.LeaseManager;
+import io.fenceguard.http.FencedRoute;
+import io.fenceguard.http.HighWaterStore;
+import io.fenceguard.http.InMemoryHighWaterStore;
+import io.fenceguard.http.InboundFence;
+import io.fenceguard.http.OutboundFence;
+import io.fenceguard.http.RefusalListener;
+import io.fenceguard.http.SigningKeys;
+import io.fenceguard.http.TokenBound;
+import io.fenceguard.jdbc.FencingConfig;
+import io.fenceguard.reactor.ReactiveLeases;
+import io.fenceguard.reactor.r2dbc.FencedConnectionFactory;
+import io.r2dbc.spi.ConnectionFactory;
+import io.fenceguard.reactor.webflux.FencedEndpointWebFilter;
+import io.fenceguard.reactor.webflux.FencingWebFilter;
+import io.fenceguard.reactor.webflux.ReactiveFencedHandlerRoutes;
+import io.fenceguard.reactor.webflux.ReactiveFencingExchangeFilterFunction;
+import java.util.List;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.webclient.WebClientCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
+import org.springframework.web.server.WebFilter;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Reactive stacks ({@code fenceguard-reactor}): {@link ReactiveLeases} on the application's
+ * {@link LeaseManager}; in a reactive web application with fenced endpoints, the {@link FencingWebFilter}
+ * (same {@code fenceguard.http.*} settings, store and keys as the servlet filter); and {@code WebClient}s
+ * from Boot's builder send the fence of the lease in the Reactor Context (falling back to the thread's);
+ * R2DBC {@code ConnectionFactory} beans are fenced with the {@code fenceguard.jdbc.*} settings.
+ */
+@AutoConfiguration(after = FenceguardLeaseAutoConfiguration.class, before = FenceguardHttpAutoConfiguration.class)
+@ConditionalOnClass(ReactiveLeases.class)
+public class FenceguardReactiveAutoConfiguration {
+
+    @Bean
+    @ConditionalOnBean(LeaseManager.class)
+    @ConditionalOnMissingBean
+    ReactiveLeases reactiveLeases(LeaseManager leaseManager) {
+        return ReactiveLeases.of(leaseManager);
+    }
+
+    /**
+     * Replaces the thread-bound WebClient filter of the HTTP auto-configuration (same bean name, so that
+     * one backs off) with one that reads the Reactor Context first.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({WebClient.class, WebClientCustomizer.class, OutboundFence.class,
+            ReactiveFencingExchangeFilterFunction.class})
+    @ConditionalOnBooleanProperty(name = FenceguardHttpProperties.PREFIX + ".client.enabled", matchIfMissing = true)
+    static class WebClients {
+
+        /** The OutboundFence comes from the HTTP auto-configuration, which runs after this one. */
+        @Bean
+        @ConditionalOnMissingBean(name = "fencingWebClientCustomizer")
+        WebClientCustomizer fencingWebClientCustomizer(ObjectProvider<OutboundFence> fence) {
+            return builder -> fence.ifAvailable(f -> builder.filter(new ReactiveFencingExchangeFilterFunction(f)));
+        }
+    }
+
+    /**
+     * R2DBC row fencing: every {@code ConnectionFactory} bean is fenced with the JDBC fence's settings
+     * ({@code fenceguard.jdbc.tables}, token columns, excluded beans).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ConnectionFactory.class, FencedConnectionFactory.class, FencingConfig.class})
+    @ConditionalOnBooleanProperty(name = "fenceguard.jdbc.enabled", matchIfMissing = true)
+    static class R2dbc {
+
+        @Bean
+        static FencedConnectionFactoryPostProcessor fencedConnectionFactoryPostProcessor(Environment environment) {
+            return new FencedConnectionFactoryPostProcessor(environment);
+        }
+    }
+
+    /** The fencing WebFilter in a reactive web application that has fenced endpoints. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+    @ConditionalOnClass({WebFilter.class, RequestMappingHandlerMapping.class, InboundFence.class, FencingWebFilter.class})
+    @ConditionalOnBooleanProperty(name = FenceguardHttpProperties.PREFIX + ".server.enabled", matchIfMissing = true)
+    @Conditional(HttpServerSupport.OnFencedEndpoints.class)
+    static class WebFluxServer {
+
+        @Bean
+        @ConditionalOnMissingBean
+        TokenBound fencingTokenBound(FenceguardHttpProperties properties) {
+            return HttpServerSupport.tokenBound(properties);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        HighWaterStore highWaterStore(FenceguardHttpProperties properties, BeanFactory beans, TokenBound bound) {
+            return HttpServerSupport.highWaterStore(properties, beans, bound);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        InboundFence inboundFence(FenceguardHttpProperties properties, HighWaterStore store, SigningKeys keys,
+                TokenBound bound, ObjectProvider<RequestMappingHandlerMapping> mappings) {
+            HttpServerSupport.requireKeysForServer(keys, properties);
+            HttpServerSupport.requireCompactSignatures(properties, "The WebFlux fencing filter");
+            List<FencedRoute> configured = properties.getServer().getRoutes().stream()
+                    .map(route -> FencedRoute.of(route.getMethods(), route.getPath(), route.getResource()))
+                    .toList();
+            return InboundFence.of(new ReactiveFencedHandlerRoutes(configured, () -> mappings.orderedStream().toList()),
+                    store, keys, properties.getHeaderName()).withTokenBound(bound);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        FencingWebFilter fencingWebFilter(InboundFence fence, HighWaterStore store, FenceguardHttpProperties properties,
+                ObjectProvider<RefusalListener> listeners) {
+            List<RefusalListener> all = listeners.orderedStream().toList();
+            RefusalListener each = (method, path, problem) -> all.forEach(l -> l.refused(method, path, problem));
+            // The in-memory store never blocks: checked on the event loop. The others go to boundedElastic.
+            return FencingWebFilter.of(fence, each, store instanceof InMemoryHighWaterStore
+                    ? Schedulers.immediate() : Schedulers.boundedElastic())
+                    .withOrder(properties.getServer().getFilterOrder());
+        }
+
+        /** Refuses {@code @FencedEndpoint} handlers for requests the fencing filter did not admit. */
+        @Bean
+        @ConditionalOnMissingBean
+        FencedEndpointWebFilter fencedEndpointWebFilter(FenceguardHttpProperties properties,
+                ObjectProvider<RequestMappingHandlerMapping> mappings) {
+            return FencedEndpointWebFilter.of(() -> mappings.orderedStream().toList(),
+                    properties.getServer().getFilterOrder() + 1);
+        }
+    }
+}
