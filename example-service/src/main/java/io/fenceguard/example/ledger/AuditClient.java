@@ -1,8 +1,10 @@
 package io.fenceguard.example.ledger;
 
-import java.util.Map;
+import java.net.http.HttpClient;
+import java.time.Duration;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.MediaType;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.stereotype.Component;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestClientResponseException;
@@ -18,7 +20,19 @@ public class AuditClient {
     private final RestClient client;
 
     public AuditClient(RestClient.Builder builder, @Value("${example.audit.base-url}") String baseUrl) {
-        this.client = builder.baseUrl(baseUrl).build();
+        // Bounded calls: a hung audit call must not hold the deposit's lease, nor stop the relay's rounds.
+        JdkClientHttpRequestFactory requests = new JdkClientHttpRequestFactory(
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build());
+        requests.setReadTimeout(Duration.ofSeconds(15));
+        this.client = builder.baseUrl(baseUrl).requestFactory(requests).build();
+    }
+
+    /**
+     * The request body. A record, so that its JSON is the same bytes in every process: a resend after a
+     * restart must match the first request's fingerprint (method, path, body digest), and the iteration
+     * order of a {@code Map.of} changes from one JVM to the next.
+     */
+    record EntryBody(long amount, long balance) {
     }
 
     /**
@@ -30,7 +44,7 @@ public class AuditClient {
             client.post().uri("/audit/{id}", accountId)
                     .header("Idempotency-Key", idempotencyKey)
                     .contentType(MediaType.APPLICATION_JSON)
-                    .body(Map.of("amount", amount, "balance", balance))
+                    .body(new EntryBody(amount, balance))
                     .retrieve()
                     .toBodilessEntity();
         } catch (RestClientResponseException e) {
