@@ -4,10 +4,12 @@ import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.FenceHeader;
+import io.fenceguard.http.HighWaterStore;
 import io.fenceguard.http.RequestSignatures;
 import io.fenceguard.http.SigningKeys;
 import io.fenceguard.http.support.Instances;
 import io.fenceguard.http.support.TestApp;
+import io.fenceguard.http.support.TestWiring;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Duration;
@@ -27,8 +29,8 @@ import javax.sql.DataSource;
  * and request-signed, and PUT /writes/bench, whose handler inserts a row in the same PostgreSQL, without the
  * filter (that row's anchor), with the JDBC store, and with the JDBC store's admission in the handler's
  * transaction (one commit); the same token each time, so every request consults the store (request-signed:
- * the nonce cache too). The Redis store's figures come from fenceguard-redis, which this module cannot
- * depend on. All three are warmed up first, then measured in rounds in a
+ * the nonce cache too). Stores this module cannot depend on add their rows through an {@link Extension}
+ * (fenceguard-redis's {@code RedisHttpGuardBenchmark}: the Redis store, in the same run). All are warmed up first, then measured in rounds in a
  * rotating order (so neither JIT warm-up nor a drift in machine load favours one); figures are over all
  * rounds. The header's parse and verification alone are the JMH micro-benchmark {@link FenceHeaderBenchmark}.
  *
@@ -37,7 +39,7 @@ import javax.sql.DataSource;
  * the deadline passed.
  *
  * <pre>
- * ./mvnw -B -pl guard-http-filter -am -Pbench -DskipTests verify
+ * ./mvnw -B -pl guard-redis -am -Dbench=http -DskipTests verify   (with the Redis store; see RedisHttpGuardBenchmark)
  *   env GUARD_TEST_POSTGRES_URL, _USER, _PASSWORD (default jdbc:postgresql://127.0.0.1:5432/test, postgres)
  *   -Dbench.http.seconds=8 (per endpoint, over all rounds) -Dbench.http.rounds=4 -Dbench.http.warmup=3
  *   -Dbench.http.threads=8 -Dbench.http.request-timeout=5 -Dbench.http.attempts=3
@@ -67,10 +69,15 @@ public final class HttpGuardBenchmark {
     }
 
     public static void main(String[] args) {
+        main(setup -> List.of());
+    }
+
+    /** Runs the benchmark with {@code extension}'s rows after this module's, then exits the JVM. */
+    public static void main(Extension extension) {
         startDeadline();
         int status = 1;
         try {
-            status = run();
+            status = run(extension);
         } catch (Throwable e) {
             System.err.println("HTTP benchmark failed: " + e);
             e.printStackTrace();
@@ -98,26 +105,113 @@ public final class HttpGuardBenchmark {
         deadline.start();
     }
 
-    private static int run() throws Exception {
+    /** One endpoint of the table: its name, its request and the row it is compared with (its anchor). */
+    public record Row(String name, Supplier<HttpRequest> request, int anchor) {
+    }
+
+    /**
+     * More rows measured in the same run, for stores this module cannot depend on (the Redis store lives in
+     * fenceguard-redis, which depends on this module): they start their own instances through {@link Setup}.
+     */
+    public interface Extension extends AutoCloseable {
+
+        List<Row> rows(Setup setup) throws Exception;
+
+        @Override
+        default void close() throws Exception {
+        }
+    }
+
+    /** What an {@link Extension} needs: instances, the headers and the signer of this run. */
+    public static final class Setup {
+
+        private final Instances instances;
+        private final BenchPostgres postgres;
+        private final RequestSignatures signer;
+        private final String unsigned;
+        private final String compact;
+        private final List<Row> rows = new ArrayList<>();
+
+        private Setup(Instances instances, BenchPostgres postgres, RequestSignatures signer, String unsigned,
+                String compact) {
+            this.instances = instances;
+            this.postgres = postgres;
+            this.signer = signer;
+            this.unsigned = unsigned;
+            this.compact = compact;
+        }
+
+        /**
+         * Starts an instance of the test app with {@code settings} and {@code store} (else the one the settings
+         * name), with the run's PostgreSQL pool as its DataSource when {@code dataSource}; answers its port.
+         */
+        public int start(String name, Map<String, String> settings, Supplier<HighWaterStore> store, boolean dataSource) {
+            Map<String, Object> properties = new LinkedHashMap<>(Instances.defaults());
+            properties.putAll(settings);
+            return Instances.port(instances.start(name, properties, ctx -> {
+                if (dataSource) {
+                    ctx.registerBean(DataSource.class, () -> postgres.pool(THREADS));
+                }
+                if (store != null) {
+                    ctx.registerBean(TestWiring.CustomStore.class, () -> store::get);
+                }
+            }));
+        }
+
+        /** The index of the row named {@code name}, the anchor of rows compared with it. */
+        public int indexOf(String name) {
+            for (int i = 0; i < rows.size(); i++) {
+                if (rows.get(i).name().equals(name)) {
+                    return i;
+                }
+            }
+            throw new IllegalArgumentException("no row " + name);
+        }
+
+        /** The same request every time, with the compact signed header ({@code null} path: /accounts/bench). */
+        public Supplier<HttpRequest> compact(int port, String path) {
+            return fixed(port, compact, path == null ? "/accounts/bench" : path);
+        }
+
+        /** A new request signature and nonce for every request. */
+        public Supplier<HttpRequest> requestSigned(int port) {
+            return signed(port, signer, unsigned);
+        }
+    }
+
+    private static int run(Extension extension) throws Exception {
         SigningKeys keys = SigningKeys.of(Map.of("k1", Base64.getDecoder().decode(Instances.KEY_A)), "k1");
         Fence fence = new Fence(ResourceName.of("account:bench"), FencingToken.of(42));
         String unsigned = FenceHeader.of(fence).value();
         String compact = keys.header(fence).value();
         RequestSignatures signer = RequestSignatures.of(keys, "Fencing-Token");
         try (BenchPostgres postgres = new BenchPostgres(); Instances instances = new Instances();
-                LoadDriver driver = new LoadDriver(THREADS, ATTEMPTS, REQUEST_TIMEOUT)) {
-            int openPort = start(instances, "open", Map.of("test.fencing", "false"), null, postgres);
-            int unsignedPort = start(instances, "memory-unsigned", Map.of("test.unsigned", "true"), null, postgres);
-            int memoryPort = start(instances, "memory", Map.of(), null, postgres);
-            int memoryRequestPort = start(instances, "memory-request", Map.of("test.request-signatures", "true"), null,
-                    postgres);
-            int jdbcPort = start(instances, "jdbc", Map.of("test.store", "jdbc"), "jdbc", postgres);
-            int jdbcRequestPort = start(instances, "jdbc-request", Map.of("test.store", "jdbc",
-                    "test.request-signatures", "true"), "jdbc", postgres);
-            int openWritesPort = start(instances, "open-writes", Map.of("test.fencing", "false"), "jdbc", postgres);
-            int jdbcWritesPort = start(instances, "jdbc-writes", Map.of("test.store", "jdbc"), "jdbc", postgres);
-            int joinedWritesPort = start(instances, "jdbc-joined-writes", Map.of("test.store", "jdbc",
-                    "test.join-transaction", "true"), "jdbc", postgres);
+                LoadDriver driver = new LoadDriver(THREADS, ATTEMPTS, REQUEST_TIMEOUT); extension) {
+            Setup setup = new Setup(instances, postgres, signer, unsigned, compact);
+            List<Row> rows = setup.rows;
+            int openPort = setup.start("open", Map.of("test.fencing", "false"), null, false);
+            rows.add(new Row("no filter", fixed(openPort, null), 0));
+            int unsignedPort = setup.start("memory-unsigned", Map.of("test.unsigned", "true"), null, false);
+            rows.add(new Row("in-memory, unsigned", fixed(unsignedPort, unsigned), 0));
+            int memoryPort = setup.start("memory", Map.of(), null, false);
+            rows.add(new Row("in-memory, compact signed", fixed(memoryPort, compact), 0));
+            int memoryRequestPort = setup.start("memory-request", Map.of("test.request-signatures", "true"), null, false);
+            rows.add(new Row("in-memory, request-signed", signed(memoryRequestPort, signer, unsigned), 0));
+            int jdbcPort = setup.start("jdbc", Map.of("test.store", "jdbc"), null, true);
+            rows.add(new Row("JDBC, compact signed", fixed(jdbcPort, compact), 0));
+            int jdbcRequestPort = setup.start("jdbc-request", Map.of("test.store", "jdbc",
+                    "test.request-signatures", "true"), null, true);
+            rows.add(new Row("JDBC, request-signed", signed(jdbcRequestPort, signer, unsigned), 0));
+            int openWritesPort = setup.start("open-writes", Map.of("test.fencing", "false"), null, true);
+            int writesAnchor = rows.size();
+            rows.add(new Row("no filter, handler writes", fixed(openWritesPort, null, "/writes/bench"), writesAnchor));
+            int jdbcWritesPort = setup.start("jdbc-writes", Map.of("test.store", "jdbc"), null, true);
+            rows.add(new Row("JDBC, handler writes", fixed(jdbcWritesPort, compact, "/writes/bench"), writesAnchor));
+            int joinedWritesPort = setup.start("jdbc-joined-writes", Map.of("test.store", "jdbc",
+                    "test.join-transaction", "true"), null, true);
+            rows.add(new Row("JDBC joined, handler writes", fixed(joinedWritesPort, compact, "/writes/bench"),
+                    writesAnchor));
+            rows.addAll(extension.rows(setup));
             postgres.createWritesTable();
 
             System.out.printf("%nfenceguard HTTP benchmark: PUT /accounts/bench, %d client threads (java.net.http, "
@@ -125,68 +219,45 @@ public final class HttpGuardBenchmark {
                     THREADS, MEASURE.toMillis() / 1e3, ROUNDS, WARMUP.toMillis() / 1e3, postgres.describe());
             System.out.printf("request timeout %.1f s, %d attempts per request, deadline %d s%n",
                     REQUEST_TIMEOUT.toMillis() / 1e3, ATTEMPTS, DEADLINE.toSeconds());
-            String[] names = {"no filter", "in-memory, unsigned", "in-memory, compact signed", "in-memory, request-signed",
-                    "JDBC, compact signed", "JDBC, request-signed", "no filter, handler writes",
-                    "JDBC, handler writes", "JDBC joined, handler writes"};
-            List<Supplier<HttpRequest>> requests = List.of(fixed(openPort, null), fixed(unsignedPort, unsigned),
-                    fixed(memoryPort, compact), signed(memoryRequestPort, signer, unsigned),
-                    fixed(jdbcPort, compact), signed(jdbcRequestPort, signer, unsigned),
-                    fixed(openWritesPort, null, "/writes/bench"), fixed(jdbcWritesPort, compact, "/writes/bench"),
-                    fixed(joinedWritesPort, compact, "/writes/bench"));
-            for (Supplier<HttpRequest> request : requests) {
-                driver.drive(request, WARMUP);
+            for (Row row : rows) {
+                driver.drive(row.request(), WARMUP);
                 TestApp.REACHED.clear();
             }
             long warmupErrors = driver.errorCount();
             long warmupFailed = driver.failedCount();
             Duration slice = MEASURE.dividedBy(ROUNDS);
             List<List<long[]>> samples = new ArrayList<>();
-            long[] failed = new long[requests.size()];
-            double[][] perRound = new double[requests.size()][ROUNDS];
-            for (int i = 0; i < requests.size(); i++) {
+            long[] failed = new long[rows.size()];
+            double[][] perRound = new double[rows.size()][ROUNDS];
+            for (int i = 0; i < rows.size(); i++) {
                 samples.add(new ArrayList<>());
             }
             for (int round = 0; round < ROUNDS; round++) {
-                for (int k = 0; k < requests.size(); k++) {
-                    int i = (k + round) % requests.size();
-                    LoadDriver.Samples got = driver.drive(requests.get(i), slice);
+                for (int k = 0; k < rows.size(); k++) {
+                    int i = (k + round) % rows.size();
+                    LoadDriver.Samples got = driver.drive(rows.get(i).request(), slice);
                     TestApp.REACHED.clear();
                     samples.get(i).add(got.latencies());
                     failed[i] += got.failed();
                     perRound[i][round] = got.latencies().length * 1e9 / slice.toNanos();
                 }
             }
-            System.out.printf("%-32s %10s %10s %16s %20s %8s%n", "endpoint", "req/s", "p50 µs", "vs no filter",
-                    "rounds req/s", "failed");
-            long[][] results = new long[requests.size()][];
-            for (int i = 0; i < requests.size(); i++) {
+            System.out.printf("%-34s %10s %10s %8s  %-28s %16s %8s%n", "endpoint", "req/s", "p50 µs", "ratio",
+                    "anchor", "rounds req/s", "failed");
+            long[][] results = new long[rows.size()][];
+            for (int i = 0; i < rows.size(); i++) {
                 results[i] = summary(samples.get(i), slice.multipliedBy(ROUNDS));
             }
-            for (int i = 0; i < requests.size(); i++) {
-                System.out.printf("%-32s %10d %10d %16.2f %20s %8d%n", names[i], results[i][0], results[i][1],
-                        results[0][0] == 0 ? 0 : (double) results[i][0] / results[0][0],
+            for (int i = 0; i < rows.size(); i++) {
+                Row row = rows.get(i);
+                long anchor = results[row.anchor()][0];
+                System.out.printf("%-34s %10d %10d %8.2f  %-28s %16s %8d%n", row.name(), results[i][0], results[i][1],
+                        anchor == 0 ? 0 : (double) results[i][0] / anchor, rows.get(row.anchor()).name(),
                         String.format("%.0f..%.0f", Arrays.stream(perRound[i]).min().orElse(0),
                                 Arrays.stream(perRound[i]).max().orElse(0)), failed[i]);
             }
-            int writesAnchor = names.length - 3;
-            for (int i = writesAnchor + 1; i < names.length; i++) {
-                System.out.printf("%-32s %.2f of \"%s\" (the same handler write without the filter)%n", names[i],
-                        results[writesAnchor][0] == 0 ? 0 : (double) results[i][0] / results[writesAnchor][0],
-                        names[writesAnchor]);
-            }
             return report(driver, warmupErrors, warmupFailed);
         }
-    }
-
-    private static int start(Instances instances, String name, Map<String, String> settings, String store,
-            BenchPostgres postgres) {
-        Map<String, Object> properties = new LinkedHashMap<>(Instances.defaults());
-        properties.putAll(settings);
-        return Instances.port(instances.start(name, properties, ctx -> {
-            if (store != null) {
-                ctx.registerBean(DataSource.class, () -> postgres.pool(THREADS));
-            }
-        }));
     }
 
     private static Supplier<HttpRequest> fixed(int port, String header) {

@@ -88,13 +88,24 @@ public class TestWiring {
         return builder -> builder.filter(new FencingExchangeFilterFunction(fence));
     }
 
+    /** A store from outside this module (a bean of this type replaces {@code test.store}). */
+    @FunctionalInterface
+    public interface CustomStore {
+        HighWaterStore create();
+    }
+
     /** The server side, unless {@code test.fencing=false}. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnBooleanProperty(name = "test.fencing", matchIfMissing = true)
     public static class Server {
 
         @Bean
-        HighWaterStore highWaterStore(Environment environment, ObjectProvider<DataSource> dataSource) {
+        HighWaterStore highWaterStore(Environment environment, ObjectProvider<DataSource> dataSource,
+                ObjectProvider<CustomStore> custom) {
+            CustomStore given = custom.getIfAvailable();
+            if (given != null) {
+                return given.create();
+            }
             if (!"jdbc".equals(environment.getProperty("test.store"))) {
                 return InMemoryHighWaterStore.create();
             }
