@@ -235,7 +235,24 @@ public final class LeaseManager implements AutoCloseable {
         String threadKey = threadKey(request.resource());
         held.put(request.holder(), new Held(state, threadKey));
         byThread.put(threadKey, state);
-        watchdog.watch(state, config.renewInterval().toNanos());
+        watchdog.watch(state, config.renewInterval().toNanos(), new Watchdog.Outcomes() {
+            // Renewals complete on the store's threads: observers hear of them on the event executor.
+            @Override
+            public void renewed(long roundTripNanos) {
+                if (!observers.isEmpty()) {
+                    Duration roundTrip = Duration.ofNanos(roundTripNanos);
+                    events.dispatch(() -> observers.forEach(o -> tell(o, "renewed", () -> o.renewed(lease, roundTrip))));
+                }
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                if (!observers.isEmpty()) {
+                    events.dispatch(() -> observers.forEach(o -> tell(o, "renewalFailed",
+                            () -> o.renewalFailed(lease, error))));
+                }
+            }
+        });
         try {
             state.setStoreWatch(provider.watch(request, grant, state::markLost));
         } catch (RuntimeException e) {

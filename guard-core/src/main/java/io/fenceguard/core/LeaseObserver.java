@@ -4,7 +4,8 @@ import java.time.Duration;
 
 /**
  * Told of what happens to a manager's leases, for metrics and logs. {@code acquiring}, {@code acquired},
- * {@code notObtained} and {@code failed} run on the acquiring thread, {@code lost} on the manager's event executor.
+ * {@code notObtained} and {@code failed} run on the acquiring thread; {@code renewed}, {@code renewalFailed}
+ * and {@code lost} on the manager's event executor (never on the store's own threads).
  * An observer that throws is logged and ignored: it never costs a caller its lease.
  */
 public interface LeaseObserver {
@@ -26,6 +27,20 @@ public interface LeaseObserver {
 
     /** Asking the store failed (it is unavailable, the thread was interrupted…) after {@code waited}. */
     default void failed(ResourceName resource, Duration waited, Throwable error) {
+    }
+
+    /**
+     * The store confirmed a renewal of {@code lease}, {@code roundTrip} after it was sent; the lease now
+     * runs from that sending time.
+     */
+    default void renewed(Lease lease, Duration roundTrip) {
+    }
+
+    /**
+     * A renewal of {@code lease} could not be sent or got no answer (the store is unreachable or slow); it is
+     * tried again within the lease. (A renewal the store refuses ends the lease: {@link #lost}.)
+     */
+    default void renewalFailed(Lease lease, Throwable error) {
     }
 
     /** A lease was lost. */

@@ -30,6 +30,7 @@ class LeaseManagerTest {
     private static final class FlakyStore implements LeaseProvider {
         final LeaseProvider memory = InMemoryLeaseProvider.create();
         final AtomicBoolean failReleases = new AtomicBoolean();
+        final AtomicBoolean failRenewals = new AtomicBoolean();
         final Set<String> forgotten = ConcurrentHashMap.newKeySet();
 
         @Override
@@ -41,6 +42,10 @@ class LeaseManagerTest {
         public CompletionStage<Boolean> renew(LeaseRequest request, Grant grant) {
             if (forgotten.contains(request.resource().value())) {
                 return CompletableFuture.completedFuture(false);
+            }
+            if (failRenewals.get()) {
+                return CompletableFuture.failedFuture(new LeaseUnavailableException("store unreachable",
+                        request.resource(), null));
             }
             return memory.renew(request, grant);
         }
@@ -71,6 +76,44 @@ class LeaseManagerTest {
             assertThat(other.tryAcquire("observer:throws")).as("released, not leaked").isPresent().get()
                     .satisfies(Lease::close);
         }
+    }
+
+    @Test
+    void observersHearOfRenewalsAndFailedRenewalsOnTheEventExecutorNotTheWatchdog() throws Exception {
+        FlakyStore store = new FlakyStore();
+        List<Duration> roundTrips = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Set<String> threads = ConcurrentHashMap.newKeySet();
+        CountDownLatch renewed = new CountDownLatch(2);
+        CountDownLatch failed = new CountDownLatch(1);
+        try (LeaseManager manager = LeaseManager.of(store, SHORT)) {
+            Lease[] held = new Lease[1];
+            manager.addObserver(new LeaseObserver() {
+                @Override
+                public void renewed(Lease lease, Duration roundTrip) {
+                    assertThat(lease).isSameAs(held[0]);
+                    roundTrips.add(roundTrip);
+                    threads.add(Thread.currentThread().getName());
+                    renewed.countDown();
+                }
+
+                @Override
+                public void renewalFailed(Lease lease, Throwable error) {
+                    failures.add(error);
+                    threads.add(Thread.currentThread().getName());
+                    failed.countDown();
+                }
+            });
+            held[0] = manager.acquire("observer:renewals", Duration.ZERO);
+            assertThat(renewed.await(5, TimeUnit.SECONDS)).as("renewals observed").isTrue();
+            assertThat(roundTrips).allSatisfy(rt -> assertThat(!rt.isNegative() && rt.compareTo(SHORT.leaseTime()) < 0).isTrue());
+            store.failRenewals.set(true);
+            assertThat(failed.await(5, TimeUnit.SECONDS)).as("a failed renewal observed").isTrue();
+            assertThat(failures.get(0)).isInstanceOf(LeaseUnavailableException.class);
+            store.failRenewals.set(false);
+            held[0].close();
+        }
+        assertThat(threads).as("never the watchdog's thread").noneMatch(name -> name.endsWith("-watchdog"));
     }
 
     @Test

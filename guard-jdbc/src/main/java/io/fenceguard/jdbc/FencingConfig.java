@@ -22,6 +22,7 @@ public final class FencingConfig {
     private final boolean triggerMode;
     private final List<String> allowedRoutines;
     private final boolean verifyCatalog;
+    private final StatementRefusalListener refusalListener;
 
     private FencingConfig(Builder b) {
         this.tables = List.copyOf(b.tables);
@@ -35,6 +36,7 @@ public final class FencingConfig {
         this.triggerMode = b.triggerMode;
         this.allowedRoutines = List.copyOf(b.allowedRoutines);
         this.verifyCatalog = b.verifyCatalog;
+        this.refusalListener = b.refusalListener;
     }
 
     public static Builder builder() {
@@ -94,9 +96,14 @@ public final class FencingConfig {
         return verifyCatalog;
     }
 
+    /** Told of every refused statement ({@link Builder#onRefusal}); by default nobody. */
+    public StatementRefusalListener refusalListener() {
+        return refusalListener;
+    }
+
     /**
      * Same tables, gate mode, gate table, dialect, plan cache size, trigger mode, allowed routines and
-     * catalog check.
+     * catalog check (the refusal listener is not compared: it observes, it does not change what is fenced).
      */
     @Override
     public boolean equals(Object other) {
@@ -128,8 +135,15 @@ public final class FencingConfig {
         private boolean triggerMode;
         private final List<String> allowedRoutines = new ArrayList<>();
         private boolean verifyCatalog = true;
+        private StatementRefusalListener refusalListener = refusal -> { };
 
         private Builder() {
+        }
+
+        /** Tells {@code listener} of every statement refused (for metrics and logs). */
+        public Builder onRefusal(StatementRefusalListener listener) {
+            this.refusalListener = Objects.requireNonNull(listener, "listener");
+            return this;
         }
 
         /**

@@ -57,9 +57,34 @@ public final class Watchdog implements AutoCloseable {
         this.provider = provider;
     }
 
+    /** What became of each renewal of one lease; called on the thread that completed the renewal. */
+    public interface Outcomes {
+
+        Outcomes NONE = new Outcomes() {
+            @Override
+            public void renewed(long roundTripNanos) {
+            }
+
+            @Override
+            public void failed(Throwable error) {
+            }
+        };
+
+        /** The store confirmed a renewal, {@code roundTripNanos} after it was sent. */
+        void renewed(long roundTripNanos);
+
+        /** A renewal could not be sent or got no answer; it is tried again. */
+        void failed(Throwable error);
+    }
+
     /** Renews {@code state} every {@code intervalNanos}, the first time half an interval to one interval after the grant was asked for. */
     public void watch(LeaseState state, long intervalNanos) {
-        Renewals renewals = new Renewals(state, intervalNanos);
+        watch(state, intervalNanos, Outcomes.NONE);
+    }
+
+    /** As {@link #watch(LeaseState, long)}, telling {@code outcomes} of each renewal. */
+    public void watch(LeaseState state, long intervalNanos, Outcomes outcomes) {
+        Renewals renewals = new Renewals(state, intervalNanos, outcomes);
         long now = System.nanoTime();
         long dueAt = state.grant() == null ? now + intervalNanos : state.grant().sentAtNanos() + intervalNanos;
         long grid = Math.max(1, intervalNanos / PHASES);
@@ -83,9 +108,12 @@ public final class Watchdog implements AutoCloseable {
          *  and no pile on a store that stopped answering (the provider gives up on each after the lease). */
         private final int maxInFlight;
 
-        Renewals(LeaseState state, long intervalNanos) {
+        private final Outcomes outcomes;
+
+        Renewals(LeaseState state, long intervalNanos, Outcomes outcomes) {
             this.state = state;
             this.intervalNanos = intervalNanos;
+            this.outcomes = outcomes;
             long lease = state.request() == null ? intervalNanos : state.request().leaseTime().toNanos();
             this.maxInFlight = (int) Math.min(64, lease / intervalNanos + 1);
         }
@@ -113,9 +141,11 @@ public final class Watchdog implements AutoCloseable {
                 if (error != null) {
                     log.log(Level.DEBUG, () -> "renewal of " + state.fence() + " failed, trying again: " + error);
                     retrySoon();
+                    outcomes.failed(error);
                 } else if (Boolean.TRUE.equals(ours)) {
                     state.renewed(sentAt);
                     armDeadlineCheck();
+                    outcomes.renewed(System.nanoTime() - sentAt);
                 } else {
                     state.markLost(LeaseLossReason.RENEWAL_REJECTED);
                 }
@@ -126,6 +156,7 @@ public final class Watchdog implements AutoCloseable {
             inFlight.decrementAndGet();
             log.log(Level.DEBUG, () -> "renewal of " + state.fence() + " could not be sent, trying again: " + e);
             retrySoon();
+            outcomes.failed(e);
         }
 
         private void retrySoon() {

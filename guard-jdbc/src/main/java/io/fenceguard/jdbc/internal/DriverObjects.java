@@ -87,6 +87,15 @@ final class DriverObjects {
 
         @Override
         public Object invoke(Object self, Method method, Object[] args) throws Throwable {
+            try {
+                return dispatch(self, method, args);
+            } catch (Throwable thrown) {
+                connection.guard().reportRefusal(thrown);
+                throw thrown;
+            }
+        }
+
+        private Object dispatch(Object self, Method method, Object[] args) throws Throwable {
             if (method.getName().equals("toString") && (args == null || args.length == 0)) {
                 // the driver's text: an array's literal is what setArray of another driver reads
                 return raw.toString();

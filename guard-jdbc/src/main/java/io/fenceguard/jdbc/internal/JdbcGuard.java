@@ -39,6 +39,24 @@ public final class JdbcGuard {
         return config;
     }
 
+    /** Refusals already told to the listener: one crosses several proxies on its way out. */
+    private final java.util.Set<Throwable> reported =
+            java.util.Collections.synchronizedSet(java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>()));
+
+    /** Tells the configured listener of {@code thrown} once, if it is a refusal of the guard's. */
+    void reportRefusal(Throwable thrown) {
+        if (!(thrown instanceof io.fenceguard.jdbc.FencingRefusedException
+                || thrown instanceof io.fenceguard.jdbc.StaleTokenException) || !reported.add(thrown)) {
+            return;
+        }
+        try {
+            config.refusalListener().refused((java.sql.SQLException) thrown);
+        } catch (RuntimeException e) {
+            System.getLogger(JdbcGuard.class.getName()).log(System.Logger.Level.WARNING,
+                    "statement refusal listener failed; ignored", e);
+        }
+    }
+
     /**
      * {@code raw} as a fenced connection; a connection that is fenced already (one of ours, or a
      * wrapper of one) comes back as it is, so that no composition of DataSources fences twice.

@@ -41,6 +41,15 @@ final class StatementHandler implements InvocationHandler {
 
     @Override
     public Object invoke(Object self, Method method, Object[] args) throws Throwable {
+        try {
+            return dispatch(self, method, args);
+        } catch (Throwable thrown) {
+            connection.guard().reportRefusal(thrown);
+            throw thrown;
+        }
+    }
+
+    private Object dispatch(Object self, Method method, Object[] args) throws Throwable {
         Object wrapperResult = Invocations.wrapperMethod(self, raw, method, args);
         if (wrapperResult != Invocations.NOT_HANDLED) {
             return wrapperResult;

@@ -21,6 +21,9 @@ import java.util.Map;
  *   <li>{@code fenceguard.lease.acquire} timer, {@code outcome=acquired|not_obtained}: time to obtain a
  *       new lease, waiting included (re-entries are not counted);</li>
  *   <li>{@code fenceguard.lease.lost} counter, {@code reason=expired|renewal_rejected|revoked};</li>
+ *   <li>{@code fenceguard.lease.renew} timer: round trip of each renewal the store confirmed, and
+ *       {@code fenceguard.lease.renew.failed} counter: renewals not sent or not answered (tried again);
+ *       both also when the other two come from observations;</li>
  *   <li>{@code fenceguard.lease.held} gauge: leases held now.</li>
  * </ul>
  * Resource names are never tags: there may be millions of them.
@@ -35,7 +38,7 @@ public class FenceguardLeaseMetrics implements MeterBinder {
     }
 
     /**
-     * @param heldOnly only the {@code fenceguard.lease.held} gauge: the acquire timer and the lost count come
+     * @param heldOnly only the {@code fenceguard.lease.held} gauge and the renewal meters: the acquire timer and the lost count come
      *        from the observations of the same names ({@code ObservedLeases}) when there is an
      *        {@code ObservationRegistry}
      */
@@ -48,19 +51,46 @@ public class FenceguardLeaseMetrics implements MeterBinder {
     public void bindTo(MeterRegistry registry) {
         Gauge.builder("fenceguard.lease.held", leases, manager -> manager.heldLeases().size())
                 .description("Leases held now").register(registry);
-        if (!heldOnly) {
-            leases.addObserver(new Recorder(registry));
+        leases.addObserver(heldOnly ? new Renewals(registry) : new Recorder(registry));
+    }
+
+    /**
+     * Renewals as meters only, whether or not there are observations: they are background work, one per
+     * held lease per renewal interval, and would drown the traces.
+     */
+    private static class Renewals implements LeaseObserver {
+
+        private final Timer renewed;
+        private final Counter renewalFailed;
+
+        Renewals(MeterRegistry registry) {
+            renewed = Timer.builder("fenceguard.lease.renew")
+                    .description("Round trip of renewals the store confirmed").register(registry);
+            renewalFailed = Counter.builder("fenceguard.lease.renew.failed")
+                    .description("Renewals that could not be sent or got no answer (tried again within the lease)")
+                    .register(registry);
+        }
+
+        @Override
+        public void renewed(Lease lease, Duration roundTrip) {
+            renewed.record(roundTrip);
+        }
+
+        @Override
+        public void renewalFailed(Lease lease, Throwable error) {
+            renewalFailed.increment();
         }
     }
 
     /** Records into one registry. */
-    private static final class Recorder implements LeaseObserver {
+    private static final class Recorder extends Renewals {
 
         private final Timer acquired;
         private final Timer notObtained;
         private final Map<LeaseLossReason, Counter> lost = new EnumMap<>(LeaseLossReason.class);
 
         Recorder(MeterRegistry registry) {
+            super(registry);
             acquired = acquireTimer(registry, "acquired");
             notObtained = acquireTimer(registry, "not_obtained");
             for (LeaseLossReason reason : LeaseLossReason.values()) {

@@ -2,6 +2,7 @@ package io.fenceguard.autoconfigure.jdbc;
 
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
+import io.fenceguard.jdbc.StatementRefusalListener;
 import java.sql.SQLException;
 import java.util.Collections;
 import java.util.List;
@@ -222,7 +223,14 @@ public class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanFac
     private FencingConfig config() {
         FencingConfig current = config;
         if (current == null) {
-            current = properties().toConfig();
+            // The listener beans are looked up at each refusal: this post-processor exists before them.
+            ConfigurableListableBeanFactory beans = beanFactory;
+            current = properties().toConfig(refusal -> {
+                if (beans != null) {
+                    beans.getBeanProvider(StatementRefusalListener.class).orderedStream()
+                            .forEach(listener -> listener.refused(refusal));
+                }
+            });
             config = current;
         }
         return current;

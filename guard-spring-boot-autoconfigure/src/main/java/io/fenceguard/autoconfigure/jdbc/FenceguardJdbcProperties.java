@@ -85,7 +85,13 @@ public class FenceguardJdbcProperties {
     private List<String> allowedRoutines = new ArrayList<>();
 
     FencingConfig toConfig() {
+        return toConfig(refusal -> { });
+    }
+
+    /** The configuration, telling {@code refusals} of every refused statement. */
+    FencingConfig toConfig(io.fenceguard.jdbc.StatementRefusalListener refusals) {
         FencingConfig.Builder builder = FencingConfig.builder()
+                .onRefusal(refusals)
                 .gateMode(gateMode)
                 .gateTable(gateTable)
                 .dialect(dialect)

@@ -5,6 +5,9 @@ import io.fenceguard.core.LeaseManager;
 import io.fenceguard.http.HighWaterStore;
 import io.fenceguard.http.Problem;
 import io.fenceguard.http.RefusalListener;
+import io.fenceguard.jdbc.FencingRefusedException;
+import io.fenceguard.jdbc.StaleTokenException;
+import io.fenceguard.jdbc.StatementRefusalListener;
 import io.fenceguard.messaging.MessageRefusalListener;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -97,6 +100,28 @@ public class FenceguardObservationAutoConfiguration {
                         return seen == null ? bean : new RecordingHighWaterStore(store, seen);
                     }
                     return bean;
+                }
+            };
+        }
+    }
+
+    /** Statements refused by guard-jdbc (stale tokens at the database, statements the guard will not send). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(StatementRefusalListener.class)
+    static class Jdbc {
+
+        @Bean
+        StatementRefusalListener fenceguardObservedStatementRefusals(ObservedRefusals refusals) {
+            return refusal -> {
+                if (refusal instanceof StaleTokenException stale) {
+                    refusals.refused("jdbc", "stale", stale.resource() == null ? null : stale.resource().value(),
+                            stale.token() == null ? null : String.valueOf(stale.token().value()), null,
+                            stale.getMessage());
+                } else if (refusal instanceof FencingRefusedException refused) {
+                    refusals.refused("jdbc", refused.reason().name().toLowerCase(java.util.Locale.ROOT),
+                            refused.fence().map(f -> f.resource().value()).orElse(null),
+                            refused.fence().map(f -> String.valueOf(f.token().value())).orElse(null), null,
+                            refused.getMessage());
                 }
             };
         }

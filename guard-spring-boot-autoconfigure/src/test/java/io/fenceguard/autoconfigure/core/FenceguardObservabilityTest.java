@@ -37,6 +37,28 @@ class FenceguardObservabilityTest {
             .withPropertyValues("fenceguard.redis.key-prefix=fgobs" + System.nanoTime() + ":");
 
     @Test
+    void recordsTheRoundTripOfEachConfirmedRenewal() {
+        runner.withBean(RedissonClient.class, () -> redisson)
+                .withPropertyValues("fenceguard.lease.lease-time=900ms", "fenceguard.lease.renew-interval=150ms")
+                .run(context -> {
+                    LeaseManager manager = context.getBean(LeaseManager.class);
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    try (Lease held = manager.acquire("renewals:" + System.nanoTime(), Duration.ofSeconds(1))) {
+                        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                        while (registry.get("fenceguard.lease.renew").timer().count() < 3
+                                && System.nanoTime() < deadline) {
+                            Thread.sleep(50);
+                        }
+                        assertThat(held.isValid()).isTrue();
+                    }
+                    assertThat(registry.get("fenceguard.lease.renew").timer().count()).isGreaterThanOrEqualTo(3);
+                    assertThat(registry.get("fenceguard.lease.renew").timer().max(java.util.concurrent.TimeUnit.NANOSECONDS))
+                            .isPositive();
+                    assertThat(registry.get("fenceguard.lease.renew.failed").counter().count()).isZero();
+                });
+    }
+
+    @Test
     void recordsAcquiredNotObtainedAndHeldWithLowCardinalityTags() {
         runner.withBean(RedissonClient.class, () -> redisson).run(context -> {
             LeaseManager manager = context.getBean(LeaseManager.class);

@@ -157,6 +157,42 @@ class FenceguardObservationTest {
     }
 
     @Test
+    void statementsRefusedByTheJdbcGuardAreObservedWithTheirReason() throws Exception {
+        try (io.fenceguard.autoconfigure.jdbc.ScratchDatabase database =
+                io.fenceguard.autoconfigure.jdbc.ScratchDatabase.of("h2")) {
+            runner.withConfiguration(AutoConfigurations.of(
+                            io.fenceguard.autoconfigure.jdbc.FenceguardJdbcAutoConfiguration.class))
+                    .withBean(javax.sql.DataSource.class, database::physical)
+                    .withPropertyValues("fenceguard.jdbc.tables=accounts", "fenceguard.jdbc.verify-catalog=false")
+                    .run(context -> {
+                        io.fenceguard.db.FenceguardMigrations.migrate(database.physical());
+                        try (java.sql.Connection raw = database.physical().getConnection();
+                                java.sql.Statement ddl = raw.createStatement()) {
+                            ddl.execute("CREATE TABLE accounts (id INT PRIMARY KEY, balance BIGINT, current_token BIGINT)");
+                        }
+                        javax.sql.DataSource dataSource = context.getBean(javax.sql.DataSource.class);
+                        try (java.sql.Connection c = dataSource.getConnection();
+                                java.sql.PreparedStatement update = c.prepareStatement(
+                                        "UPDATE accounts SET balance = ? WHERE id = 1")) {
+                            update.setLong(1, 5);
+                            // No lease in context: a write to a fenced table is refused before it is sent.
+                            assertThatThrownBy(update::executeUpdate)
+                                    .isInstanceOfSatisfying(io.fenceguard.jdbc.FencingRefusedException.class, e ->
+                                            assertThat(e.reason()).isEqualTo(
+                                                    io.fenceguard.jdbc.FencingRefusedException.Reason.NO_LEASE));
+                        }
+                        assertThat(context.getBean(MeterRegistry.class).get(ObservedRefusals.REFUSED)
+                                .tags("layer", "jdbc", "reason", "no_lease").timer().count()).isEqualTo(1);
+                        assertThat(context.getBean(FenceguardActivity.class).recentRefusals()).singleElement()
+                                .satisfies(r -> {
+                                    assertThat(r.layer()).isEqualTo("jdbc");
+                                    assertThat(r.detail()).contains("accounts");
+                                });
+                    });
+        }
+    }
+
+    @Test
     void httpRefusalsAreObservedWithTheProblemTypeAsReason() {
         runner.run(context -> {
             io.fenceguard.http.RefusalListener listener = context.getBean(io.fenceguard.http.RefusalListener.class);
