@@ -38,12 +38,15 @@ class FencingModelTest {
         assertThat(model.commands()).containsExactlyInAnyOrder(
                 "NoTokenTwice", "NoStaleAdmittedAtRow", "NoStaleAdmittedAtGate", "NoStaleAdmittedAtHttp",
                 "OverlapRefused",
+                "NoTokenTwiceEpoch", "NoStaleAdmittedAtRowEpoch", "NoStaleAdmittedAtGateEpoch",
+                "NoStaleAdmittedAtHttpEpoch",
                 "NoFloorTokenTwice", "NoRowFenceStale", "NoGateFenceStale", "NoHttpFenceStale",
-                "ClockBoundBrokenTokenTwice");
+                "ClockBoundBrokenTokenTwice", "EpochNotIncreasedTokenTwice", "EpochLaggingReplicaTokenTwice");
     }
 
     @ParameterizedTest(name = "{0} holds")
-    @ValueSource(strings = {"NoTokenTwice", "NoStaleAdmittedAtRow", "NoStaleAdmittedAtGate", "NoStaleAdmittedAtHttp"})
+    @ValueSource(strings = {"NoTokenTwice", "NoStaleAdmittedAtRow", "NoStaleAdmittedAtGate", "NoStaleAdmittedAtHttp",
+            "NoTokenTwiceEpoch", "NoStaleAdmittedAtRowEpoch", "NoStaleAdmittedAtGateEpoch", "NoStaleAdmittedAtHttpEpoch"})
     void propertyHoldsWithinTheScope(String check) {
         FencingModel.Answer answer = model.run(check);
         System.out.printf("check %s: %s in %d ms%n", check,
@@ -65,7 +68,7 @@ class FencingModelTest {
 
     @ParameterizedTest(name = "{0} yields a counterexample")
     @ValueSource(strings = {"NoFloorTokenTwice", "NoRowFenceStale", "NoGateFenceStale", "NoHttpFenceStale",
-            "ClockBoundBrokenTokenTwice"})
+            "ClockBoundBrokenTokenTwice", "EpochNotIncreasedTokenTwice", "EpochLaggingReplicaTokenTwice"})
     void negativeControlYieldsACounterexample(String control) {
         FencingModel.Answer answer = model.run(control);
         System.out.printf("negative control %s: %s in %d ms%n%s", control,

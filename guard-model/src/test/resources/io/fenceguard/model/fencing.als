@@ -12,6 +12,16 @@
  * (restart without persistence, FLUSHALL, idle expiry of the keys) and fails over to a replica that
  * missed writes; either server's clock steps forward or back.
  *
+ * Tokens are minted in one of two modes. The clock floor (the default): token = max(counter + 1, Redis
+ * clock), safe under the stated clock bound. The durable epoch: a token is a value in the current epoch's
+ * range (epoch x 2^24 + n in the code; here ranges of two values), counted up in Redis; when Redis has lost
+ * the counter, or the range is used up, the next range comes from a durable sequence that never loses a
+ * value, so no clock is involved. The code takes the epoch only after Redis recorded a claim and installs it
+ * only while that claim stands, so take-and-install is one step with respect to a loss, as here
+ * (DurableEpochTest covers the claim itself). Not covered by either mode: a failover to a replica that holds
+ * an older copy of the counter; the epoch mode's checks assume failover to a replica with the current copy
+ * or none (a lagging copy is its own negative control).
+ *
  * The features below are switched off one at a time by the negative controls.
  */
 module fencing
@@ -33,6 +43,12 @@ one sig HttpFence extends Feature {}
 /** the stated clock assumption: the clock that mints a token reads at least the last minting reading
     plus the time passed since (a step back never undoes more than the time passed). */
 one sig ClockBound extends Feature {}
+/** tokens from the durable epoch instead of the clock floor */
+one sig Epoch extends Feature {}
+/** after a loss, a new epoch from the durable sequence: without it, the last epoch again */
+one sig EpochIncrement extends Feature {}
+/** failover only to a replica with the current copy of the counter, or none (the epoch mode's assumption) */
+one sig FailoverCurrent extends Feature {}
 /** the features in force in a command */
 sig On in Feature {}
 
@@ -64,7 +80,17 @@ one sig Redis {
   var exp: lone T,
   var rcounter: lone T,
   var rowner: lone Lease,
-  var rexp: lone T
+  var rexp: lone T,
+  -- epoch mode: the end of the current epoch's range, on the master and on the replica
+  var limit: lone T,
+  var rlimit: lone T
+}
+
+/** The durable sequence of the epoch mode (the application's database): the last range it handed out.
+    It never loses a value. */
+one sig Durable {
+  var start: lone T,
+  var top: lone T
 }
 
 /** The resource: each enforcement point's mark, the highest token each admitted (ghost) and whether
@@ -102,7 +128,9 @@ fun granted: set Lease { tok.T }
 
 pred keepClock { master' = master and replica' = replica and least' = least and mintedNow' = mintedNow }
 pred keepLeases { tok' = tok and holder' = holder }
-pred keepRedis { counter' = counter and owner' = owner and exp' = exp and rcounter' = rcounter and rowner' = rowner and rexp' = rexp }
+pred keepDurable { start' = start and top' = top }
+pred keepRedis { counter' = counter and owner' = owner and exp' = exp and rcounter' = rcounter and rowner' = rowner and rexp' = rexp
+  and limit' = limit and rlimit' = rlimit and keepDurable }
 pred keepRes { rowTok' = rowTok and gateTok' = gateTok and gateHeld' = gateHeld and hw' = hw and hi' = hi and stale' = stale }
 pred mark[e: Ev, l: lone Lease, g: lone Guard, o: lone Outcome] {
   Step.ev' = e and Step.lease' = l and Step.guard' = g and Step.outcome' = o
@@ -114,6 +142,7 @@ pred init {
   no Clock.least and no Clock.mintedNow
   no tok and no holder
   no Redis.counter and no Redis.owner and no Redis.exp and no Redis.rcounter and no Redis.rowner and no Redis.rexp
+  no Redis.limit and no Redis.rlimit and no Durable.start and no Durable.top
   no Res.rowTok and no Res.gateTok and no Res.gateHeld and no Res.hw and no Res.hi and no Res.stale
   Step.ev = Start and no Step.lease and no Step.guard and no Step.outcome
 }
@@ -150,19 +179,45 @@ pred mint[c: Client, l: Lease] {
   no Clock.mintedNow
   -- the clock assumption, when in force
   ClockBound in On implies (no Clock.least or gte[rc, Clock.least])
-  let next = (some Redis.counter implies Redis.counter.next else ord/first),
-      t = (Floor in On implies ord/max[rc + next] else next) {
-    some next
-    tok' = tok + l -> t
-    holder' = holder + l -> c
-    Redis.counter' = t
+  Epoch in On implies epochToken[l] else {
+    let next = (some Redis.counter implies Redis.counter.next else ord/first),
+        t = (Floor in On implies ord/max[rc + next] else next) {
+      some next
+      tok' = tok + l -> t
+      Redis.counter' = t
+    }
+    limit' = limit and keepDurable
   }
+  holder' = holder + l -> c
   Redis.owner' = l and Redis.exp' = expiry
-  rcounter' = rcounter and rowner' = rowner and rexp' = rexp
+  rcounter' = rcounter and rowner' = rowner and rexp' = rexp and rlimit' = rlimit
   master' = master and replica' = replica
   Clock.least' = rc and Clock.mintedNow' = Clock
   keepRes
   mark[Mint, l, none, none]
+}
+
+/** The epoch mode's token: the next value of the current range while it lasts; otherwise (the counter
+    lost, or the range used up) the first value of a new range from the durable sequence. */
+pred epochToken[l: Lease] {
+  (some Redis.counter and some Redis.counter.next and some Redis.limit and lte[Redis.counter.next, Redis.limit])
+    implies {
+      tok' = tok + l -> Redis.counter.next
+      Redis.counter' = Redis.counter.next
+      limit' = limit and keepDurable
+    } else {
+      let s = (EpochIncrement in On
+                 implies (some Durable.top implies Durable.top.next else ord/first)
+                 else (some Durable.start implies Durable.start else ord/first)) {
+        some s
+        tok' = tok + l -> s
+        Redis.counter' = s
+        Durable.start' = s
+        Durable.top' = ((EpochIncrement not in On and some Durable.top) implies Durable.top
+                        else (some s.next implies s.next else s))
+        Redis.limit' = Durable.top'
+      }
+    }
 }
 
 /** Renewal: compare the holder, extend from the master's clock now. */
@@ -170,6 +225,7 @@ pred renew[l: Lease] {
   Redis.owner = l and lt[rc, Redis.exp]
   Redis.exp' = expiry
   counter' = counter and owner' = owner and rcounter' = rcounter and rowner' = rowner and rexp' = rexp
+  limit' = limit and rlimit' = rlimit and keepDurable
   keepClock and keepLeases and keepRes
   mark[Renew, l, none, none]
 }
@@ -179,14 +235,15 @@ pred release[l: Lease] {
   Redis.owner = l
   no Redis.owner' and no Redis.exp'
   counter' = counter and rcounter' = rcounter and rowner' = rowner and rexp' = rexp
+  limit' = limit and rlimit' = rlimit and keepDurable
   keepClock and keepLeases and keepRes
   mark[Release, l, none, none]
 }
 
 /** The master loses its data: restart without persistence, FLUSHALL, or the keys' idle expiry. */
 pred flush {
-  no Redis.counter' and no Redis.owner' and no Redis.exp'
-  rcounter' = rcounter and rowner' = rowner and rexp' = rexp
+  no Redis.counter' and no Redis.owner' and no Redis.exp' and no Redis.limit'
+  rcounter' = rcounter and rowner' = rowner and rexp' = rexp and rlimit' = rlimit and keepDurable
   keepClock and keepLeases and keepRes
   mark[Flush, none, none, none]
 }
@@ -194,7 +251,8 @@ pred flush {
 /** The replica catches up with the master (until then it lags). */
 pred replicate {
   Redis.rcounter' = Redis.counter and Redis.rowner' = Redis.owner and Redis.rexp' = Redis.exp
-  counter' = counter and owner' = owner and exp' = exp
+  Redis.rlimit' = Redis.limit
+  counter' = counter and owner' = owner and exp' = exp and limit' = limit and keepDurable
   keepClock and keepLeases and keepRes
   mark[Replicate, none, none, none]
 }
@@ -202,8 +260,10 @@ pred replicate {
 /** Failover: the replica, with whatever it had, becomes the master, with its own clock; the old
     master rejoins as its replica. */
 pred failover {
+  FailoverCurrent in On implies (Redis.rcounter = Redis.counter or no Redis.rcounter)
   Redis.counter' = Redis.rcounter and Redis.owner' = Redis.rowner and Redis.exp' = Redis.rexp
-  rcounter' = rcounter and rowner' = rowner and rexp' = rexp
+  Redis.limit' = Redis.rlimit
+  rcounter' = rcounter and rowner' = rowner and rexp' = rexp and rlimit' = rlimit and keepDurable
   Clock.master' = Clock.replica and Clock.replica' = Clock.master
   least' = least and mintedNow' = mintedNow
   keepLeases and keepRes
@@ -308,8 +368,15 @@ pred noStaleAdmitted { always no Res.stale }
 /** A token is never granted twice. */
 pred noTokenTwice { always all disj a, b: granted | a.tok != b.tok }
 
-/** The protocol as built: every feature and assumption in force. */
-pred full { On = Feature }
+/** The clock-floor mode's features and assumptions, and the epoch mode's (no clock assumption at all). */
+fun clockMode: set Feature { Feature - Epoch - EpochIncrement - FailoverCurrent }
+fun epochMode: set Feature { Feature - Floor - ClockBound }
+
+/** The protocol as built, tokens on the clock floor: every feature and assumption in force. */
+pred full { On = clockMode }
+
+/** The protocol as built, tokens from the durable epoch: no clock assumption, failover as stated. */
+pred epoch { On = epochMode }
 
 // ---------------------------------------------------------------- commands (one scope for all)
 
@@ -325,9 +392,16 @@ run OverlapRefused { system[Row] and full
     and eventually (Step.ev = RowWrite and Step.outcome = Refused)) }
   for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
 
+check NoTokenTwiceEpoch { (system[none] and epoch) implies noTokenTwice } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 0
+check NoStaleAdmittedAtRowEpoch { (system[Row] and epoch) implies noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 0
+check NoStaleAdmittedAtGateEpoch { (system[Gate] and epoch) implies noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 0
+check NoStaleAdmittedAtHttpEpoch { (system[Http] and epoch) implies noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 0
+
 // negative controls: each must yield a counterexample
-run NoFloorTokenTwice { system[none] and On = Feature - Floor and not noTokenTwice } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
-run NoRowFenceStale { system[Row] and On = Feature - RowFence and not noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
-run NoGateFenceStale { system[Gate] and On = Feature - GateFence and not noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
-run NoHttpFenceStale { system[Http] and On = Feature - HttpFence and not noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
-run ClockBoundBrokenTokenTwice { system[none] and On = Feature - ClockBound and not noTokenTwice } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
+run NoFloorTokenTwice { system[none] and On = clockMode - Floor and not noTokenTwice } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
+run NoRowFenceStale { system[Row] and On = clockMode - RowFence and not noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
+run NoGateFenceStale { system[Gate] and On = clockMode - GateFence and not noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
+run NoHttpFenceStale { system[Http] and On = clockMode - HttpFence and not noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
+run ClockBoundBrokenTokenTwice { system[none] and On = clockMode - ClockBound and not noTokenTwice } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
+run EpochNotIncreasedTokenTwice { system[none] and On = epochMode - EpochIncrement and not noTokenTwice } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
+run EpochLaggingReplicaTokenTwice { system[none] and On = epochMode - FailoverCurrent and not noTokenTwice } for 2 Client, 3 Lease, 7 T, 10..10 steps expect 1
