@@ -1,8 +1,10 @@
 package io.fenceguard.example.ledger;
 
+import io.fenceguard.example.events.AuditEvents;
 import io.fenceguard.http.FencedEndpoint;
 import java.net.URI;
 import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -17,9 +19,12 @@ public class AuditController {
     private final AuditDao audit;
     private final LedgerDao ledger;
 
-    public AuditController(AuditDao audit, LedgerDao ledger) {
+    private final ObjectProvider<AuditEvents> events;
+
+    public AuditController(AuditDao audit, LedgerDao ledger, ObjectProvider<AuditEvents> events) {
         this.audit = audit;
         this.ledger = ledger;
+        this.events = events;
     }
 
     public record EntryBody(Long amount, Long balance) {
@@ -33,6 +38,7 @@ public class AuditController {
             throw new IllegalArgumentException("amount and balance are required");
         }
         AuditDao.Entry entry = audit.record(id, body.amount(), body.balance());
+        events.ifAvailable(published -> published.recorded(id, entry));   // profile events
         return ResponseEntity.created(URI.create("/audit/" + id)).body(entry);
     }
 

@@ -52,7 +52,7 @@ class PlainJdbcLedgerTest {
                      .lockDelay(Duration.ofMillis(100)).keyPrefix(database + ":").build()));
              LeaseManager leases = LeaseManager.of(store, LeaseConfig.builder().leaseTime(Duration.ofSeconds(1)).build())) {
             PlainJdbcLedger.migrate(ds);
-            assertThat(count(ds, "SELECT COUNT(*) FROM flyway_schema_history WHERE success")).isEqualTo(2);   // V1 ledger, V2 audit outbox
+            assertThat(count(ds, "SELECT COUNT(*) FROM flyway_schema_history WHERE success")).isEqualTo(3);   // V1 ledger, V2 audit outbox, V3 audit projection
             assertThat(count(ds, "SELECT COUNT(*) FROM " + FenceguardMigrations.HISTORY_TABLE
                     + " WHERE success AND version IS NOT NULL AND version <> '0'")).isPositive();
             assertThat(count(ds, "SELECT COUNT(*) FROM fenceguard_gate")).isZero();
