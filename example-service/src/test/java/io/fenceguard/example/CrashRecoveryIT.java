@@ -51,12 +51,7 @@ class CrashRecoveryIT {
             List<String> args = new ArrayList<>(List.of("--spring.profiles.active=demo",
                     "--fenceguard.lease.lease-time=2s", "--fenceguard.redis.lock-delay=300ms",
                     "--fenceguard.lease.default-wait=20s", "--example.audit.relay-interval=300ms"));
-            args.add("--spring.datasource.url=" + RealServersIT.withDatabase(server.url(), database));
-            args.add("--spring.datasource.username=" + server.user());
-            args.add("--spring.datasource.password=" + server.password());
-            args.add("--spring.data.redis.host=" + redis.host());
-            args.add("--spring.data.redis.port=" + redis.port());
-            args.add("--fenceguard.redis.key-prefix=" + database + ":");
+            args.addAll(RealServersIT.serverArgs(server, database, redis));
             List<String> accounts = new ArrayList<>();
             long acknowledgedTotal = 0;
             for (int cycle = 0; cycle <= CYCLES; cycle++) {

@@ -46,12 +46,7 @@ class EventsIT {
             List<String> args = new ArrayList<>(List.of("--spring.profiles.active=demo,events",
                     "--spring.rabbitmq.addresses=" + broker, "--example.events.exchange=" + exchange,
                     "--example.events.queue=" + queue));
-            args.add("--spring.datasource.url=" + RealServersIT.withDatabase(server.url(), database));
-            args.add("--spring.datasource.username=" + server.user());
-            args.add("--spring.datasource.password=" + server.password());
-            args.add("--spring.data.redis.host=" + redis.host());
-            args.add("--spring.data.redis.port=" + redis.port());
-            args.add("--fenceguard.redis.key-prefix=" + database + ":");
+            args.addAll(RealServersIT.serverArgs(server, database, redis));
             try (RunningJar app = RunningJar.start("events", args)) {
                 assertThat(app.send("PUT", "/accounts/ev1", "{\"balance\":100}").statusCode()).isEqualTo(201);
                 HttpResponse<String> deposit = app.send("POST", "/accounts/ev1/deposits", "{\"amount\":5}");

@@ -30,20 +30,22 @@ class RealServersIT extends LedgerContract {
         String database = "fgexample_" + UUID.randomUUID().toString().substring(0, 8);
         execute(server, "CREATE DATABASE " + database);
         try {
-            RedisEndpoint redis = TestServers.redis();
             List<String> args = new ArrayList<>(COMMON);
-            args.add("--spring.datasource.url=" + withDatabase(server.url(), database));
-            args.add("--spring.datasource.username=" + server.user());
-            args.add("--spring.datasource.password=" + server.password());
-            args.add("--spring.data.redis.host=" + redis.host());
-            args.add("--spring.data.redis.port=" + redis.port());
-            args.add("--fenceguard.redis.key-prefix=" + database + ":");
+            args.addAll(serverArgs(server, database, TestServers.redis()));
             try (RunningJar app = RunningJar.start(name, args)) {
                 runContract(app);
             }
         } finally {
             execute(server, "DROP DATABASE " + database);
         }
+    }
+
+    /** The service's arguments for {@code database} on {@code server} and for {@code redis}, keys under its own prefix. */
+    static List<String> serverArgs(JdbcEndpoint server, String database, RedisEndpoint redis) {
+        return List.of("--spring.datasource.url=" + withDatabase(server.url(), database),
+                "--spring.datasource.username=" + server.user(), "--spring.datasource.password=" + server.password(),
+                "--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port(),
+                "--fenceguard.redis.key-prefix=" + database + ":");
     }
 
     /** Replaces the database of a JDBC URL such as {@code jdbc:postgresql://host:5432/test?x=y}. */
