@@ -10,6 +10,7 @@ import io.fenceguard.http.SigningKeys;
 import io.fenceguard.http.support.Instances;
 import io.fenceguard.http.support.TestApp;
 import io.fenceguard.http.support.TestWiring;
+import io.fenceguard.testsupport.bench.BenchTable;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Duration;
@@ -256,6 +257,14 @@ public final class HttpGuardBenchmark {
                         String.format("%.0f..%.0f", Arrays.stream(perRound[i]).min().orElse(0),
                                 Arrays.stream(perRound[i]).max().orElse(0)), failed[i]);
             }
+            for (int i = 0; i < rows.size(); i++) {
+                Row row = rows.get(i);
+                long anchor = results[row.anchor()][0];
+                BenchTable.row("http", "PUT, " + THREADS + " client threads: " + row.name(), results[i][0], "req/s",
+                        rows.get(row.anchor()).name(), anchor == 0 ? Double.NaN : (double) results[i][0] / anchor,
+                        Double.NaN);
+            }
+            BenchTable.print();
             return report(driver, warmupErrors, warmupFailed);
         }
     }

@@ -6,6 +6,7 @@ import io.fenceguard.core.LeaseContext;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.Gate;
+import io.fenceguard.testsupport.bench.BenchTable;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -66,6 +67,8 @@ public final class JdbcFencingBenchmark {
         }
         double rawMedian = median(rawRates);
         double guardedMedian = median(guardedRates);
+        // The floor: a bare SELECT 1 round trip, same threads and pool, the most statements PostgreSQL answers here.
+        double floor = Math.max(selects(raw, ROUND_MILLIS), selects(raw, ROUND_MILLIS));
         double plain = transactions(fenced, false, TRANSACTIONS);
         double claimed = transactions(fenced, true, TRANSACTIONS);
         plain = Math.min(plain, transactions(fenced, false, TRANSACTIONS));
@@ -83,7 +86,17 @@ public final class JdbcFencingBenchmark {
         System.out.printf("transaction, 1 UPDATE:      %10.1f us%n", plain);
         System.out.printf("same plus gate claim:       %10.1f us (claim costs %.1f us per transaction)%n",
                 claimed, claimed - plain);
+        System.out.printf("floor, SELECT 1:            %,10.0f statements/s (raw UPDATE %.3f of it, guarded %.3f)%n", floor,
+                rawMedian / floor, guardedMedian / floor);
         System.out.println("plan cache hit:             see the JMH PlanCacheBenchmark that follows");
+        String threads = THREADS + " threads";
+        BenchTable.row("jdbc", "PostgreSQL SELECT 1 (floor), " + threads, floor, "statements/s", "–", Double.NaN, 1.0);
+        BenchTable.row("jdbc", "raw UPDATE, " + threads, rawMedian, "statements/s", "–", Double.NaN, rawMedian / floor);
+        BenchTable.row("jdbc", "guarded UPDATE, " + threads, guardedMedian, "statements/s", "raw UPDATE", median(ratios),
+                guardedMedian / floor);
+        BenchTable.row("jdbc", "one-UPDATE transaction with gate claim, 1 thread", claimed, "µs",
+                "same without the claim", claimed / plain, Double.NaN);
+        BenchTable.print();
         System.exit(0);
     }
 
@@ -115,6 +128,35 @@ public final class JdbcFencingBenchmark {
                 }
                 return null;
             }));
+        }
+        for (Future<?> worker : workers) {
+            worker.get();
+        }
+        pool.shutdown();
+        return done.sum() / ((System.nanoTime() - started) / 1e9);
+    }
+
+    /** Bare {@code SELECT 1} statements per second from {@link #THREADS} threads for {@code millis}. */
+    private static double selects(DataSource dataSource, long millis) throws Exception {
+        LongAdder done = new LongAdder();
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        Future<?>[] workers = new Future<?>[THREADS];
+        long started = System.nanoTime();
+        for (int t = 0; t < THREADS; t++) {
+            workers[t] = pool.submit(() -> {
+                while (System.nanoTime() < end) {
+                    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT 1")) {
+                        for (int i = 0; i < 100; i++) {
+                            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                                rs.next();
+                            }
+                            done.increment();
+                        }
+                    }
+                }
+                return null;
+            });
         }
         for (Future<?> worker : workers) {
             worker.get();

@@ -9,6 +9,7 @@ import io.fenceguard.messaging.MessageHeaders;
 import io.fenceguard.messaging.kafka.FencingRecordInterceptor;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.testsupport.TestServers;
+import io.fenceguard.testsupport.bench.BenchTable;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -118,7 +119,10 @@ public final class AdmissionBenchmark {
         for (Map.Entry<String, List<Double>> e : micros.entrySet()) {
             double m = median(e.getValue());
             System.out.printf("%-30s %12.2f %14.0f %12.2f %8.2f%n", e.getKey(), m, 1e6 / m, m - anchor, m / anchor);
+            BenchTable.row("messaging", "Kafka consumer, " + e.getKey(), m, "µs/record", "no admission (anchor)",
+                    m / anchor, Double.NaN);
         }
+        BenchTable.print();
         producers.destroy();
         redisson.shutdown();
         broker.destroy();

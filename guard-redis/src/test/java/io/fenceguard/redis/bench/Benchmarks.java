@@ -43,6 +43,7 @@ final class Benchmarks {
             if (!complete) {
                 System.out.println(name + ": some measurements FAILED (see above); their rows are marked");
             }
+            io.fenceguard.testsupport.bench.BenchTable.print();
         } catch (Throwable e) {
             System.out.println(name + " FAILED: " + e);
             e.printStackTrace(System.out);

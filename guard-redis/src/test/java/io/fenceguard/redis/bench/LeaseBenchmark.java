@@ -7,6 +7,7 @@ import io.fenceguard.redis.RedisLeaseProvider;
 import io.fenceguard.redis.bench.LeaseRuns.LongList;
 import io.fenceguard.redis.bench.LeaseRuns.Result;
 import io.fenceguard.redis.bench.LeaseRuns.Run;
+import io.fenceguard.testsupport.bench.BenchTable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

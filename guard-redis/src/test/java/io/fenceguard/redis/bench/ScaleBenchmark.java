@@ -6,6 +6,7 @@ import io.fenceguard.core.LeaseManager;
 import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.redis.RedisLeaseProvider;
 import io.fenceguard.testsupport.RedisProcess;
+import io.fenceguard.testsupport.bench.BenchTable;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;

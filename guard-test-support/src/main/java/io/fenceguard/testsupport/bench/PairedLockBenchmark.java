@@ -139,10 +139,13 @@ public final class PairedLockBenchmark {
             double rate = median(rates.get(label));
             System.out.printf("%-44s %10.0f %10.1f %10.1f %10.2f%n", label, rate, percentile(all, 0.5) / 1e3,
                     percentile(all, 0.99) / 1e3, rate / anchorRate);
+            BenchTable.row(title, label + ", acquire+release, 1 thread", rate, "ops/s", anchor == null ? "–" : anchor,
+                    label.equals(anchor) ? Double.NaN : rate / anchorRate, Double.NaN);
         }
         if (anchor != null) {
             System.out.println("(ratio = ops/s over the anchor's, " + anchor + ")");
         }
+        BenchTable.print();
     }
 
     private static double median(List<Double> values) {
