@@ -35,7 +35,7 @@ public final class ClientKit implements AutoCloseable {
 
     public ClientKit(Topology topology, String clientName, int clients) {
         this.topology = topology;
-        RedissonClient single = Redisson.create(singleConfig(topology.redisUri(), clients));
+        RedissonClient single = Redisson.create(singleConfig(topology.redisUriFor(clientName), clients));
         RedissonClient sentinel = Redisson.create(sentinelConfig(topology.sentinelUris(), clients));
         this.redissons = List.of(single, sentinel);
         locks.put("single", lockService(single, clientName + "-s"));
@@ -76,7 +76,9 @@ public final class ClientKit implements AutoCloseable {
 
     static Config singleConfig(String uri, int clients) {
         Config config = new Config();
-        config.useSingleServer().setAddress(uri).setTimeout(1_000).setConnectTimeout(1_000)
+        // Redisson's default command timeout (3 s), longer than the 1.5 s lease: a grant answered late
+        // over a slow link is still taken by the unfenced client, as it would be in a default deployment
+        config.useSingleServer().setAddress(uri).setTimeout(3_000).setConnectTimeout(1_000)
                 .setConnectionPoolSize(Math.max(4, clients)).setConnectionMinimumIdleSize(1)
                 .setSubscriptionConnectionPoolSize(4).setSubscriptionConnectionMinimumIdleSize(1);
         config.setThreads(2);

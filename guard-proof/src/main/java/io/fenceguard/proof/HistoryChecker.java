@@ -10,8 +10,10 @@ import java.util.stream.Collectors;
 /**
  * Reads the recorded history and the final database state and counts what must never happen:
  * <ul>
- *   <li><b>lost acknowledged writes</b>: an acknowledged write that a later admitted write did not
- *       build on (it read a smaller value than this one wrote), or that is missing from the log;</li>
+ *   <li><b>lost acknowledged writes</b>: an acknowledged write that a later admitted write of another
+ *       operation did not build on (it read a smaller value than this one wrote), or that is missing from
+ *       the log; a retried request applied twice is one operation (its entries share the op id), so its
+ *       second entry, which read what the first read, is not a lost write;</li>
  *   <li><b>stale writes admitted</b>: a write admitted after a write with a greater token was
  *       admitted for the same resource (admission order is the log's sequence);</li>
  *   <li><b>duplicate tokens</b>: one token granted to two acquisitions of the same resource;</li>
@@ -46,11 +48,7 @@ final class HistoryChecker {
         Map<String, ProofSchema.LogEntry> logged = new HashMap<>();
         for (List<ProofSchema.LogEntry> entries : state.log().values()) {
             admitted += entries.size();
-            long[] laterMinRead = new long[entries.size() + 1];
-            laterMinRead[entries.size()] = Long.MAX_VALUE;
-            for (int i = entries.size() - 1; i >= 0; i--) {
-                laterMinRead[i] = Math.min(laterMinRead[i + 1], entries.get(i).read());
-            }
+            long[] laterMinRead = laterMinReads(entries);
             long maxToken = Long.MIN_VALUE;
             for (int i = 0; i < entries.size(); i++) {
                 ProofSchema.LogEntry e = entries.get(i);
@@ -63,10 +61,11 @@ final class HistoryChecker {
                             "seq " + e.seq() + " token " + e.token() + " after " + maxToken));
                 }
                 maxToken = Math.max(maxToken, e.token());
-                if (op != null && op.ok() && laterMinRead[i + 1] < e.written()) {
+                long laterRead = laterMinRead[i];
+                if (op != null && op.ok() && laterRead < e.written()) {
                     lost++;
                     anomalies.add(new Anomaly("lost-ack", e.resource(), e.token(), at,
-                            "seq " + e.seq() + " wrote " + e.written() + ", a later write read " + laterMinRead[i + 1]));
+                            "seq " + e.seq() + " wrote " + e.written() + ", a later write read " + laterRead));
                 }
             }
         }
@@ -94,6 +93,31 @@ final class HistoryChecker {
         return new Findings(history.size(), ok, history.size() - ok - unknown, unknown,
                 history.isEmpty() ? 0 : (double) ok / history.size(), lost, stale, duplicates, mismatches, admitted,
                 byKind, anomalies);
+    }
+
+    /**
+     * Per position i: the smallest value read by an entry after i of another operation than entry i's. One
+     * pass from the end keeping the smallest read, its operation, and the smallest read of any other operation.
+     */
+    static long[] laterMinReads(List<ProofSchema.LogEntry> entries) {
+        long[] result = new long[entries.size()];
+        long min1 = Long.MAX_VALUE;
+        String op1 = null;
+        long min2 = Long.MAX_VALUE;   // smallest read of an operation other than op1
+        for (int i = entries.size() - 1; i >= 0; i--) {
+            ProofSchema.LogEntry e = entries.get(i);
+            result[i] = e.opId().equals(op1) ? min2 : min1;
+            if (e.read() < min1) {
+                if (!e.opId().equals(op1)) {
+                    min2 = min1;
+                }
+                min1 = e.read();
+                op1 = e.opId();
+            } else if (!e.opId().equals(op1)) {
+                min2 = Math.min(min2, e.read());
+            }
+        }
+        return result;
     }
 
     private static int duplicates(List<Op> history, List<Anomaly> anomalies) {

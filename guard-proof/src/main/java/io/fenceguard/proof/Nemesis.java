@@ -15,9 +15,10 @@ import java.util.stream.Stream;
 final class Nemesis implements Runnable {
 
     enum Kind { PAUSE_THREAD, PAUSE_JVM, FLUSHALL, KILL_RESTART, FAILOVER, LATENCY, DROP_CONNECTIONS,
-        CLOCK_FORWARD, CLOCK_BACK, POSTGRES_RESTART }
+        CLOCK_FORWARD, CLOCK_BACK, POSTGRES_RESTART, HTTP_HOLD, HTTP_LOSE_ANSWER }
 
     private final ProofServers servers;
+    private final HttpFaultProxy http;
     private final List<ClientLoop> threads;
     private final List<WorkerJvm> workers;
     private final Random random;
@@ -34,19 +35,20 @@ final class Nemesis implements Runnable {
     static final List<List<Kind>> MIXED = Stream.of(Kind.PAUSE_THREAD, Kind.PAUSE_JVM, Kind.FLUSHALL, Kind.PAUSE_THREAD,
             Kind.KILL_RESTART, Kind.PAUSE_JVM, Kind.FAILOVER, Kind.LATENCY, Kind.DROP_CONNECTIONS).map(List::of).toList();
 
-    Nemesis(ProofServers servers, List<ClientLoop> threads, List<WorkerJvm> workers, long seed, long leaseMillis,
-            long deadlineMillis) {
-        this(servers, threads, workers, seed, leaseMillis, deadlineMillis, MIXED);
+    Nemesis(ProofServers servers, HttpFaultProxy http, List<ClientLoop> threads, List<WorkerJvm> workers, long seed,
+            long leaseMillis, long deadlineMillis) {
+        this(servers, http, threads, workers, seed, leaseMillis, deadlineMillis, MIXED);
     }
 
     /**
      * A nemesis that deals {@code faults}: each entry is one fault, or several injected at once (each on
      * a thread of its own, the entry ending when all are healed).
      */
-    Nemesis(ProofServers servers, List<ClientLoop> threads, List<WorkerJvm> workers, long seed, long leaseMillis,
-            long deadlineMillis, List<List<Kind>> faults) {
+    Nemesis(ProofServers servers, HttpFaultProxy http, List<ClientLoop> threads, List<WorkerJvm> workers, long seed,
+            long leaseMillis, long deadlineMillis, List<List<Kind>> faults) {
         this.faults = List.copyOf(faults);
         this.servers = servers;
+        this.http = http;
         this.threads = threads;
         this.workers = workers;
         this.random = new Random(seed);
@@ -137,14 +139,40 @@ final class Nemesis implements Runnable {
                 return "sentinel";
             }
             case LATENCY -> {
-                long millis = 50 + random.nextInt(350);
-                servers.proxy().latency(millis);
-                ProofServers.sleep(1_500 + random.nextInt(2_500));
-                servers.proxy().latency(0);
-                return "single, +" + millis + " ms";
+                // One client process's link: its requests reach Redis at once, the answers come later than
+                // a lease (within the client's 3 s command timeout), so a grant arrives after it ran out.
+                List<String> processes = List.copyOf(servers.proxies().keySet());
+                String process = processes.get(random.nextInt(processes.size()));
+                long late = leaseMillis * 11 / 10 + random.nextInt((int) leaseMillis / 2);
+                long lasting = 1_500 + random.nextInt(2_500);
+                servers.proxies().get(process).delay(Duration.ZERO, Duration.ofMillis(late));
+                ProofServers.sleep(lasting);
+                servers.proxies().get(process).delay(Duration.ZERO, Duration.ZERO);
+                return process + " to single, answers +" + late + " ms for " + lasting + " ms";
             }
             case DROP_CONNECTIONS -> {
-                return "single, " + servers.proxy().dropConnections() + " sockets";
+                int dropped = 0;
+                for (var proxy : servers.proxies().values()) {
+                    dropped += proxy.dropConnections();
+                }
+                return "single, " + dropped + " sockets";
+            }
+            case HTTP_HOLD -> {
+                // Requests held past the clients' answer timeout (3 leases) and then delivered: their senders
+                // gave up and released meanwhile, and the next holder may have written.
+                long hold = leaseMillis * 4 + random.nextInt((int) leaseMillis * 2);
+                long lasting = 1_500 + random.nextInt(2_500);
+                http.hold(hold);
+                ProofServers.sleep(lasting);
+                http.hold(0);
+                return "resource server, requests held " + hold + " ms for " + lasting + " ms";
+            }
+            case HTTP_LOSE_ANSWER -> {
+                long lasting = 1_500 + random.nextInt(2_500);
+                http.loseWriteAnswers(true);
+                ProofServers.sleep(lasting);
+                http.loseWriteAnswers(false);
+                return "resource server, write answers lost (502) for " + lasting + " ms";
             }
             case CLOCK_FORWARD -> {
                 // Each step goes past every live lease: Redis expires them at once while their holders
@@ -178,6 +206,7 @@ final class Nemesis implements Runnable {
     /** Resumes stopped workers and restores the servers, whatever was in progress. */
     void healAll() {
         workers.forEach(WorkerJvm::resume);
+        http.heal();
         servers.heal();
     }
 }

@@ -2,6 +2,7 @@ package io.fenceguard.proof;
 
 import io.fenceguard.http.Destinations;
 import io.fenceguard.http.FenceHeader;
+import io.fenceguard.http.FencingFilter;
 import io.fenceguard.http.OutboundFence;
 import io.fenceguard.http.SigningKeys;
 import io.fenceguard.core.Fence;
@@ -28,10 +29,15 @@ final class Operations {
     private final ClientKit kit;
     private final OutboundFence outbound;
     private final String base;
+    /** How long a client waits for an answer: three leases; the HTTP fault row holds requests longer. */
+    private final Duration answerTimeout;
+    /** A write answered 502 (the network lost the server's answer) is sent this many times at most. */
+    static final int PUT_ATTEMPTS = 3;
 
     Operations(ClientKit kit) {
         this.kit = kit;
         this.base = "http://127.0.0.1:" + kit.topology().httpPort();
+        this.answerTimeout = Duration.ofMillis(kit.topology().leaseMillis() * 3);
         this.outbound = OutboundFence.of(Destinations.of(base), SigningKeys.none());
     }
 
@@ -111,14 +117,25 @@ final class Operations {
         try (AutoCloseable resumed = late != null ? grant.pause(late.millis(), late.pastLocalCheck()) : noop()) {
             attempt.written = read + amount;
             URI put = URI.create(cell + "?value=" + (read + amount) + "&read=" + read + "&op=" + opId);
-            HttpRequest request = request(put, resource, grant).PUT(HttpRequest.BodyPublishers.noBody()).build();
             attempt.sent = true;
             HttpResponse<String> written;
-            try {
-                written = kit.http().send(request, HttpResponse.BodyHandlers.ofString());
-            } catch (HttpTimeoutException e) {
-                attempt.fail("http-timeout", Op.UNKNOWN);
-                throw e;
+            for (int sent = 1; ; sent++) {
+                // A retry is the same request: same token, same op; with fencing it carries the op as its
+                // idempotency key, so the server answers a retry of an applied write from its first answer.
+                HttpRequest.Builder request = request(put, resource, grant).PUT(HttpRequest.BodyPublishers.noBody());
+                if (grant.fenced()) {
+                    request.header(FencingFilter.IDEMPOTENCY_KEY, opId);
+                }
+                try {
+                    written = kit.http().send(request.build(), HttpResponse.BodyHandlers.ofString());
+                } catch (HttpTimeoutException e) {
+                    attempt.fail("http-timeout", Op.UNKNOWN);
+                    throw e;
+                }
+                if (written.statusCode() != 502 || sent == PUT_ATTEMPTS) {
+                    break;
+                }
+                Thread.sleep(50);
             }
             if (written.statusCode() == 409) {
                 attempt.fail(written.body().startsWith("stale-db") ? "stale-db" : "stale-http", Op.FAIL);
@@ -135,7 +152,7 @@ final class Operations {
     private HttpRequest.Builder request(URI uri, String resource, Grant grant) {
         String header = grant.fenced() ? outbound.headerFor(uri).orElseThrow()
                 : FenceHeader.of(Fence.of(ResourceName.of(resource), FencingToken.of(grant.token()))).value();
-        return HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20)).header(outbound.headerName(), header);
+        return HttpRequest.newBuilder(uri).timeout(answerTimeout).header(outbound.headerName(), header);
     }
 
     /** What an operation got to before it ended. */

@@ -60,34 +60,79 @@ final class ProofChart {
      * duplicate tokens, wrong ledger totals) with fencing and without.
      */
     static void matrix(List<ProofMatrix.Outcome> outcomes, Path png) throws IOException {
-        List<ProofMatrix.Outcome> run = outcomes.stream().filter(o -> !o.skipped()).toList();
-        if (run.isEmpty()) {
+        List<MatrixBars> bars = new ArrayList<>();
+        for (ProofMatrix.Outcome o : outcomes) {
+            if (!o.skipped()) {
+                HistoryChecker.Findings on = o.on().findings();
+                HistoryChecker.Findings off = o.off().findings();
+                bars.add(new MatrixBars(o.row().name(), on.staleAdmitted(), on.lostAcknowledged(),
+                        on.duplicateTokens() + on.ledgerMismatches(), off.staleAdmitted(), off.lostAcknowledged(),
+                        off.duplicateTokens() + off.ledgerMismatches()));
+            }
+        }
+        drawMatrix(bars, png);
+    }
+
+    /** One row of the matrix picture: its anomalies with fencing and without. */
+    record MatrixBars(String fault, int onStale, int onLost, int onOther, int offStale, int offLost, int offOther) {
+    }
+
+    /**
+     * Draws the picture again from a {@code matrix.json}: {@code ProofChart <matrix.json> <matrix.png>}
+     * (the class path of guard-proof), for a table whose picture was drawn by an older version.
+     */
+    public static void main(String[] args) throws IOException {
+        tools.jackson.databind.JsonNode rows = HistoryFile.JSON.readTree(java.nio.file.Files.readString(Path.of(args[0])));
+        List<MatrixBars> bars = new ArrayList<>();
+        for (tools.jackson.databind.JsonNode row : rows) {
+            if (row.has("skipped")) {
+                continue;
+            }
+            tools.jackson.databind.JsonNode on = row.get("fencingOn");
+            tools.jackson.databind.JsonNode off = row.get("fencingOff");
+            bars.add(new MatrixBars(row.get("fault").asString(), on.get("staleWritesAdmitted").asInt(),
+                    on.get("lostAcknowledgedWrites").asInt(),
+                    on.get("duplicateTokens").asInt() + on.get("ledgerMismatches").asInt(),
+                    off.get("staleWritesAdmitted").asInt(), off.get("lostAcknowledgedWrites").asInt(),
+                    off.get("duplicateTokens").asInt() + off.get("ledgerMismatches").asInt()));
+        }
+        drawMatrix(bars, Path.of(args[1]));
+    }
+
+    /**
+     * The matrix as bars: per fault, the anomalies (stale writes admitted, acknowledged writes lost,
+     * duplicate tokens and wrong ledger totals) with fencing and without, each bar labelled with its count
+     * (counts run from a few to thousands).
+     */
+    static void drawMatrix(List<MatrixBars> bars, Path png) throws IOException {
+        if (bars.isEmpty()) {
             return;
         }
-        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(520)
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(560)
                 .title("fault matrix: anomalies with fencing (must be 0) and without")
-                .xAxisTitle("fault").yAxisTitle("count").build();
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+                .xAxisTitle("fault (row of the table)").yAxisTitle("count").build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
-        chart.getStyler().setXAxisLabelRotation(20);
+        chart.getStyler().setXAxisLabelRotation(25);
         chart.getStyler().setPlotGridLinesVisible(false);
+        chart.getStyler().setLabelsVisible(true);
         List<String> names = new ArrayList<>();
-        for (int i = 0; i < run.size(); i++) {
-            String name = run.get(i).row().name();
+        for (int i = 0; i < bars.size(); i++) {
+            String name = bars.get(i).fault();
             int cut = name.indexOf(" (");
+            name = cut > 0 ? name.substring(0, cut) : name;
+            cut = name.indexOf(':');
             names.add((i + 1) + ". " + (cut > 0 ? name.substring(0, cut) : name));
         }
-        chart.addSeries("stale admitted, fencing ON", names, run.stream().map(o -> (Number) o.on().findings().staleAdmitted()).toList())
+        chart.addSeries("anomalies, fencing ON", names,
+                bars.stream().map(b -> (Number) (b.onStale() + b.onLost() + b.onOther())).toList())
                 .setFillColor(new Color(0x2ca02c));
-        chart.addSeries("acknowledged lost, fencing ON", names, run.stream().map(o -> (Number) o.on().findings().lostAcknowledged()).toList())
-                .setFillColor(new Color(0x98df8a));
-        chart.addSeries("stale admitted, fencing OFF", names, run.stream().map(o -> (Number) o.off().findings().staleAdmitted()).toList())
+        chart.addSeries("stale admitted, fencing OFF", names, bars.stream().map(b -> (Number) b.offStale()).toList())
                 .setFillColor(new Color(0xd62728));
-        chart.addSeries("acknowledged lost, fencing OFF", names, run.stream().map(o -> (Number) o.off().findings().lostAcknowledged()).toList())
+        chart.addSeries("acknowledged lost, fencing OFF", names, bars.stream().map(b -> (Number) b.offLost()).toList())
                 .setFillColor(new Color(0xff9896));
-        chart.addSeries("duplicate tokens + ledger wrong, fencing OFF", names, run.stream()
-                .map(o -> (Number) (o.off().findings().duplicateTokens() + o.off().findings().ledgerMismatches())).toList())
-                .setFillColor(Color.GRAY);
+        chart.addSeries("duplicate tokens + ledger wrong, fencing OFF", names,
+                bars.stream().map(b -> (Number) b.offOther()).toList()).setFillColor(Color.GRAY);
         BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
     }
 

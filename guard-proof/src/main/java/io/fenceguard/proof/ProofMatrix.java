@@ -58,8 +58,10 @@ public final class ProofMatrix {
                         List.of(List.of(Kind.CLOCK_FORWARD), List.of(Kind.CLOCK_BACK)),
                         noClock.map(reason -> "clock shim unavailable: " + reason)),
                 Row.of("PostgreSQL restart mid-run", List.of(List.of(Kind.POSTGRES_RESTART))),
-                Row.of("slow or dropping link to Redis (delay proxy)",
+                Row.of("slow or dropping link to Redis (one client process's answers later than a lease)",
                         List.of(List.of(Kind.LATENCY), List.of(Kind.DROP_CONNECTIONS))),
+                Row.of("downstream HTTP faults (requests delivered after the client gave up, answers lost, retries)",
+                        List.of(List.of(Kind.HTTP_HOLD), List.of(Kind.HTTP_LOSE_ANSWER))),
                 Row.of("two at once: holder pause + FLUSHALL, pause + PostgreSQL restart",
                         List.of(List.of(Kind.PAUSE_THREAD, Kind.FLUSHALL), List.of(Kind.PAUSE_JVM, Kind.POSTGRES_RESTART))));
     }

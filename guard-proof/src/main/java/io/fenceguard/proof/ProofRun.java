@@ -48,15 +48,16 @@ final class ProofRun {
                     ProofSchema.create(pool, db, Topology.allResources().stream()
                             .filter(r -> Topology.databaseIndexOf(r, count) == here).toList());
                 }
-                try (ResourceServer http = ResourceServer.start(pools.values().iterator().next(), fencing)) {
+                try (ResourceServer resourceServer = ResourceServer.start(pools.values().iterator().next(), fencing);
+                     HttpFaultProxy http = HttpFaultProxy.start(resourceServer.port())) {
                     long start = System.currentTimeMillis();
                     Topology topology = new Topology(fencing, runId, settings.seed(), settings.leaseMillis(),
-                            servers.proxy().uri(), servers.sentinel().sentinelUris(), servers.databases(), http.port(),
+                            servers.redisUris(), servers.sentinel().sentinelUris(), servers.databases(), http.port(),
                             start + settings.duration().toMillis());
                     Path topologyFile = dir.resolve("topology.json");
                     topology.write(topologyFile);
                     List<Op> history = new ArrayList<>();
-                    List<FaultEvent> events = drive(settings, topology, topologyFile, servers, dir, history, faults);
+                    List<FaultEvent> events = drive(settings, topology, topologyFile, servers, http, dir, history, faults);
                     List<ProofSchema.State> states = new ArrayList<>();
                     for (HikariDataSource pool : pools.values()) {
                         states.add(ProofSchema.read(pool));
@@ -71,13 +72,14 @@ final class ProofRun {
     }
 
     private static List<FaultEvent> drive(ProofSettings settings, Topology topology, Path topologyFile,
-            ProofServers servers, Path dir, List<Op> history, List<List<Nemesis.Kind>> faults) throws Exception {
+            ProofServers servers, HttpFaultProxy http, Path dir, List<Op> history, List<List<Nemesis.Kind>> faults)
+            throws Exception {
         List<WorkerJvm> workers = new ArrayList<>();
         Path mainHistory = dir.resolve("history-main.jsonl");
         try (ClientKit kit = new ClientKit(topology, "main", settings.inProcessThreads());
              HistoryFile file = HistoryFile.create(mainHistory)) {
-            for (int w = 0; w < ProofSettings.WORKER_JVMS; w++) {
-                workers.add(WorkerJvm.start("w" + (w + 1), topologyFile, settings.threadsPerWorker(), dir));
+            for (String worker : Topology.processes().subList(1, Topology.processes().size())) {
+                workers.add(WorkerJvm.start(worker, topologyFile, settings.threadsPerWorker(), dir));
             }
             Operations operations = new Operations(kit);
             List<ClientLoop> loops = new ArrayList<>();
@@ -87,7 +89,7 @@ final class ProofRun {
                 loops.add(loop);
                 threads.add(new Thread(loop, loop.name()));
             }
-            Nemesis nemesis = new Nemesis(servers, loops, workers, topology.seed(), topology.leaseMillis(),
+            Nemesis nemesis = new Nemesis(servers, http, loops, workers, topology.seed(), topology.leaseMillis(),
                     topology.deadlineMillis(), faults);
             Thread nemesisThread = new Thread(nemesis, "nemesis");
             threads.forEach(Thread::start);

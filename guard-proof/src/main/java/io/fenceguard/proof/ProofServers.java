@@ -3,6 +3,7 @@ package io.fenceguard.proof;
 import io.fenceguard.testsupport.RedisProcess;
 import io.fenceguard.testsupport.RedisSentinelGroup;
 import io.fenceguard.testsupport.faults.ClockShim;
+import io.fenceguard.testsupport.faults.DelayProxy;
 import io.fenceguard.testsupport.faults.ShiftedClock;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
@@ -22,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The servers of one run, all started here on free loopback ports and stopped at the end: a Redis
- * server behind the {@link ChaosProxy}, a Sentinel group (master, replica, three sentinels), an
+ * server behind a {@link DelayProxy} per client process, a Sentinel group (master, replica, three sentinels), an
  * embedded PostgreSQL (its data directory kept across the nemesis's restarts), and a fresh database on
  * the MariaDB of {@code GUARD_TEST_MARIADB_URL} if set. The Redis server behind the proxy runs under
  * the clock shim of test support where it can be built, so the nemesis can step its clock.
@@ -31,7 +32,8 @@ final class ProofServers implements AutoCloseable {
 
     private final RedisProcess single;
     private final ShiftedClock singleClock;
-    private final ChaosProxy proxy;
+    /** One proxy per client process, in {@link Topology#processes()} order. */
+    private final java.util.Map<String, DelayProxy> proxies = new java.util.LinkedHashMap<>();
     private final RedisSentinelGroup sentinel;
     private final Path postgresData;
     private final int postgresPort;
@@ -43,7 +45,9 @@ final class ProofServers implements AutoCloseable {
     ProofServers(String runId) throws IOException, SQLException {
         singleClock = ClockShim.unavailableReason().isEmpty() ? ShiftedClock.create() : null;
         single = singleClock != null ? RedisProcess.start(singleClock) : RedisProcess.start();
-        proxy = ChaosProxy.start(single.port());
+        for (String process : Topology.processes()) {
+            proxies.put(process, DelayProxy.start(single.port()));
+        }
         sentinel = RedisSentinelGroup.start();
         postgresData = Files.createTempDirectory("fenceguard-proof-pg");
         postgresPort = RedisProcess.freePort();
@@ -109,8 +113,15 @@ final class ProofServers implements AutoCloseable {
         return single;
     }
 
-    ChaosProxy proxy() {
-        return proxy;
+    /** The link of each client process to the single server. */
+    java.util.Map<String, DelayProxy> proxies() {
+        return proxies;
+    }
+
+    java.util.Map<String, String> redisUris() {
+        java.util.Map<String, String> uris = new java.util.LinkedHashMap<>();
+        proxies.forEach((process, proxy) -> uris.put(process, proxy.uri()));
+        return uris;
     }
 
     RedisSentinelGroup sentinel() {
@@ -147,7 +158,7 @@ final class ProofServers implements AutoCloseable {
 
     /** Brings back anything the nemesis left down. */
     void heal() {
-        proxy.latency(0);
+        proxies.values().forEach(p -> p.delay(Duration.ZERO, Duration.ZERO));
         if (singleClock != null) {
             singleClock.set(Duration.ZERO);
         }
@@ -171,7 +182,7 @@ final class ProofServers implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        proxy.close();
+        proxies.values().forEach(DelayProxy::close);
         single.close();
         sentinel.close();
         postgres.close();

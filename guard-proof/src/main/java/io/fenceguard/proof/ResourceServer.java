@@ -57,12 +57,14 @@ public final class ResourceServer implements AutoCloseable {
         Tomcat.addServlet(context, "registers", new Registers(writes, fencing));
         context.addServletMappingDecoded("/registers/*", "registers");
         if (fencing) {
+            JdbcHighWaterStore store = JdbcHighWaterStore.of(rawPool);
             InboundFence inbound = InboundFence.of(
                     List.of(FencedRoute.of(Set.of("GET", "PUT"), "/registers/{id}", "register:{id}")),
-                    JdbcHighWaterStore.of(rawPool), SigningKeys.none());
+                    store, SigningKeys.none());
             FilterDef def = new FilterDef();
             def.setFilterName("fencing");
-            def.setFilter(FencingFilter.of(inbound));
+            // a retried write (same Idempotency-Key) is answered from its first answer, not applied again
+            def.setFilter(FencingFilter.of(inbound).withIdempotency(store));
             context.addFilterDef(def);
             FilterMap map = new FilterMap();
             map.setFilterName("fencing");

@@ -10,13 +10,15 @@ import java.util.List;
  * Where everything of one run is and how clients behave: what a worker JVM needs to join the run,
  * written to a file that it is given on its command line.
  *
- * @param redisUri        the single Redis server, reached through the chaos proxy
+ * @param redisUris       the single Redis server as each client process reaches it: through a delay proxy
+ *                        of its own (process name: {@code main}, {@code w1}, …), so that one client's link
+ *                        can be slowed while the others' is not
  * @param sentinelUris    the sentinels of the failover group
  * @param databases       the databases holding the resources (PostgreSQL first)
  * @param httpPort        the resource server that fences HTTP writes
  * @param deadlineMillis  when clients stop starting operations (epoch millis)
  */
-public record Topology(boolean fencing, String runId, long seed, long leaseMillis, String redisUri,
+public record Topology(boolean fencing, String runId, long seed, long leaseMillis, java.util.Map<String, String> redisUris,
         List<String> sentinelUris, List<Database> databases, int httpPort, long deadlineMillis) {
 
     /** A JDBC database; {@code dialect} is the migration folder: {@code postgresql} or {@code mysql}. */
@@ -27,6 +29,25 @@ public record Topology(boolean fencing, String runId, long seed, long leaseMilli
     public static final List<String> COUNTERS = List.of("counter:1", "counter:2", "counter:3");
     public static final List<String> ACCOUNTS = List.of("account:1", "account:2", "account:3");
     public static final List<String> REGISTERS = List.of("register:1", "register:2");
+
+    /** The names of the client processes: this JVM ({@code main}) first, then the worker JVMs. */
+    public static List<String> processes() {
+        List<String> names = new java.util.ArrayList<>(List.of("main"));
+        for (int w = 1; w <= ProofSettings.WORKER_JVMS; w++) {
+            names.add("w" + w);
+        }
+        return names;
+    }
+
+    /** The single Redis server as {@code process} reaches it. */
+    public String redisUriFor(String process) {
+        String uri = redisUris.get(process);
+        if (uri == null) {
+            throw new IllegalArgumentException("no Redis link for client process " + process + "; processes: "
+                    + redisUris.keySet());
+        }
+        return uri;
+    }
 
     public static List<String> allResources() {
         return java.util.stream.Stream.of(COUNTERS, ACCOUNTS, REGISTERS).flatMap(List::stream).toList();

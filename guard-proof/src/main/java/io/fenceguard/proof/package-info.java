@@ -5,7 +5,9 @@
  * is set) and real Redis servers that the harness starts on loopback ports. A seeded {@link
  * io.fenceguard.proof.Nemesis} pauses holders past their lease (SIGSTOP of a worker JVM, or a
  * thread whose renewals are held back), flushes Redis, kills and restarts it empty, fails the Sentinel
- * group over, and adds latency or drops connections through an in-process TCP proxy. The {@link
+ * group over, delays one client process's Redis answers past a lease or drops connections (each process
+ * reaches Redis through a delay proxy of its own), and holds HTTP requests past the client's timeout or
+ * loses the answers to HTTP writes (the client retries). The {@link
  * io.fenceguard.proof.HistoryChecker} reads every operation and the final database state and
  * counts lost acknowledged writes, stale writes admitted, duplicate tokens and wrong ledger totals.
  *

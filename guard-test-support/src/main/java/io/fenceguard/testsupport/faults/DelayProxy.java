@@ -17,8 +17,10 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A loopback TCP proxy that adds a round trip to every request without serialising them: each chunk is
- * forwarded half the added round trip after it arrived, whatever else is in flight, as on a long link
- * (not a slow one). Clients connect to {@link #uri()} instead of the server.
+ * forwarded a set time after it arrived, whatever else is in flight, as on a long link (not a slow one).
+ * The two directions are delayed separately (a request that reaches the server at once and an answer
+ * that comes late is the case a lock's grant fears most), and every open connection can be cut at once,
+ * as by a network blip. Clients connect to {@link #uri()} instead of the server.
  *
  * <pre>{@code
  * try (DelayProxy link = DelayProxy.start(redis.port())) {
@@ -31,7 +33,8 @@ public final class DelayProxy implements AutoCloseable {
     private final ServerSocket server;
     private final int upstreamPort;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
-    private volatile long oneWayNanos;
+    private volatile long toServerNanos;
+    private volatile long toClientNanos;
     private volatile boolean closed;
 
     private DelayProxy(ServerSocket server, int upstreamPort) {
@@ -61,7 +64,23 @@ public final class DelayProxy implements AutoCloseable {
 
     /** Adds {@code roundTrip} to every request and its answer (half each way); zero heals. */
     public void addRoundTrip(Duration roundTrip) {
-        oneWayNanos = roundTrip.toNanos() / 2;
+        delay(roundTrip.dividedBy(2), roundTrip.dividedBy(2));
+    }
+
+    /** Delays what the client sends by {@code toServer} and what the server answers by {@code toClient}. */
+    public void delay(Duration toServer, Duration toClient) {
+        toServerNanos = toServer.toNanos();
+        toClientNanos = toClient.toNanos();
+    }
+
+    /** Closes every open connection (what is still queued is lost); new connections are accepted. */
+    public int dropConnections() {
+        int dropped = 0;
+        for (Socket socket : open) {
+            close(socket);
+            dropped++;
+        }
+        return dropped;
     }
 
     private void acceptLoop() {
@@ -74,8 +93,8 @@ public final class DelayProxy implements AutoCloseable {
                 upstream.setTcpNoDelay(true);
                 open.add(client);
                 open.add(upstream);
-                pipe(client, upstream);
-                pipe(upstream, client);
+                pipe(client, upstream, true);
+                pipe(upstream, client, false);
             } catch (IOException e) {
                 if (closed) {
                     return;
@@ -88,14 +107,15 @@ public final class DelayProxy implements AutoCloseable {
     }
 
     /** A reader that stamps each chunk and a writer that sends it when due. */
-    private void pipe(Socket from, Socket to) {
+    private void pipe(Socket from, Socket to, boolean toServer) {
         BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
         daemon("delay-proxy-read", () -> {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
-                    queue.add(new Chunk(System.nanoTime() + oneWayNanos, Arrays.copyOf(buffer, n)));
+                    queue.add(new Chunk(System.nanoTime() + (toServer ? toServerNanos : toClientNanos),
+                            Arrays.copyOf(buffer, n)));
                 }
             } catch (IOException ignored) {
                 // closed
