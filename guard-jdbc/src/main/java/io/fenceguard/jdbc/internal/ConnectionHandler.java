@@ -6,7 +6,6 @@ import io.fenceguard.jdbc.FencingRefusedException.Reason;
 import io.fenceguard.jdbc.GateMode;
 import io.fenceguard.jdbc.SqlDialect;
 import io.fenceguard.jdbc.Unfenced;
-import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.CallableStatement;
@@ -22,7 +21,7 @@ import java.util.WeakHashMap;
  * Behind every fenced {@link Connection}: prepares rewritten SQL, hands out fenced statements and
  * tracks which fence has claimed the gate in the current transaction.
  */
-final class ConnectionHandler implements InvocationHandler {
+final class ConnectionHandler extends RefusalReportingHandler {
 
     private final JdbcGuard guard;
     private final Connection raw;
@@ -55,16 +54,7 @@ final class ConnectionHandler implements InvocationHandler {
     }
 
     @Override
-    public Object invoke(Object self, Method method, Object[] args) throws Throwable {
-        try {
-            return dispatch(self, method, args);
-        } catch (Throwable thrown) {
-            guard.reportRefusal(thrown);
-            throw thrown;
-        }
-    }
-
-    private Object dispatch(Object self, Method method, Object[] args) throws Throwable {
+    Object dispatch(Object self, Method method, Object[] args) throws Throwable {
         Object wrapperResult = Invocations.wrapperMethod(self, raw, method, args);
         if (wrapperResult != Invocations.NOT_HANDLED) {
             return wrapperResult;
@@ -75,7 +65,7 @@ final class ConnectionHandler implements InvocationHandler {
             case "prepareCall":
                 return prepare(method, args, CallableStatement.class);
             case "createStatement":
-                return statement(Invocations.call(raw, method, args), Statement.class, null, false);
+                return statement(Invocations.call(raw, method, args), Statement.class, null, false, null);
             case "claimGate":
                 claimGate();
                 return null;
@@ -120,17 +110,19 @@ final class ConnectionHandler implements InvocationHandler {
                 return known;
             }
         }
-        return (Statement) statement(rawStatement, Statement.class, null, false);
+        return (Statement) statement(rawStatement, Statement.class, null, false, null);
     }
 
     private Object prepare(Method method, Object[] args, Class<? extends Statement> type) throws Throwable {
         String sql = (String) args[0];
         RewritePlan plan = plan(sql);
+        // only a statement prepared from its text alone can take a claim in front (no generated keys asked)
+        boolean claimable = type == PreparedStatement.class && args.length == 1 && claimsTravelWithStatements();
         if (plan.kind() == RewritePlan.Kind.PASS_THROUGH) {
-            return statement(Invocations.call(raw, method, args), type, plan, false);
+            return statement(Invocations.call(raw, method, args), type, plan, false, claimable ? sql : null);
         }
         if (Unfenced.isActive()) {
-            return statement(Invocations.call(raw, method, args), type, plan, true);
+            return statement(Invocations.call(raw, method, args), type, plan, true, null);
         }
         if (plan.kind() == RewritePlan.Kind.NOT_REWRITABLE) {
             throw refusal(plan, JdbcGuard.fenceInContext());
@@ -142,14 +134,17 @@ final class ConnectionHandler implements InvocationHandler {
         }
         Object[] rewritten = args.clone();
         rewritten[0] = plan.rewrittenSql();
-        return statement(Invocations.call(raw, method, rewritten), type, plan, false);
+        return statement(Invocations.call(raw, method, rewritten), type, plan, false,
+                claimable ? plan.rewrittenSql() : null);
     }
 
     private Object statement(Object rawStatement, Class<? extends Statement> type, RewritePlan plan,
-                             boolean preparedUnfenced) {
-        StatementHandler handler = new StatementHandler(this, (Statement) rawStatement, plan, preparedUnfenced);
+                             boolean preparedUnfenced, String claimableSql) {
+        StatementHandler handler = new StatementHandler(this, (Statement) rawStatement, plan, preparedUnfenced,
+                claimableSql);
         Statement fenced = (Statement) Proxy.newProxyInstance(JdbcGuard.class.getClassLoader(),
                 new Class<?>[] {type}, handler);
+        handler.bind(fenced);
         synchronized (statements) {
             statements.put((Statement) rawStatement, fenced);
         }
@@ -178,36 +173,90 @@ final class ConnectionHandler implements InvocationHandler {
         return proxy;
     }
 
+    @Override
     JdbcGuard guard() {
         return guard;
     }
 
+    /** What a statement about to run needs of the gate ({@link GateMode#FIRST_STATEMENT}). */
+    enum GateStep {
+        /** Nothing: no lease, another gate mode, a read in auto-commit, or claimed in this transaction already. */
+        NONE,
+        /** The first statement of the transaction under this fence: claim before it. */
+        CLAIM,
+        /** An auto-commit write: a transaction of its own with its claim ({@link #inOwnTransaction}). */
+        OWN_TRANSACTION
+    }
+
     /**
-     * Runs before every statement: in {@link GateMode#FIRST_STATEMENT}, claims the gate once per
-     * transaction and fence. Returns true when the caller must run the statement in a transaction of
-     * its own (an auto-commit write), which {@link #inOwnTransaction} provides.
+     * Runs before every statement: sets trigger mode's session token, and says what the gate needs in
+     * {@link GateMode#FIRST_STATEMENT}: a claim once per transaction and fence.
      */
-    boolean prepareGate(Optional<Fence> fence, boolean read) throws SQLException {
+    GateStep gateStep(Optional<Fence> fence, boolean read) throws SQLException {
         if (sessionToken != null) {
             sessionToken.before(raw, fence, read);
         }
         if (fence.isEmpty() || guard.config().gateMode() != GateMode.FIRST_STATEMENT || Unfenced.isActive()) {
-            return false;
+            return GateStep.NONE;
         }
         if (raw.getAutoCommit()) {
-            return !read;
+            return read ? GateStep.NONE : GateStep.OWN_TRANSACTION;
         }
-        if (!fence.get().equals(claimed)) {
-            GateClaims.claim(raw, dialect, guard.config().gateTable(), guard.staleFunction(raw), fence.get());
-            claimed = fence.get();
-        }
-        return false;
+        return fence.get().equals(claimed) ? GateStep.NONE : GateStep.CLAIM;
     }
 
-    <T> T inOwnTransaction(Fence fence, SqlCall<T> work) throws Throwable {
+    /** Claims the gate in the current transaction with its own statement. */
+    void claim(Fence fence) throws SQLException {
+        GateClaims.claim(raw, dialect, guard.config().gateTable(), guard.staleFunction(raw), fence);
+        claimed(fence);
+    }
+
+    /** The current transaction holds the gate claim of {@code fence} (also when it went with a statement). */
+    void claimed(Fence fence) throws SQLException {
+        if (!raw.getAutoCommit()) {
+            claimed = fence;
+        }
+    }
+
+    /**
+     * Whether a claim can travel with the statement it precedes, in one round trip: PostgreSQL's driver
+     * sends the statements of one multi-statement text together and answers them in order.
+     */
+    boolean claimsTravelWithStatements() {
+        return dialect == SqlDialect.POSTGRESQL && guard.config().gateMode() == GateMode.FIRST_STATEMENT;
+    }
+
+    /** The claim's SQL as it goes in front of a statement (its parameters: resource, token). */
+    String claimSql() throws SQLException {
+        return GateClaims.sql(dialect, guard.config().gateTable(), guard.staleFunction(raw));
+    }
+
+    /** The gate table, for naming it in a stale claim. */
+    String gateTable() {
+        return guard.config().gateTable();
+    }
+
+    Connection raw() {
+        return raw;
+    }
+
+    /** The fenced statement a driver statement made on its behalf answers for (its result sets' getStatement). */
+    void alias(Statement rawStatement, Statement fenced) {
+        synchronized (statements) {
+            statements.put(rawStatement, fenced);
+        }
+    }
+
+    /**
+     * Runs {@code work} in a transaction of its own; with {@code claimFirst} the gate is claimed first,
+     * otherwise {@code work} claims it itself (with its statement).
+     */
+    <T> T inOwnTransaction(Fence fence, boolean claimFirst, SqlCall<T> work) throws Throwable {
         raw.setAutoCommit(false);
         try {
-            GateClaims.claim(raw, dialect, guard.config().gateTable(), guard.staleFunction(raw), fence);
+            if (claimFirst) {
+                GateClaims.claim(raw, dialect, guard.config().gateTable(), guard.staleFunction(raw), fence);
+            }
             T result = work.call();
             raw.commit();
             return result;

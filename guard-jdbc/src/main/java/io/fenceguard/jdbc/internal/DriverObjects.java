@@ -1,6 +1,5 @@
 package io.fenceguard.jdbc.internal;
 
-import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Array;
@@ -24,9 +23,7 @@ final class DriverObjects {
     /** {@code result} of a call on a fenced object, with every escape route closed. */
     static Object guard(ConnectionHandler connection, Object result) throws java.sql.SQLException {
         if (result == null || Proxy.isProxyClass(result.getClass())
-                && (Proxy.getInvocationHandler(result) instanceof DriverObjectHandler
-                        || Proxy.getInvocationHandler(result) instanceof StatementHandler
-                        || Proxy.getInvocationHandler(result) instanceof ConnectionHandler)) {
+                && Proxy.getInvocationHandler(result) instanceof RefusalReportingHandler) {
             return result;
         }
         if (result instanceof Connection) {
@@ -75,7 +72,7 @@ final class DriverObjects {
     }
 
     /** Behind a fenced ResultSet, DatabaseMetaData or Array. */
-    static final class DriverObjectHandler implements InvocationHandler {
+    static final class DriverObjectHandler extends RefusalReportingHandler {
 
         private final ConnectionHandler connection;
         private final Object raw;
@@ -86,16 +83,12 @@ final class DriverObjects {
         }
 
         @Override
-        public Object invoke(Object self, Method method, Object[] args) throws Throwable {
-            try {
-                return dispatch(self, method, args);
-            } catch (Throwable thrown) {
-                connection.guard().reportRefusal(thrown);
-                throw thrown;
-            }
+        JdbcGuard guard() {
+            return connection.guard();
         }
 
-        private Object dispatch(Object self, Method method, Object[] args) throws Throwable {
+        @Override
+        Object dispatch(Object self, Method method, Object[] args) throws Throwable {
             if (method.getName().equals("toString") && (args == null || args.length == 0)) {
                 // the driver's text: an array's literal is what setArray of another driver reads
                 return raw.toString();
@@ -110,7 +103,7 @@ final class DriverObjects {
             Object result = Invocations.call(raw, method, args);
             // getInt, getString and the like lead nowhere: skip the checks on the hot path
             Class<?> type = method.getReturnType();
-            return type.isPrimitive() || type == String.class ? result : guard(connection, result);
+            return type.isPrimitive() || type == String.class ? result : DriverObjects.guard(connection, result);
         }
     }
 }

@@ -18,10 +18,14 @@ public final class GateClaims {
 
     static String sql(SqlDialect dialect, String gateTable, String staleFunction) {
         return switch (dialect) {
+            // A claim by the token the row holds already (the same holder's next transaction) only locks the
+            // row: ON CONFLICT locks it whether or not the WHERE lets the update happen, and writes no new
+            // row version.
             case POSTGRESQL -> "INSERT INTO " + gateTable + " AS g (resource, token) VALUES (?, ?)"
                     + " ON CONFLICT (resource) DO UPDATE SET token = CASE WHEN g.token <= EXCLUDED.token"
                     + " THEN EXCLUDED.token ELSE " + staleFunction
-                    + "('" + gateTable + "', g.token, EXCLUDED.token) END, claimed_at = CURRENT_TIMESTAMP";
+                    + "('" + gateTable + "', g.token, EXCLUDED.token) END, claimed_at = CURRENT_TIMESTAMP"
+                    + " WHERE g.token <> EXCLUDED.token";
             case MARIADB -> "INSERT INTO " + gateTable + " (resource, token) VALUES (?, ?)"
                     + " ON DUPLICATE KEY UPDATE token = CASE WHEN token <= ? THEN ? ELSE "
                     + staleFunction + "('" + gateTable + "', token, ?) END,"

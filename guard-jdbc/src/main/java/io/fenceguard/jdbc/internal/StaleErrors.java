@@ -21,6 +21,11 @@ final class StaleErrors {
                         || message.contains("does not exist") || message.contains("not found"));
     }
 
+    /** Whether {@code error} is the stale-token error raised for {@code table} (the function names its table). */
+    static boolean isStaleOn(SQLException error, String table) {
+        return isStale(error) && String.valueOf(error.getMessage()).contains(" on table " + table + ",");
+    }
+
     static boolean isStale(Throwable error) {
         for (int depth = 0; error != null && depth < 16; depth++) {
             if (error instanceof StaleTokenException) {

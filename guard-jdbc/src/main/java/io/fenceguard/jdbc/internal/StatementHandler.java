@@ -4,7 +4,6 @@ import io.fenceguard.core.Fence;
 import io.fenceguard.jdbc.FencingRefusedException;
 import io.fenceguard.jdbc.FencingRefusedException.Reason;
 import io.fenceguard.jdbc.Unfenced;
-import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.sql.CallableStatement;
 import java.sql.ParameterMetaData;
@@ -18,7 +17,7 @@ import java.util.Optional;
  * parameter indexes onto the rewritten SQL, binds the token, checks the lease, claims the gate and
  * turns the database's stale-token error into {@link io.fenceguard.jdbc.StaleTokenException}.
  */
-final class StatementHandler implements InvocationHandler {
+final class StatementHandler extends RefusalReportingHandler {
 
     private final ConnectionHandler connection;
     private final Statement raw;
@@ -30,26 +29,35 @@ final class StatementHandler implements InvocationHandler {
     private boolean batchNeedsUnfenced;
     /** The fence the batch's entries were bound to, if any. */
     private Fence batchFence;
+    /**
+     * The gate claim sent with this statement's executions, when it can travel in front of it
+     * ({@link ConnectionHandler#claimsTravelWithStatements()}); {@code null} otherwise.
+     */
+    private final ClaimWithStatement withClaim;
+    /** This handler's proxy, for result sets of the claim's statement to name as theirs. */
+    private Statement self;
 
-    StatementHandler(ConnectionHandler connection, Statement raw, RewritePlan plan, boolean preparedUnfenced) {
+    StatementHandler(ConnectionHandler connection, Statement raw, RewritePlan plan, boolean preparedUnfenced,
+            String claimableSql) {
         this.connection = connection;
         this.raw = raw;
         this.plan = plan;
         this.preparedUnfenced = preparedUnfenced;
         this.remaps = plan != null && plan.kind() == RewritePlan.Kind.REWRITTEN && !preparedUnfenced;
+        this.withClaim = claimableSql != null ? new ClaimWithStatement(connection, raw, claimableSql) : null;
+    }
+
+    void bind(Statement proxy) {
+        this.self = proxy;
     }
 
     @Override
-    public Object invoke(Object self, Method method, Object[] args) throws Throwable {
-        try {
-            return dispatch(self, method, args);
-        } catch (Throwable thrown) {
-            connection.guard().reportRefusal(thrown);
-            throw thrown;
-        }
+    JdbcGuard guard() {
+        return connection.guard();
     }
 
-    private Object dispatch(Object self, Method method, Object[] args) throws Throwable {
+    @Override
+    Object dispatch(Object self, Method method, Object[] args) throws Throwable {
         Object wrapperResult = Invocations.wrapperMethod(self, raw, method, args);
         if (wrapperResult != Invocations.NOT_HANDLED) {
             return wrapperResult;
@@ -61,6 +69,18 @@ final class StatementHandler implements InvocationHandler {
                 return connection.proxy();
             case "close":
                 connection.forget(raw);
+                if (withClaim != null) {
+                    withClaim.close();
+                }
+                return Invocations.call(raw, method, args);
+            case "getResultSet", "getUpdateCount", "getLargeUpdateCount", "getMoreResults", "getGeneratedKeys",
+                    "getWarnings", "clearWarnings":
+                return DriverObjects.guard(connection,
+                        Invocations.call(withClaim != null ? withClaim.resultSource() : raw, method, args));
+            case "clearParameters":
+                if (withClaim != null) {
+                    withClaim.clearParameters();
+                }
                 return Invocations.call(raw, method, args);
             case "execute", "executeQuery", "executeUpdate", "executeLargeUpdate":
                 return DriverObjects.guard(connection,
@@ -84,6 +104,11 @@ final class StatementHandler implements InvocationHandler {
                 if (remaps && isParameterSetter(method, args)) {
                     bind(method, args);
                     return null;
+                }
+                if (withClaim != null && isParameterSetter(method, args)) {
+                    Object result = Invocations.call(raw, method, args);
+                    withClaim.recordSetter(method, args);   // only what the driver took
+                    return result;
                 }
                 return DriverObjects.guard(connection, Invocations.call(raw, method, args));
         }
@@ -176,6 +201,9 @@ final class StatementHandler implements InvocationHandler {
     }
 
     private Object executeBatch(Method method, Object[] args) throws Throwable {
+        if (withClaim != null) {
+            withClaim.executionStarts();
+        }
         if (plan != null) {
             checkPrepared();
         }
@@ -215,6 +243,9 @@ final class StatementHandler implements InvocationHandler {
         long token = fence.get().token().value();
         for (int position : plan.tokenPositions()) {
             prepared.setLong(position, token);
+            if (withClaim != null) {
+                withClaim.recordToken(position, token);
+            }
         }
         return fence.get();
     }
@@ -227,13 +258,41 @@ final class StatementHandler implements InvocationHandler {
     private Object run(RewritePlan runPlan, Method method, Object[] args, boolean read, Optional<Fence> fence)
             throws Throwable {
         try {
-            if (connection.prepareGate(fence, read)) {
-                return connection.inOwnTransaction(fence.get(), () -> Invocations.call(raw, method, args));
+            if (withClaim != null) {
+                withClaim.executionStarts();
             }
-            return Invocations.call(raw, method, args);
+            ConnectionHandler.GateStep gate = connection.gateStep(fence, read);
+            if (gate == ConnectionHandler.GateStep.NONE) {
+                return Invocations.call(raw, method, args);
+            }
+            boolean together = withClaim != null && withClaim.canRun(args);
+            if (gate == ConnectionHandler.GateStep.OWN_TRANSACTION) {
+                return connection.inOwnTransaction(fence.get(), !together, () -> together
+                        ? claimTogetherOrApart(fence.get(), method, args) : Invocations.call(raw, method, args));
+            }
+            if (!together) {
+                connection.claim(fence.get());
+                return Invocations.call(raw, method, args);
+            }
+            Object result = claimTogetherOrApart(fence.get(), method, args);
+            connection.claimed(fence.get());
+            return result;
         } catch (SQLException e) {
             throw StaleErrors.translate(e, fence.orElse(null), runPlan.table(), runPlan.sql());
         }
+    }
+
+    /**
+     * The claim with the statement; when a parameter is not set (the driver refuses before sending anything),
+     * the claim on its own and then the statement, so that the driver names the parameter as the caller numbers it.
+     */
+    private Object claimTogetherOrApart(Fence fence, Method method, Object[] args) throws Throwable {
+        Object result = withClaim.execute(fence, method, self);
+        if (result != ClaimWithStatement.PARAMETER_NOT_SET) {
+            return result;
+        }
+        connection.claim(fence);
+        return Invocations.call(raw, method, args);
     }
 
     private void bind(Method method, Object[] args) throws Throwable {
@@ -247,6 +306,9 @@ final class StatementHandler implements InvocationHandler {
         for (int position : positions) {
             positioned[0] = position;
             Invocations.call(raw, method, positioned);
+            if (withClaim != null) {
+                withClaim.recordSetter(method, positioned);
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import io.fenceguard.core.LeaseContext;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.Gate;
+import io.fenceguard.jdbc.GateMode;
 import io.fenceguard.testsupport.bench.BenchTable;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
@@ -38,6 +39,7 @@ public final class JdbcFencingBenchmark {
     private static final long ROUND_MILLIS = (long) (1000 * Double.parseDouble(System.getProperty("bench.jdbc.seconds", "3")));
     private static final int TRANSACTIONS = Integer.getInteger("bench.jdbc.transactions", 3_000);
     private static final int ROUNDS = Integer.getInteger("bench.jdbc.rounds", 6);
+    private static final int CLAIM_ROUNDS = Integer.getInteger("bench.jdbc.claim-rounds", 5);
 
     public static void main(String[] args) throws Exception {
         HikariDataSource raw = BenchDatabase.pool(10);
@@ -69,10 +71,23 @@ public final class JdbcFencingBenchmark {
         double guardedMedian = median(guardedRates);
         // The floor: a bare SELECT 1 round trip, same threads and pool, the most statements PostgreSQL answers here.
         double floor = Math.max(selects(raw, ROUND_MILLIS), selects(raw, ROUND_MILLIS));
-        double plain = transactions(fenced, false, TRANSACTIONS);
-        double claimed = transactions(fenced, true, TRANSACTIONS);
-        plain = Math.min(plain, transactions(fenced, false, TRANSACTIONS));
-        claimed = Math.min(claimed, transactions(fenced, true, TRANSACTIONS));
+        // One-UPDATE transactions on one thread: without a claim, with Gate.claim as a statement of its own
+        // (EXPLICIT), and with the claim sent together with the first statement (FIRST_STATEMENT); rounds in
+        // rotating order, medians.
+        FencedDataSource gated = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE)
+                .gateMode(GateMode.FIRST_STATEMENT).build());
+        double[][] perTransaction = new double[3][CLAIM_ROUNDS];
+        transactions(fenced, true, TRANSACTIONS / 4);
+        transactions(gated, false, TRANSACTIONS / 4);
+        for (int round = 0; round < CLAIM_ROUNDS; round++) {
+            for (int k = 0; k < 3; k++) {
+                int which = (round + k) % 3;
+                perTransaction[which][round] = transactions(which == 2 ? gated : fenced, which == 1, TRANSACTIONS);
+            }
+        }
+        double plain = median(perTransaction[0]);
+        double claimed = median(perTransaction[1]);
+        double together = median(perTransaction[2]);
         execute(raw, "DROP TABLE IF EXISTS " + TABLE);
         raw.close();
 
@@ -86,6 +101,8 @@ public final class JdbcFencingBenchmark {
         System.out.printf("transaction, 1 UPDATE:      %10.1f us%n", plain);
         System.out.printf("same plus gate claim:       %10.1f us (claim costs %.1f us per transaction)%n",
                 claimed, claimed - plain);
+        System.out.printf("claim with the statement:   %10.1f us (claim costs %.1f us per transaction, %.1f %%)%n",
+                together, together - plain, 100 * (together / plain - 1));
         System.out.printf("floor, SELECT 1:            %,10.0f statements/s (raw UPDATE %.3f of it, guarded %.3f)%n", floor,
                 rawMedian / floor, guardedMedian / floor);
         System.out.println("plan cache hit:             see the JMH PlanCacheBenchmark that follows");
@@ -94,8 +111,12 @@ public final class JdbcFencingBenchmark {
         BenchTable.row("jdbc", "raw UPDATE, " + threads, rawMedian, "statements/s", "–", Double.NaN, rawMedian / floor);
         BenchTable.row("jdbc", "guarded UPDATE, " + threads, guardedMedian, "statements/s", "raw UPDATE", median(ratios),
                 guardedMedian / floor);
-        BenchTable.row("jdbc", "one-UPDATE transaction with gate claim, 1 thread", claimed, "µs",
+        BenchTable.row("jdbc", "one-UPDATE transaction without a claim, 1 thread", plain, "µs", "–", Double.NaN,
+                Double.NaN);
+        BenchTable.row("jdbc", "one-UPDATE transaction, Gate.claim a statement of its own, 1 thread", claimed, "µs",
                 "same without the claim", claimed / plain, Double.NaN);
+        BenchTable.row("jdbc", "one-UPDATE transaction, claim sent with the UPDATE (FIRST_STATEMENT), 1 thread", together,
+                "µs", "same without the claim", together / plain, Double.NaN);
         BenchTable.print();
         System.exit(0);
     }
@@ -107,8 +128,31 @@ public final class JdbcFencingBenchmark {
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
-    /** Statements per second from {@link #THREADS} threads for {@code millis}. */
+    /** UPDATE statements per second from {@link #THREADS} threads for {@code millis}, each under the lease. */
     private static double updates(DataSource dataSource, long millis) throws Exception {
+        return rate(dataSource, millis, UPDATE, ps -> {
+            ps.setInt(1, 1);
+            ps.setInt(2, ThreadLocalRandom.current().nextInt(1, ROWS + 1));
+            ps.executeUpdate();
+        });
+    }
+
+    /** Bare {@code SELECT 1} statements per second from {@link #THREADS} threads for {@code millis}. */
+    private static double selects(DataSource dataSource, long millis) throws Exception {
+        return rate(dataSource, millis, "SELECT 1", ps -> {
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+            }
+        });
+    }
+
+    @FunctionalInterface
+    private interface StatementRun {
+        void run(PreparedStatement statement) throws Exception;
+    }
+
+    /** Runs of {@code sql} per second from {@link #THREADS} threads for {@code millis}, 100 per connection. */
+    private static double rate(DataSource dataSource, long millis, String sql, StatementRun once) throws Exception {
         LongAdder done = new LongAdder();
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
@@ -117,46 +161,15 @@ public final class JdbcFencingBenchmark {
         for (int t = 0; t < THREADS; t++) {
             workers[t] = pool.submit(LeaseContext.wrap(() -> {
                 while (System.nanoTime() < end) {
-                    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(UPDATE)) {
+                    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
                         for (int i = 0; i < 100; i++) {
-                            ps.setInt(1, 1);
-                            ps.setInt(2, ThreadLocalRandom.current().nextInt(1, ROWS + 1));
-                            ps.executeUpdate();
+                            once.run(ps);
                             done.increment();
                         }
                     }
                 }
                 return null;
             }));
-        }
-        for (Future<?> worker : workers) {
-            worker.get();
-        }
-        pool.shutdown();
-        return done.sum() / ((System.nanoTime() - started) / 1e9);
-    }
-
-    /** Bare {@code SELECT 1} statements per second from {@link #THREADS} threads for {@code millis}. */
-    private static double selects(DataSource dataSource, long millis) throws Exception {
-        LongAdder done = new LongAdder();
-        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-        Future<?>[] workers = new Future<?>[THREADS];
-        long started = System.nanoTime();
-        for (int t = 0; t < THREADS; t++) {
-            workers[t] = pool.submit(() -> {
-                while (System.nanoTime() < end) {
-                    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT 1")) {
-                        for (int i = 0; i < 100; i++) {
-                            try (java.sql.ResultSet rs = ps.executeQuery()) {
-                                rs.next();
-                            }
-                            done.increment();
-                        }
-                    }
-                }
-                return null;
-            });
         }
         for (Future<?> worker : workers) {
             worker.get();
