@@ -1,6 +1,7 @@
 package io.fenceguard.messaging.bench;
 
 import io.fenceguard.core.Fence;
+import io.fenceguard.core.FencingToken;
 import io.fenceguard.http.FenceHeader;
 import io.fenceguard.http.HighWaterStore;
 import io.fenceguard.http.InMemoryHighWaterStore;
@@ -151,7 +152,13 @@ public final class AdmissionBenchmark {
             container.setRecordInterceptor(new FencingRecordInterceptor<>(MessageAdmission.of(store)));
         }
         // all records first, so that the consumer is timed alone
-        byte[] fence = FenceHeader.of(Fence.of(resource, "1795000000000000")).value().getBytes(StandardCharsets.US_ASCII);
+        // a token of now, as a clock-floor lease mints it; not below the floor a Redis store set when it started
+        long token = System.currentTimeMillis() * 1000;
+        if (store instanceof RedisHighWaterStore redisStore) {
+            token = Math.max(token, redisStore.floor().map(FencingToken::value).orElse(0L));
+        }
+        byte[] fence = FenceHeader.of(Fence.of(resource, Long.toString(token))).value()
+                .getBytes(StandardCharsets.US_ASCII);
         for (int i = 0; i < RECORDS; i++) {
             ProducerRecord<String, String> record = new ProducerRecord<>(topic, "record-" + i);
             record.headers().add(MessageHeaders.FENCE, fence);

@@ -131,7 +131,6 @@ public final class WebFluxGuardBenchmark {
     private static int run() throws Exception {
         SigningKeys keys = SigningKeys.of(Map.of("k1", "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII)),
                 "k1");
-        String header = keys.header(new Fence(ResourceName.of("account:bench"), FencingToken.of(42))).value();
         TestR2dbc.jdbc();                                 // the guard's migrations: the high-water table
         JdbcEndpoint postgres = TestServers.postgres();
         HikariConfig pool = new HikariConfig();
@@ -147,7 +146,12 @@ public final class WebFluxGuardBenchmark {
             servers.add(server(null, keys, true));
             servers.add(server(InMemoryHighWaterStore.create(), keys, true));
             servers.add(server(JdbcHighWaterStore.of(dataSource), keys, false));
-            servers.add(server(RedisHighWaterStore.of(TestRedisson.shared(), "fg:bench:" + System.nanoTime() + ":"), keys, false));
+            RedisHighWaterStore redisStore = RedisHighWaterStore.of(TestRedisson.shared(), "fg:bench:" + System.nanoTime() + ":");
+            servers.add(server(redisStore, keys, false));
+            // a token of now, as a clock-floor lease mints it: not below the floor the Redis store set when it started
+            long token = Math.max(System.currentTimeMillis() * 1000,
+                    redisStore.floor().map(FencingToken::value).orElse(0L));
+            String header = keys.header(new Fence(ResourceName.of("account:bench"), FencingToken.of(token))).value();
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(REQUEST_TIMEOUT).executor(Executors.newFixedThreadPool(2)).build();
             List<HttpRequest> requests = new ArrayList<>();

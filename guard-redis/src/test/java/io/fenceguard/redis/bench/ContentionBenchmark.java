@@ -305,6 +305,13 @@ public final class ContentionBenchmark {
                     fg.grantsPerSecond() / rl.grantsPerSecond(),
                     ratio(Benchmarks.percentile(fw, 0.50), Benchmarks.percentile(rw, 0.50)),
                     ratio(Benchmarks.percentile(fw, 0.99), Benchmarks.percentile(rw, 0.99)));
+            String load = "contention, " + e.getKey().label() + ", " + e.getKey().clients() + " client"
+                    + (e.getKey().clients() == 1 ? "" : "s");
+            io.fenceguard.testsupport.bench.BenchTable.row("redis", load + ": fenceguard grants", fg.grantsPerSecond(),
+                    "grants/s", "Redisson RLock", fg.grantsPerSecond() / rl.grantsPerSecond(), Double.NaN);
+            io.fenceguard.testsupport.bench.BenchTable.row("redis", load + ": fenceguard wait p99",
+                    Benchmarks.percentile(fw, 0.99) / 1e3, "µs", "Redisson RLock's p99",
+                    ratio(Benchmarks.percentile(fw, 0.99), Benchmarks.percentile(rw, 0.99)), Double.NaN);
         }
     }
 
