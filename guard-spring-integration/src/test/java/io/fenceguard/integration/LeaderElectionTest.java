@@ -121,8 +121,9 @@ class LeaderElectionTest {
                 assertThat(rowToken()).isEqualTo(fenceA.token().value());
                 assertThat(b.granted.poll(700, TimeUnit.MILLISECONDS)).as("B waits while A leads").isNull();
 
-                // A stops renewing (a long pause): its lease runs out and B is elected.
-                providerA.pauseRenewals(fenceA.resource(), Duration.ofSeconds(30));
+                // A freezes (a long pause: no renewals, and its initiator's tries do not reach Redis either):
+                // its lease runs out and B is elected.
+                providerA.pauseHolder(fenceA.resource(), Duration.ofSeconds(30));
                 Fence fenceB = b.granted.poll(10, TimeUnit.SECONDS);
                 assertThat(fenceB).as("B leads after A's lease ran out").isNotNull();
                 assertThat(fenceB.token().isNewerThan(fenceA.token())).isTrue();

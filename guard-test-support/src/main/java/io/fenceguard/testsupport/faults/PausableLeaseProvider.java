@@ -1,7 +1,9 @@
 package io.fenceguard.testsupport.faults;
 
 import io.fenceguard.core.LeaseLossReason;
+import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.LeaseMode;
+import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseProvider;
@@ -13,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -21,7 +24,9 @@ import java.util.function.Consumer;
  * for a while, per resource or for all, as if the holder were frozen by a stop-the-world GC pause.
  * A withheld renewal is never sent to the store; its stage fails with {@link RenewalWithheldException},
  * which the manager treats as an unknown answer, so the lease runs out in the store and the holder
- * finds it expired. Everything else (acquire, release, watch) goes straight to the wrapped provider.
+ * finds it expired. {@link #pauseHolder} also holds this holder's acquisitions of the resource for the pause
+ * (a frozen process does not compete for the lock it lost). Everything else (release, watch) goes straight to
+ * the wrapped provider.
  *
  * <pre>{@code
  * PausableLeaseProvider provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(redisson));
@@ -38,6 +43,8 @@ public final class PausableLeaseProvider implements LeaseProvider {
     private final LeaseProvider delegate;
     /** {@link System#nanoTime()} at which each resource's pause ends. */
     private final Map<ResourceName, Long> pausedUntil = new ConcurrentHashMap<>();
+    /** {@link System#nanoTime()} at which each resource's acquisitions may reach the store again. */
+    private final Map<ResourceName, Long> acquisitionsPausedUntil = new ConcurrentHashMap<>();
     private final AtomicLong allPausedUntil = new AtomicLong(NONE);
     private final AtomicLong withheld = new AtomicLong();
 
@@ -57,6 +64,16 @@ public final class PausableLeaseProvider implements LeaseProvider {
         pausedUntil.merge(resource, until, PausableLeaseProvider::later);
     }
 
+    /**
+     * Freezes this holder on {@code resource} from now for {@code pause}: its renewals are withheld and its
+     * acquisitions wait for the pause to end (within their own wait; a wait that ends first is a timeout, as
+     * if another holder had the lock).
+     */
+    public void pauseHolder(ResourceName resource, Duration pause) {
+        pauseRenewals(resource, pause);
+        acquisitionsPausedUntil.merge(resource, endOf(pause), PausableLeaseProvider::later);
+    }
+
     /** Withholds every renewal from now for {@code pause}; a longer pause already running is kept. */
     public void pauseAllRenewals(Duration pause) {
         long until = endOf(pause);
@@ -66,6 +83,7 @@ public final class PausableLeaseProvider implements LeaseProvider {
     /** Ends every pause at once: the next renewals reach the store again. */
     public void resumeRenewals() {
         pausedUntil.clear();
+        acquisitionsPausedUntil.clear();
         allPausedUntil.set(NONE);
     }
 
@@ -92,6 +110,23 @@ public final class PausableLeaseProvider implements LeaseProvider {
 
     @Override
     public Grant acquire(LeaseRequest request, Duration wait) {
+        Long until = acquisitionsPausedUntil.get(request.resource());
+        long start = System.nanoTime();
+        if (until != null && start - until < 0) {
+            long waitNanos = wait.toNanos();
+            long held = Math.min(until - start, waitNanos);
+            try {
+                TimeUnit.NANOSECONDS.sleep(held);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new FenceguardException("interrupted while the holder of '" + request.resource()
+                        + "' is paused (fault injection)", request.resource(), null, e);
+            }
+            if (held >= waitNanos) {
+                throw new LeaseTimeoutException(request.resource(), wait, "its holder is paused (fault injection)");
+            }
+            wait = Duration.ofNanos(Math.max(0, waitNanos - (System.nanoTime() - start)));
+        }
         return delegate.acquire(request, wait);
     }
 
