@@ -14,10 +14,15 @@ import io.fenceguard.redis.internal.EpochTokens;
 import io.fenceguard.redis.internal.LeaseKeys;
 import io.fenceguard.redis.internal.RedisCalls;
 import io.fenceguard.redis.internal.RedisLeaseScripts;
+import io.fenceguard.redis.internal.JedisScriptClient;
+import io.fenceguard.redis.internal.RedissonScriptClient;
 import io.fenceguard.redis.internal.ReleaseWaiter;
+import io.fenceguard.redis.internal.ScriptClient;
 import io.fenceguard.redis.internal.ServerClockWatch;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,12 +30,16 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.redisson.api.RedissonClient;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.util.Pool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,8 +60,12 @@ public final class RedisLeaseProvider implements LeaseProvider {
     private static final Logger log = LoggerFactory.getLogger(RedisLeaseProvider.class);
     /** Tries of the loss path of a durable-epoch grant before giving up: claim, epoch, install. */
     private static final int EPOCH_ROUNDS = 4;
+    /** Between tries to mark an acquire that gave up without an answer. */
+    private static final Duration GIVE_UP_PAUSE = Duration.ofMillis(200);
+    private static final AtomicLong GIVE_UP_THREADS = new AtomicLong();
 
     private final RedisLeaseConfig config;
+    private final ScriptClient client;
     private final RedisLeaseScripts scripts;
     private final RedisCalls calls;
     private final ReleaseWaiter waiter;
@@ -63,12 +76,18 @@ public final class RedisLeaseProvider implements LeaseProvider {
     private final AtomicLong forwardJumps = new AtomicLong();
     private final AtomicLong backwardJumps = new AtomicLong();
     private final AtomicLong epochsTaken = new AtomicLong();
+    private final ScheduledExecutorService giveUpRetries = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "fenceguard-redis-give-up-" + GIVE_UP_THREADS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    });
 
-    private RedisLeaseProvider(RedissonClient redisson, RedisLeaseConfig config, CircuitBreaker breaker) {
+    private RedisLeaseProvider(ScriptClient client, RedisLeaseConfig config, CircuitBreaker breaker) {
         this.config = Objects.requireNonNull(config, "config");
-        this.scripts = new RedisLeaseScripts(Objects.requireNonNull(redisson, "redisson"));
-        this.calls = RedisCalls.of(config, breaker);
-        this.waiter = new ReleaseWaiter(redisson);
+        this.client = client;
+        this.scripts = new RedisLeaseScripts(client);
+        this.calls = RedisCalls.of(client, config, breaker);
+        this.waiter = new ReleaseWaiter(client);
         this.contention = new ContentionRetry(config);
     }
 
@@ -77,12 +96,31 @@ public final class RedisLeaseProvider implements LeaseProvider {
     }
 
     public static RedisLeaseProvider of(RedissonClient redisson, RedisLeaseConfig config) {
-        return new RedisLeaseProvider(redisson, config, null);
+        return new RedisLeaseProvider(new RedissonScriptClient(Objects.requireNonNull(redisson, "redisson")), config, null);
     }
 
     /** With a circuit breaker from the application's registry, so that it shows in its metrics. */
     public static RedisLeaseProvider of(RedissonClient redisson, RedisLeaseConfig config, CircuitBreaker breaker) {
-        return new RedisLeaseProvider(redisson, config, Objects.requireNonNull(breaker, "breaker"));
+        return new RedisLeaseProvider(new RedissonScriptClient(Objects.requireNonNull(redisson, "redisson")), config,
+                Objects.requireNonNull(breaker, "breaker"));
+    }
+
+    /**
+     * Leases through a Jedis pool ({@code JedisPool} for one Redis, {@code JedisSentinelPool} for Sentinel; not
+     * Cluster) that the application owns; needs {@code redis.clients:jedis} on the class path. A lease call runs on
+     * the caller's thread when the pool has an idle connection (the socket's read timeout set to the time left),
+     * else on one of the provider's two I/O threads; renewals and background releases always on those. Release
+     * wake-ups hold one connection of the pool, subscribed. {@link #close()} stops the provider's threads; the pool
+     * stays open. Read-write leases and the HTTP high-water store are on Redisson only.
+     */
+    public static RedisLeaseProvider of(Pool<Jedis> jedis, RedisLeaseConfig config) {
+        return new RedisLeaseProvider(new JedisScriptClient(Objects.requireNonNull(jedis, "jedis")), config, null);
+    }
+
+    /** {@link #of(Pool, RedisLeaseConfig)} with a circuit breaker from the application's registry. */
+    public static RedisLeaseProvider of(Pool<Jedis> jedis, RedisLeaseConfig config, CircuitBreaker breaker) {
+        ScriptClient client = new JedisScriptClient(Objects.requireNonNull(jedis, "jedis"));
+        return new RedisLeaseProvider(client, config, Objects.requireNonNull(breaker, "breaker"));
     }
 
     /** The breaker settings this provider uses when it builds its own, for registering one elsewhere. */
@@ -152,8 +190,9 @@ public final class RedisLeaseProvider implements LeaseProvider {
         };
         if (config.tokenEpochSource() == null) {
             long sentAt = System.nanoTime();
+            long until = giveUpAt;
             RedisLeaseScripts.AcquireReply reply = calls.call(request.resource(), "acquire", giveUpAt,
-                    () -> scripts.acquire(keys, request.holder(), leaseMs, delayMs, ttlMs), late);
+                    () -> scripts.acquire(keys, request.holder(), leaseMs, delayMs, ttlMs, until), late);
             return new ContentionRetry.Attempt(reply.status(), reply.value(), reading(reply, sentAt));
         }
         long epoch = 0;
@@ -162,9 +201,10 @@ public final class RedisLeaseProvider implements LeaseProvider {
             long e = epoch;
             long c = claim;
             long sentAt = System.nanoTime();
+            long until = giveUpAt;
             RedisLeaseScripts.AcquireReply reply = calls.call(request.resource(), "acquire", giveUpAt,
-                    () -> scripts.acquireWithEpoch(keys, request.holder(), leaseMs, delayMs, ttlMs, e, c, freshClaim()),
-                    late);
+                    () -> scripts.acquireWithEpoch(keys, request.holder(), leaseMs, delayMs, ttlMs, e, c, freshClaim(),
+                            until), late);
             if (reply.status() != RedisLeaseScripts.NEED_EPOCH) {
                 long value = reply.status() == RedisLeaseScripts.ACQUIRED
                         ? EpochTokens.token(reply.value(), reply.extra()) : reply.value();
@@ -186,20 +226,24 @@ public final class RedisLeaseProvider implements LeaseProvider {
 
     private void releaseLate(LeaseRequest request, LeaseKeys keys) {
         clocks.remove(request.holder());
-        try {
-            scripts.release(keys, request.holder()).whenComplete((released, error) -> {
-                if (Boolean.TRUE.equals(released)) {
-                    log.info("released the lock on '{}' that a late answer granted to holder {} after its acquire gave up",
-                            request.resource(), request.holder());
-                } else if (error != null) {
-                    log.warn("could not release the lock on '{}' that a late answer may have granted to holder {}; it "
-                            + "expires with its lease: {}", request.resource(), request.holder(), error.toString());
-                }
-            });
-        } catch (RuntimeException e) {
-            log.warn("could not release the lock on '{}' that a late answer may have granted to holder {}; it expires "
-                    + "with its lease: {}", request.resource(), request.holder(), e.toString());
-        }
+        // The marker outlives any run of the request that Redis may still have queued: the lease plus a call.
+        long callNanos = config.callTimeout(request.leaseTime()).toNanos();
+        long markerMs = request.leaseTime().toMillis() + TimeUnit.NANOSECONDS.toMillis(callNanos);
+        // Redis may be frozen or gone right now: the marker is tried again until it is set or the lease is over
+        // (a lock granted late expires with it then).
+        int tries = (int) Math.max(1, request.leaseTime().toMillis() / GIVE_UP_PAUSE.toMillis());
+        Retry retry = Retry.of(config.name() + "-give-up", RetryConfig.<Boolean>custom()
+                .maxAttempts(tries).waitDuration(GIVE_UP_PAUSE).retryOnException(e -> true).build());
+        retry.executeCompletionStage(giveUpRetries, () -> scripts.giveUp(keys, request.holder(), markerMs, callNanos))
+                .whenComplete((released, error) -> {
+                    if (Boolean.TRUE.equals(released)) {
+                        log.info("released the lock on '{}' that a late answer granted to holder {} after its acquire "
+                                + "gave up", request.resource(), request.holder());
+                    } else if (error != null) {
+                        log.warn("could not release the lock on '{}' that a late answer may have granted to holder {}; "
+                                + "it expires with its lease: {}", request.resource(), request.holder(), error.toString());
+                    }
+                });
     }
 
     private long nextEpoch(ResourceName resource) {
@@ -246,9 +290,9 @@ public final class RedisLeaseProvider implements LeaseProvider {
         // An answer later than the lease is worth nothing: stop waiting then, so a renewal sent to a Redis that
         // froze leaves its place to the next one (the watchdog keeps a few in flight and tries again).
         return scripts.renew(LeaseKeys.of(config.keyPrefix(), request.resource()), config.tokenEpochSource() != null,
-                request.holder(), leaseMs, config.lockDelay().toMillis(), sequenceTtlMs(leaseMs))
+                request.holder(), leaseMs, config.lockDelay().toMillis(), sequenceTtlMs(leaseMs),
+                        request.leaseTime().toNanos())
                 .toCompletableFuture()
-                .orTimeout(request.leaseTime().toNanos(), TimeUnit.NANOSECONDS)
                 .thenApply(reply -> {
                     ServerClockWatch.Reading reading = new ServerClockWatch.Reading(reply.serverMicros(), sentAt, System.nanoTime());
                     return checkClock(request, reading) && reply.ours();
@@ -272,8 +316,9 @@ public final class RedisLeaseProvider implements LeaseProvider {
                     r.request().holder(), leaseMs, sequenceTtlMs(leaseMs)));
         }
         long sentAt = System.nanoTime();
+        long timeout = renewals.stream().mapToLong(r -> r.request().leaseTime().toNanos()).max().orElseThrow();
         List<CompletionStage<RedisLeaseScripts.RenewReply>> replies = scripts.renewAll(items,
-                config.tokenEpochSource() != null, config.lockDelay().toMillis());
+                config.tokenEpochSource() != null, config.lockDelay().toMillis(), timeout);
         List<CompletionStage<Boolean>> answers = new ArrayList<>(renewals.size());
         for (int i = 0; i < renewals.size(); i++) {
             LeaseRequest request = renewals.get(i).request();
@@ -323,13 +368,14 @@ public final class RedisLeaseProvider implements LeaseProvider {
             return true;
         }
         long giveUpAt = System.nanoTime() + config.callTimeout(request.leaseTime()).toNanos();
-        return calls.call(request.resource(), "release", giveUpAt, () -> scripts.release(keys, request.holder()), null);
+        return calls.call(request.resource(), "release", giveUpAt, () -> scripts.release(keys, request.holder(), giveUpAt),
+                null);
     }
 
     /** Sends the release and returns; only a failure is heard of, in the log: the lock then expires with its lease. */
     private void releaseInBackground(LeaseRequest request, LeaseKeys keys) {
         try {
-            scripts.release(keys, request.holder()).whenComplete((released, error) -> {
+            scripts.releaseAsync(keys, request.holder(), config.callTimeout(request.leaseTime()).toNanos()).whenComplete((released, error) -> {
                 if (error != null) {
                     log.warn("could not release the lock on '{}' of holder {}; it expires with its lease: {}",
                             request.resource(), request.holder(), error.toString());

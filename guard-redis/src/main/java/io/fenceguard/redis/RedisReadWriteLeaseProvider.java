@@ -10,6 +10,7 @@ import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.core.spi.LeaseRequest;
 import io.fenceguard.redis.internal.ReadWriteScripts;
 import io.fenceguard.redis.internal.RedisCalls;
+import io.fenceguard.redis.internal.RedissonScriptClient;
 import io.github.resilience4j.core.IntervalFunction;
 import java.time.Duration;
 import java.util.Objects;
@@ -54,7 +55,7 @@ public final class RedisReadWriteLeaseProvider implements LeaseProvider {
     private RedisReadWriteLeaseProvider(RedissonClient redisson, RedisLeaseConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         this.scripts = new ReadWriteScripts(Objects.requireNonNull(redisson, "redisson"));
-        this.calls = RedisCalls.of(config, null);
+        this.calls = RedisCalls.of(new RedissonScriptClient(redisson), config, null);
         this.pauses = IntervalFunction.ofExponentialRandomBackoff(config.contentionBackoff(), 1.5, 0.5,
                 config.contentionBackoffMax());
     }

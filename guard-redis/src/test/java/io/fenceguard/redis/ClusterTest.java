@@ -207,7 +207,7 @@ class ClusterTest {
                 assertThat(stats.get(owner)).as("commands on the owning master of %s", resource)
                         .containsExactlyInAnyOrderEntriesOf(Map.of(
                                 "evalsha", 1L, "hget", 1L, "pttl", 1L, "time", 1L, "get", 1L, "hset", 1L,
-                                "pexpire", 1L, "set", 2L));
+                                "pexpire", 1L, "set", 2L, "exists", 1L));
                 for (RedisProcess node : cluster.nodes()) {
                     if (node != owner) {
                         assertThat(stats.get(node)).as("commands on another master").isEmpty();

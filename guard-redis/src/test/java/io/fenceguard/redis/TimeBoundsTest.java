@@ -43,13 +43,13 @@ class TimeBoundsTest {
         return Redisson.create(config);
     }
 
-    private static Duration timed(Runnable call) {
+    static Duration timed(Runnable call) {
         long start = System.nanoTime();
         call.run();
         return Duration.ofNanos(System.nanoTime() - start);
     }
 
-    private static Duration timedFailure(Runnable call) {
+    static Duration timedFailure(Runnable call) {
         long start = System.nanoTime();
         assertThatThrownBy(call::run).isInstanceOf(FenceguardException.class);
         return Duration.ofNanos(System.nanoTime() - start);
@@ -193,7 +193,7 @@ class TimeBoundsTest {
         }
     }
 
-    private static long awaitAcquire(LeaseManager manager, String resource) throws InterruptedException {
+    static long awaitAcquire(LeaseManager manager, String resource) throws InterruptedException {
         long start = System.nanoTime();
         long deadline = start + Duration.ofSeconds(20).toNanos();
         while (true) {
@@ -208,7 +208,7 @@ class TimeBoundsTest {
         }
     }
 
-    private static void awaitTrue(Supplier<Boolean> condition, Duration within) throws InterruptedException {
+    static void awaitTrue(Supplier<Boolean> condition, Duration within) throws InterruptedException {
         long deadline = System.nanoTime() + within.toNanos();
         while (!condition.get()) {
             assertThat(System.nanoTime()).as("condition within " + within).isLessThan(deadline);

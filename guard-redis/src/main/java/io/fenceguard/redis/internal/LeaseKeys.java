@@ -23,12 +23,25 @@ public record LeaseKeys(String lock, String delay, String seq, String channel, S
     }
 
     /** The keys of the clock-floor scripts. */
-    public List<Object> all() {
+    public List<String> all() {
         return List.of(lock, delay, seq);
     }
 
+    /** The marker of a holder whose acquire gave up without an answer (same slot as the lock). */
+    public String givenUp(String holder) {
+        return lock.substring(0, lock.length() - ":lock".length()) + ":gaveup:" + holder;
+    }
+
+    /** {@code keys} and then the given-up marker of {@code holder}. */
+    public List<String> withGivenUp(List<String> keys, String holder) {
+        List<String> all = new java.util.ArrayList<>(keys.size() + 1);
+        all.addAll(keys);
+        all.add(givenUp(holder));
+        return all;
+    }
+
     /** The keys of the durable-epoch scripts. */
-    public List<Object> allWithEpoch() {
+    public List<String> allWithEpoch() {
         return List.of(lock, delay, epochSeq, epochClaim);
     }
 }

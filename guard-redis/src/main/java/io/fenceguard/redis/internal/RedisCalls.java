@@ -15,13 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
-import org.redisson.client.RedisConnectionException;
 import org.redisson.client.RedisException;
-import org.redisson.client.RedisNodeNotFoundException;
-import org.redisson.client.RedisReadonlyException;
-import org.redisson.client.RedisReconnectedException;
-import org.redisson.client.RedisRetryException;
-import org.redisson.client.RedisTimeoutException;
 
 /**
  * Every synchronous Redis call of a lease goes through here, with one time budget: the caller's deadline.
@@ -34,25 +28,32 @@ import org.redisson.client.RedisTimeoutException;
  */
 public final class RedisCalls {
 
+    private final ScriptClient client;
     private final CircuitBreaker breaker;
     private final IntervalFunction backoff;
     private final int attempts;
 
-    private RedisCalls(CircuitBreaker breaker, IntervalFunction backoff, int attempts) {
+    private RedisCalls(ScriptClient client, CircuitBreaker breaker, IntervalFunction backoff, int attempts) {
+        this.client = client;
         this.breaker = breaker;
         this.backoff = backoff;
         this.attempts = attempts;
     }
 
     /** Uses {@code breaker} when given (for example one from a registry), else builds one from the config. */
-    public static RedisCalls of(RedisLeaseConfig config, CircuitBreaker breaker) {
-        CircuitBreaker cb = breaker != null ? breaker : CircuitBreaker.of(config.name(), breakerConfig(config));
-        return new RedisCalls(cb, IntervalFunction.ofExponentialRandomBackoff(config.backoff(), 2.0, 0.5),
+    public static RedisCalls of(ScriptClient client, RedisLeaseConfig config, CircuitBreaker breaker) {
+        CircuitBreaker cb = breaker != null ? breaker : CircuitBreaker.of(config.name(), breakerConfig(config, client));
+        return new RedisCalls(client, cb, IntervalFunction.ofExponentialRandomBackoff(config.backoff(), 2.0, 0.5),
                 config.attempts());
     }
 
     /** Opens on the configured share of failed (or unanswered) Redis calls and stays open the configured time. */
     public static CircuitBreakerConfig breakerConfig(RedisLeaseConfig config) {
+        return breakerConfig(config, null);
+    }
+
+    /** As {@link #breakerConfig(RedisLeaseConfig)}, counting the failures of {@code client} (Redisson's when null). */
+    public static CircuitBreakerConfig breakerConfig(RedisLeaseConfig config, ScriptClient client) {
         return CircuitBreakerConfig.custom()
                 .failureRateThreshold(config.failureRateThreshold())
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
@@ -60,7 +61,8 @@ public final class RedisCalls {
                 .minimumNumberOfCalls(Math.min(5, config.slidingWindowSize()))
                 .waitDurationInOpenState(config.openStateDuration())
                 .permittedNumberOfCallsInHalfOpenState(2)
-                .recordExceptions(RedisException.class, TimeoutException.class)
+                .recordException(e -> e instanceof TimeoutException
+                        || (client != null ? client.isRedisFailure(e) : e instanceof RedisException))
                 .build();
     }
 
@@ -86,7 +88,11 @@ public final class RedisCalls {
             CompletableFuture<T> future;
             try {
                 future = call.get().toCompletableFuture();
-            } catch (RedisException e) {
+            } catch (RuntimeException e) {
+                if (!client.isRedisFailure(e)) {
+                    breaker.releasePermission();
+                    throw e;
+                }
                 breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, e);
                 throw failed(resource, what, e);
             }
@@ -109,12 +115,13 @@ public final class RedisCalls {
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
                 breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, cause);
-                if (!(cause instanceof RedisException redis)) {
+                if (!client.isRedisFailure(cause)) {
                     throw cause instanceof RuntimeException r ? r : new IllegalStateException(cause);
                 }
+                Throwable redis = cause;
                 long pause = backoff.apply(attempt) * 1_000_000L;
-                if (!isTransient(redis) || attempt >= attempts || System.nanoTime() + pause >= deadlineNanos) {
-                    if (late != null && redis instanceof RedisTimeoutException) {
+                if (!client.isTransient(redis) || attempt >= attempts || System.nanoTime() + pause >= deadlineNanos) {
+                    if (late != null && client.isTimeout(redis)) {
                         late.accept(null, redis); // the command may still have run: its effect is undone
                     }
                     throw failed(resource, what, redis);
@@ -130,15 +137,9 @@ public final class RedisCalls {
         }
     }
 
-    private static LeaseUnavailableException failed(ResourceName resource, String what, RedisException e) {
+    private static LeaseUnavailableException failed(ResourceName resource, String what, Throwable e) {
         return new LeaseUnavailableException("cannot " + what + " '" + resource + "': Redis failed: " + e.getMessage(),
                 resource, e);
-    }
-
-    private static boolean isTransient(RedisException e) {
-        return e instanceof RedisConnectionException || e instanceof RedisTimeoutException
-                || e instanceof RedisRetryException || e instanceof RedisReadonlyException
-                || e instanceof RedisNodeNotFoundException || e instanceof RedisReconnectedException;
     }
 
     private static void sleep(ResourceName resource, long nanos) {

@@ -5,13 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import org.redisson.api.RBatch;
-import org.redisson.api.RScript;
-import org.redisson.api.RScriptAsync;
-import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 import org.redisson.connection.CRC16;
 
 /**
@@ -37,7 +31,8 @@ public final class RedisLeaseScripts {
     public static final long DELAYED = -1;
     public static final long NEED_EPOCH = -2;
 
-    // KEYS: lock, delay, seq. ARGV: holder, lease ms, lock-delay ms, seq ttl ms.
+    // KEYS: lock, delay, seq, given-up marker of this holder. ARGV: holder, lease ms, lock-delay ms, seq ttl ms.
+    // A holder whose acquire gave up never gets the lock from a request of it that Redis runs late.
     // Returns {ACQUIRED, token} | {HELD, lock pttl} | {DELAYED, delay pttl}, then TIME s, µs.
     static final String ACQUIRE = """
             local now = redis.call('TIME')
@@ -51,6 +46,9 @@ public final class RedisLeaseScripts {
             end
             if holder then
               return {0, redis.call('PTTL', KEYS[1]), now[1], now[2]}
+            end
+            if redis.call('EXISTS', KEYS[4]) == 1 then
+              return {0, 0, now[1], now[2]}
             end
             local delay = redis.call('PTTL', KEYS[2])
             if delay > 0 then
@@ -67,7 +65,7 @@ public final class RedisLeaseScripts {
             return {1, text, now[1], now[2]}
             """;
 
-    // KEYS: lock, delay, eseq, eclaim. ARGV: holder, lease ms, lock-delay ms, seq ttl ms, epoch or '',
+    // KEYS: lock, delay, eseq, eclaim, given-up marker of this holder. ARGV: holder, lease ms, lock-delay ms, seq ttl ms, epoch or '',
     // claim or '', a fresh claim, grants per epoch.
     // Returns {ACQUIRED, e, n} | {HELD, lock pttl, 0} | {DELAYED, delay pttl, 0} | {NEED_EPOCH, claim, 0},
     // then TIME s, µs.
@@ -83,6 +81,9 @@ public final class RedisLeaseScripts {
             end
             if holder then
               return {0, redis.call('PTTL', KEYS[1]), 0, now[1], now[2]}
+            end
+            if redis.call('EXISTS', KEYS[5]) == 1 then
+              return {0, 0, 0, now[1], now[2]}
             end
             local delay = redis.call('PTTL', KEYS[2])
             if delay > 0 then
@@ -161,6 +162,19 @@ public final class RedisLeaseScripts {
             return 0
             """;
 
+    // KEYS: lock, delay, given-up marker. ARGV: holder, channel, marker ttl ms.
+    // For an acquire that gave up without an answer: marks the holder as given up (its request may still run,
+    // later, on a connection the client closed) and releases what an earlier run of it granted.
+    static final String GIVE_UP = """
+            redis.call('SET', KEYS[3], '1', 'PX', tonumber(ARGV[3]))
+            if redis.call('HGET', KEYS[1], 'holder') == ARGV[1] then
+              redis.call('DEL', KEYS[1], KEYS[2])
+              redis.call('PUBLISH', ARGV[2], ARGV[1])
+              return 1
+            end
+            return 0
+            """;
+
     /** An acquire script's answer: outcome, its values, and the server's time in µs. */
     public record AcquireReply(long status, long value, long extra, long serverMicros) {
     }
@@ -173,78 +187,66 @@ public final class RedisLeaseScripts {
     public record RenewItem(LeaseKeys keys, String holder, long leaseMs, long seqTtlMs) {
     }
 
-    private final RedissonClient redisson;
-    private final RScript script;
-    private final boolean cluster;
+    private final ScriptClient client;
 
-    public RedisLeaseScripts(RedissonClient redisson) {
-        this.redisson = redisson;
-        this.script = redisson.getScript(StringCodec.INSTANCE);
-        this.cluster = redisson.getConfig().isClusterConfig();
+    public RedisLeaseScripts(ScriptClient client) {
+        this.client = client;
     }
 
     /**
      * Renews many leases in as few calls as the topology allows: on one Redis (single, sentinel,
      * replicated) one script per {@link #RENEWALS_PER_CALL} leases; on a Cluster, where a script touches
-     * one slot only, one script per slot, all of them sent in one pipeline per node. One answer per item.
+     * one slot only, one script per slot, all of them sent in one pipeline per node. One answer per item,
+     * given up after {@code timeoutNanos}.
      */
-    public List<CompletionStage<RenewReply>> renewAll(List<RenewItem> items, boolean epoch, long delayMs) {
-        List<CompletionStage<RenewReply>> replies = new ArrayList<>(items.size());
-        if (!cluster) {
+    public List<CompletionStage<RenewReply>> renewAll(List<RenewItem> items, boolean epoch, long delayMs, long timeoutNanos) {
+        List<List<RenewItem>> groups = new ArrayList<>();
+        if (!client.cluster()) {
             for (int from = 0; from < items.size(); from += RENEWALS_PER_CALL) {
-                List<RenewItem> chunk = items.subList(from, Math.min(items.size(), from + RENEWALS_PER_CALL));
-                replies.addAll(split(renewMany(script, chunk, epoch, delayMs), chunk.size()));
+                groups.add(items.subList(from, Math.min(items.size(), from + RENEWALS_PER_CALL)));
             }
-            return replies;
+        } else {
+            Map<Integer, List<RenewItem>> bySlot = new LinkedHashMap<>();
+            for (RenewItem item : items) {
+                bySlot.computeIfAbsent(slot(item.keys().lock()), s -> new ArrayList<>()).add(item);
+            }
+            groups.addAll(bySlot.values());
         }
-        Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
-        for (int i = 0; i < items.size(); i++) {
-            bySlot.computeIfAbsent(slot(items.get(i).keys().lock()), s -> new ArrayList<>()).add(i);
+        List<List<String>> keys = new ArrayList<>(groups.size());
+        List<List<String>> args = new ArrayList<>(groups.size());
+        for (List<RenewItem> group : groups) {
+            List<String> k = new ArrayList<>(group.size() * 3);
+            List<String> a = new ArrayList<>(1 + group.size() * 3);
+            a.add(Long.toString(delayMs));
+            for (RenewItem item : group) {
+                k.add(item.keys().lock());
+                k.add(item.keys().delay());
+                k.add(epoch ? item.keys().epochSeq() : item.keys().seq());
+                a.add(item.holder());
+                a.add(Long.toString(item.leaseMs()));
+                a.add(Long.toString(item.seqTtlMs()));
+            }
+            keys.add(k);
+            args.add(a);
         }
-        RBatch batch = redisson.createBatch();
-        RScriptAsync batched = batch.getScript(StringCodec.INSTANCE);
-        @SuppressWarnings("unchecked")
-        CompletionStage<RenewReply>[] ordered = new CompletionStage[items.size()];
-        for (List<Integer> indexes : bySlot.values()) {
-            List<RenewItem> group = new ArrayList<>(indexes.size());
-            indexes.forEach(i -> group.add(items.get(i)));
-            List<CompletionStage<RenewReply>> groupReplies = split(renewMany(batched, group, epoch, delayMs), group.size());
-            for (int j = 0; j < indexes.size(); j++) {
-                ordered[indexes.get(j)] = groupReplies.get(j);
+        List<CompletionStage<Object>> groupReplies = client.evalAllAsync(RENEW_MANY, keys, args, timeoutNanos);
+        Map<RenewItem, CompletionStage<RenewReply>> byItem = new java.util.IdentityHashMap<>(items.size());
+        for (int g = 0; g < groups.size(); g++) {
+            List<RenewItem> group = groups.get(g);
+            CompletionStage<Object> reply = groupReplies.get(g);
+            for (int i = 0; i < group.size(); i++) {
+                int at = i + 2;
+                byItem.put(group.get(i), reply.thenApply(r -> {
+                    List<?> list = (List<?>) r;
+                    return new RenewReply(toLong(list.get(at)) == 1L, micros(list, 0));
+                }));
             }
         }
-        CompletableFuture<?> executed = batch.executeAsync().toCompletableFuture();
-        for (CompletionStage<RenewReply> reply : ordered) {
-            // A batch that fails as a whole fails every renewal in it, also one whose own reply never completes.
-            replies.add(executed.thenCompose(done -> reply));
+        List<CompletionStage<RenewReply>> replies = new ArrayList<>(items.size());
+        for (RenewItem item : items) {
+            replies.add(byItem.get(item));
         }
         return replies;
-    }
-
-    private static CompletionStage<List<Object>> renewMany(RScriptAsync on, List<RenewItem> items, boolean epoch, long delayMs) {
-        List<Object> keys = new ArrayList<>(items.size() * 3);
-        Object[] args = new Object[1 + items.size() * 3];
-        args[0] = Long.toString(delayMs);
-        int a = 1;
-        for (RenewItem item : items) {
-            keys.add(item.keys().lock());
-            keys.add(item.keys().delay());
-            keys.add(epoch ? item.keys().epochSeq() : item.keys().seq());
-            args[a++] = item.holder();
-            args[a++] = Long.toString(item.leaseMs());
-            args[a++] = Long.toString(item.seqTtlMs());
-        }
-        return on.evalAsync(items.get(0).keys().lock(), RScript.Mode.READ_WRITE, RENEW_MANY, RScript.ReturnType.LIST,
-                keys, args);
-    }
-
-    private static List<CompletionStage<RenewReply>> split(CompletionStage<List<Object>> reply, int count) {
-        List<CompletionStage<RenewReply>> each = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            int at = i + 2;
-            each.add(reply.thenApply(r -> new RenewReply(toLong(r.get(at)) == 1L, micros(r, 0))));
-        }
-        return each;
     }
 
     /** The Cluster slot of a key, by its hash tag as Redis computes it. */
@@ -260,39 +262,65 @@ public final class RedisLeaseScripts {
     }
 
     /** Clock floor: value is the token when acquired, else the lock's or delay's pttl. */
-    public CompletionStage<AcquireReply> acquire(LeaseKeys keys, String holder, long leaseMs, long delayMs, long seqTtlMs) {
-        CompletionStage<List<Object>> reply = script.evalAsync(keys.lock(), RScript.Mode.READ_WRITE, ACQUIRE,
-                RScript.ReturnType.LIST, keys.all(), holder, Long.toString(leaseMs), Long.toString(delayMs),
-                Long.toString(seqTtlMs));
-        return reply.thenApply(r -> new AcquireReply(toLong(r.get(0)), toLong(r.get(1)), 0, micros(r, 2)));
+    public CompletionStage<AcquireReply> acquire(LeaseKeys keys, String holder, long leaseMs, long delayMs, long seqTtlMs,
+                                                 long deadlineNanos) {
+        return client.eval(ACQUIRE, ScriptClient.Reply.LIST, keys.withGivenUp(keys.all(), holder), List.of(holder, Long.toString(leaseMs),
+                        Long.toString(delayMs), Long.toString(seqTtlMs)), deadlineNanos)
+                .thenApply(r -> {
+                    List<?> list = (List<?>) r;
+                    return new AcquireReply(toLong(list.get(0)), toLong(list.get(1)), 0, micros(list, 2));
+                });
     }
 
     /** Durable epoch: value and extra are {@code e} and {@code n} when acquired, the claim on {@link #NEED_EPOCH}. */
     public CompletionStage<AcquireReply> acquireWithEpoch(LeaseKeys keys, String holder, long leaseMs, long delayMs,
-                                                         long seqTtlMs, long epoch, long claim, long freshClaim) {
-        CompletionStage<List<Object>> reply = script.evalAsync(keys.lock(), RScript.Mode.READ_WRITE, ACQUIRE_EPOCH,
-                RScript.ReturnType.LIST, keys.allWithEpoch(), holder, Long.toString(leaseMs), Long.toString(delayMs),
-                Long.toString(seqTtlMs), epoch > 0 ? Long.toString(epoch) : "", claim > 0 ? Long.toString(claim) : "",
-                Long.toString(freshClaim), Long.toString(EpochTokens.PER_EPOCH));
-        return reply.thenApply(r -> new AcquireReply(toLong(r.get(0)), toLong(r.get(1)), toLong(r.get(2)), micros(r, 3)));
+                                                         long seqTtlMs, long epoch, long claim, long freshClaim,
+                                                         long deadlineNanos) {
+        return client.eval(ACQUIRE_EPOCH, ScriptClient.Reply.LIST, keys.withGivenUp(keys.allWithEpoch(), holder), List.of(holder,
+                        Long.toString(leaseMs), Long.toString(delayMs), Long.toString(seqTtlMs),
+                        epoch > 0 ? Long.toString(epoch) : "", claim > 0 ? Long.toString(claim) : "",
+                        Long.toString(freshClaim), Long.toString(EpochTokens.PER_EPOCH)), deadlineNanos)
+                .thenApply(r -> {
+                    List<?> list = (List<?>) r;
+                    return new AcquireReply(toLong(list.get(0)), toLong(list.get(1)), toLong(list.get(2)), micros(list, 3));
+                });
     }
 
+    /** A renewal sent without blocking the caller, given up after {@code timeoutNanos}. */
     public CompletionStage<RenewReply> renew(LeaseKeys keys, boolean epoch, String holder, long leaseMs, long delayMs,
-                                             long seqTtlMs) {
-        List<Object> keyList = epoch ? List.of(keys.lock(), keys.delay(), keys.epochSeq()) : keys.all();
-        CompletionStage<List<Object>> reply = script.evalAsync(keys.lock(), RScript.Mode.READ_WRITE, RENEW,
-                RScript.ReturnType.LIST, keyList, holder,
-                Long.toString(leaseMs), Long.toString(delayMs), Long.toString(seqTtlMs));
-        return reply.thenApply(r -> new RenewReply(toLong(r.get(0)) == 1L, micros(r, 1)));
+                                             long seqTtlMs, long timeoutNanos) {
+        List<String> keyList = epoch ? List.of(keys.lock(), keys.delay(), keys.epochSeq()) : keys.all();
+        return client.evalAsync(RENEW, ScriptClient.Reply.LIST, keyList, List.of(holder, Long.toString(leaseMs),
+                        Long.toString(delayMs), Long.toString(seqTtlMs)), timeoutNanos)
+                .thenApply(r -> {
+                    List<?> list = (List<?>) r;
+                    return new RenewReply(toLong(list.get(0)) == 1L, micros(list, 1));
+                });
     }
 
-    public CompletionStage<Boolean> release(LeaseKeys keys, String holder) {
-        CompletionStage<Long> reply = script.evalAsync(keys.lock(), RScript.Mode.READ_WRITE, RELEASE,
-                RScript.ReturnType.LONG, List.of(keys.lock(), keys.delay()), holder, keys.channel());
-        return reply.thenApply(r -> r != null && r == 1L);
+    /** A release the caller waits for until {@code deadlineNanos}. */
+    public CompletionStage<Boolean> release(LeaseKeys keys, String holder, long deadlineNanos) {
+        return client.eval(RELEASE, ScriptClient.Reply.LONG, List.of(keys.lock(), keys.delay()),
+                List.of(holder, keys.channel()), deadlineNanos).thenApply(RedisLeaseScripts::released);
     }
 
-    private static long micros(List<Object> reply, int at) {
+    /** A release sent without blocking the caller, given up after {@code timeoutNanos}. */
+    public CompletionStage<Boolean> releaseAsync(LeaseKeys keys, String holder, long timeoutNanos) {
+        return client.evalAsync(RELEASE, ScriptClient.Reply.LONG, List.of(keys.lock(), keys.delay()),
+                List.of(holder, keys.channel()), timeoutNanos).thenApply(RedisLeaseScripts::released);
+    }
+
+    /** After an acquire gave up: its holder never gets the lock from a late run of it ({@link #GIVE_UP}). */
+    public CompletionStage<Boolean> giveUp(LeaseKeys keys, String holder, long markerTtlMs, long timeoutNanos) {
+        return client.evalAsync(GIVE_UP, ScriptClient.Reply.LONG, List.of(keys.lock(), keys.delay(), keys.givenUp(holder)),
+                List.of(holder, keys.channel(), Long.toString(markerTtlMs)), timeoutNanos).thenApply(RedisLeaseScripts::released);
+    }
+
+    private static boolean released(Object reply) {
+        return reply != null && toLong(reply) == 1L;
+    }
+
+    private static long micros(List<?> reply, int at) {
         return toLong(reply.get(at)) * 1_000_000L + toLong(reply.get(at + 1));
     }
 

@@ -3,15 +3,12 @@ package io.fenceguard.redis.internal;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.ResourceName;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import org.redisson.api.RTopic;
-import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 
 /**
  * Waits for a release of a resource by Redis pub/sub, so contended waiters sleep instead of polling.
@@ -21,11 +18,11 @@ import org.redisson.client.codec.StringCodec;
  */
 public final class ReleaseWaiter {
 
-    private final RedissonClient redisson;
+    private final ScriptClient client;
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
 
-    public ReleaseWaiter(RedissonClient redisson) {
-        this.redisson = redisson;
+    public ReleaseWaiter(ScriptClient client) {
+        this.client = client;
     }
 
     /**
@@ -35,13 +32,13 @@ public final class ReleaseWaiter {
      */
     public Subscription subscribe(ResourceName resource, LeaseKeys keys, long maxWaitNanos) {
         Channel channel = channels.compute(keys.channel(), (name, existing) -> {
-            Channel c = existing != null ? existing : new Channel(redisson.getTopic(name, StringCodec.INSTANCE));
+            Channel c = existing != null ? existing : new Channel(client, name);
             c.waiters++;
             return c;
         });
         Subscription subscription = new Subscription(this, keys.channel(), channel);
         try {
-            channel.listen().get(Math.max(0, maxWaitNanos), TimeUnit.NANOSECONDS);
+            channel.listen().toCompletableFuture().get(Math.max(0, maxWaitNanos), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             subscription.close();
             Thread.currentThread().interrupt();
@@ -67,25 +64,30 @@ public final class ReleaseWaiter {
 
     /** One resource's channel in this process: one listener, one permit per announced release. */
     private static final class Channel {
-        private final RTopic topic;
+        private final ScriptClient client;
+        private final String name;
         private final Semaphore released = new Semaphore(0);
         private int waiters;
-        private CompletableFuture<Integer> listener;
+        private ScriptClient.Subscription listener;
 
-        Channel(RTopic topic) {
-            this.topic = topic;
+        Channel(ScriptClient client, String name) {
+            this.client = client;
+            this.name = name;
         }
 
-        synchronized CompletableFuture<Integer> listen() {
-            if (listener == null || listener.isCompletedExceptionally()) {
-                listener = topic.addListenerAsync(String.class, (name, holder) -> released.release()).toCompletableFuture();
+        synchronized CompletionStage<?> listen() {
+            if (listener == null || listener.confirmed().toCompletableFuture().isCompletedExceptionally()) {
+                if (listener != null) {
+                    listener.cancel();
+                }
+                listener = client.subscribe(name, released::release);
             }
-            return listener;
+            return listener.confirmed();
         }
 
         synchronized void stop() {
             if (listener != null) {
-                listener.thenAccept(topic::removeListenerAsync);
+                listener.cancel();
                 listener = null;
             }
         }

@@ -8,6 +8,7 @@ import io.fenceguard.redis.bench.LeaseRuns.LongList;
 import io.fenceguard.redis.bench.LeaseRuns.Result;
 import io.fenceguard.redis.bench.LeaseRuns.Run;
 import io.fenceguard.testsupport.bench.BenchTable;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,6 +27,8 @@ import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import redis.clients.jedis.JedisPool;
+import redis.clients.jedis.JedisPoolConfig;
 
 /**
  * Throughput and latency of one lock round (acquire + release) on uncontended resources, against one
@@ -51,6 +54,8 @@ public final class LeaseBenchmark {
     enum Impl {
         FENCEGUARD("fenceguard LeaseManager"),
         FENCEGUARD_BG("fenceguard, bg release"),
+        FENCEGUARD_JEDIS("fenceguard on Jedis"),
+        FENCEGUARD_JEDIS_BG("fenceguard on Jedis, bg release"),
         RLOCK("Redisson RLock"),
         FENCED("Redisson RFencedLock");
 
@@ -67,11 +72,20 @@ public final class LeaseBenchmark {
     private final LeaseManager manager;
     /** The same, with {@code releaseInBackground}: a release returns once sent. */
     private final LeaseManager bgManager;
+    /** The same two on a Jedis pool: calls on the caller's thread. */
+    private final JedisPool jedis;
+    private final LeaseManager jedisManager;
+    private final LeaseManager jedisBgManager;
     private final String prefix;
     private volatile long sink;
 
-    private LeaseBenchmark(RedissonClient redisson, String prefix) {
+    private LeaseBenchmark(RedissonClient redisson, JedisPool jedis, String prefix) {
         this.redisson = redisson;
+        this.jedis = jedis;
+        this.jedisManager = LeaseManager.of(RedisLeaseProvider.of(jedis,
+                RedisLeaseConfig.builder().keyPrefix(prefix + "fgj:").build()));
+        this.jedisBgManager = LeaseManager.of(RedisLeaseProvider.of(jedis,
+                RedisLeaseConfig.builder().keyPrefix(prefix + "fgjbg:").releaseInBackground(true).build()));
         this.prefix = prefix;
         this.manager = LeaseManager.of(RedisLeaseProvider.of(redisson,
                 RedisLeaseConfig.builder().keyPrefix(prefix + "fg:").build()));
@@ -98,7 +112,11 @@ public final class LeaseBenchmark {
         config.useSingleServer().setAddress(url);
         RedissonClient redisson = Redisson.create(config);
         String prefix = "fgbench-" + UUID.randomUUID().toString().substring(0, 8) + ":";
-        LeaseBenchmark bench = new LeaseBenchmark(redisson, prefix);
+        JedisPoolConfig jedisConfig = new JedisPoolConfig();
+        jedisConfig.setMaxTotal(Math.max(16, 2 * Arrays.stream(threadCounts).max().orElse(1) + 4));
+        jedisConfig.setMaxIdle(jedisConfig.getMaxTotal());
+        JedisPool jedis = new JedisPool(jedisConfig, URI.create(url));
+        LeaseBenchmark bench = new LeaseBenchmark(redisson, jedis, prefix);
         try {
             System.out.printf("rounds %d x %.1f s per implementation and thread count, warm-up %.1f s each; "
                     + "one operation = acquire + release, uncontended, %d resources per thread%n",
@@ -108,6 +126,8 @@ public final class LeaseBenchmark {
         } finally {
             bench.manager.close();
             bench.bgManager.close();
+            bench.jedisManager.close();
+            bench.jedisBgManager.close();
             try {
                 long deleted = redisson.getKeys().deleteByPattern(prefix + "*")
                         + redisson.getKeys().deleteByPattern("redisson_lock_token:{" + prefix + "*");
@@ -116,6 +136,7 @@ public final class LeaseBenchmark {
                 System.out.println("could not clean up the keys under " + prefix + ": " + e);
             }
             redisson.shutdown();
+            jedis.close();
         }
     }
 
@@ -229,6 +250,16 @@ public final class LeaseBenchmark {
             }
             case FENCEGUARD_BG -> {
                 try (Lease lease = bgManager.acquire(name, Duration.ofSeconds(10))) {
+                    sink += lease.token().value();
+                }
+            }
+            case FENCEGUARD_JEDIS -> {
+                try (Lease lease = jedisManager.acquire(name, Duration.ofSeconds(10))) {
+                    sink += lease.token().value();
+                }
+            }
+            case FENCEGUARD_JEDIS_BG -> {
+                try (Lease lease = jedisBgManager.acquire(name, Duration.ofSeconds(10))) {
                     sink += lease.token().value();
                 }
             }

@@ -1,0 +1,341 @@
+package io.fenceguard.redis.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.util.Pool;
+
+/**
+ * Scripts and release channels through a Jedis {@link Pool} (a {@code JedisPool} or {@code JedisSentinelPool})
+ * that the application owns. A caller's script runs on the caller's own thread when the pool has an idle
+ * connection, with the socket's read timeout set to the time the caller has left: no hand-off between threads,
+ * which is what a lease call on a fast link mostly costs. Otherwise (a connection would have to be opened, which
+ * no read timeout bounds) and for renewals and background releases, it runs on one of two I/O threads of this
+ * client while the caller waits at most its time. Release channels share one subscribed connection of the pool,
+ * read by a thread of their own, reconnected after a failure.
+ */
+public final class JedisScriptClient implements ScriptClient {
+
+    private static final Logger log = LoggerFactory.getLogger(JedisScriptClient.class);
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    private final Pool<Jedis> pool;
+    private final ExecutorService io;
+    private final Map<String, String> shas = new ConcurrentHashMap<>();
+    private final Channels channels = new Channels();
+
+    public JedisScriptClient(Pool<Jedis> pool) {
+        this.pool = pool;
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                r -> daemon(r, "fenceguard-jedis-io-" + THREADS.incrementAndGet()));
+        executor.allowCoreThreadTimeOut(true);
+        this.io = executor;
+    }
+
+    @Override
+    public CompletionStage<Object> eval(String script, Reply reply, List<String> keys, List<String> args, long deadlineNanos) {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+            return CompletableFuture.failedFuture(new TimeoutException("no time left for the call"));
+        }
+        if (pool.getNumIdle() > 0) {
+            try {
+                return CompletableFuture.completedFuture(run(script, keys, args, left));
+            } catch (JedisException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        return onIoThread(() -> run(script, keys, args, left));
+    }
+
+    @Override
+    public CompletionStage<Object> evalAsync(String script, Reply reply, List<String> keys, List<String> args,
+                                             long timeoutNanos) {
+        return onIoThread(() -> run(script, keys, args, timeoutNanos)).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public List<CompletionStage<Object>> evalAllAsync(String script, List<List<String>> keys, List<List<String>> args,
+                                                      long timeoutNanos) {
+        List<CompletionStage<Object>> replies = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            replies.add(evalAsync(script, Reply.LIST, keys.get(i), args.get(i), timeoutNanos));
+        }
+        return replies;
+    }
+
+    private CompletableFuture<Object> onIoThread(Supplier<Object> call) {
+        try {
+            return CompletableFuture.supplyAsync(call, io);
+        } catch (RuntimeException rejected) { // closed
+            return CompletableFuture.failedFuture(rejected);
+        }
+    }
+
+    /**
+     * One script on one connection, its reads bounded by {@code timeoutNanos}; loaded again when Redis lost it. A
+     * connection broken by a timeout goes back to the pool from an I/O thread: the pool may take its time over it
+     * (seconds, on a frozen server), which is not the caller's.
+     */
+    private Object run(String script, List<String> keys, List<String> args, long timeoutNanos) {
+        Jedis jedis = pool.getResource();
+        var connection = jedis.getConnection();
+        try {
+            connection.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))));
+            try {
+                return jedis.evalsha(shas.computeIfAbsent(script, JedisScriptClient::sha1), keys, args);
+            } catch (JedisNoScriptException e) {
+                return jedis.eval(script, keys, args);
+            }
+        } finally {
+            if (connection.isConnected() && !connection.isBroken()) {
+                connection.rollbackTimeout();  // the pool's connection goes back with its own timeout
+                jedis.close();
+            } else {
+                try {
+                    io.execute(jedis::close);
+                } catch (RuntimeException closed) {
+                    jedis.close();
+                }
+            }
+        }
+    }
+
+    private static String sha1(String script) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(script.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public boolean cluster() {
+        return false;
+    }
+
+    @Override
+    public Subscription subscribe(String channel, Runnable onMessage) {
+        return channels.add(channel, onMessage);
+    }
+
+    @Override
+    public boolean isRedisFailure(Throwable error) {
+        return error instanceof JedisException || error instanceof TimeoutException;
+    }
+
+    @Override
+    public boolean isTransient(Throwable error) {
+        if (error instanceof JedisConnectionException || error instanceof TimeoutException) {
+            return true;
+        }
+        String message = error instanceof JedisDataException ? String.valueOf(error.getMessage()) : "";
+        return message.startsWith("READONLY") || message.startsWith("LOADING") || message.startsWith("MASTERDOWN")
+                || message.startsWith("TRYAGAIN");
+    }
+
+    @Override
+    public boolean isTimeout(Throwable error) {
+        if (error instanceof TimeoutException) {
+            return true;
+        }
+        for (Throwable e = error; e != null; e = e.getCause()) {
+            if (e instanceof java.net.SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void close() {
+        channels.close();
+        io.shutdownNow();
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** The release channels: one subscribed connection, a reader thread, listeners by channel. */
+    private final class Channels implements Runnable {
+        /** Keeps the connection subscribed while no waiter is (Redis needs one channel to subscribe to). */
+        private final String idle = "fenceguard:jedis:" + UUID.randomUUID();
+        private final Map<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
+        private final Map<String, CompletableFuture<Void>> confirmations = new ConcurrentHashMap<>();
+        private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
+        private JedisPubSub current;
+        private Jedis connection;
+        private Thread reader;
+        private boolean closed;
+
+        synchronized Subscription add(String channel, Runnable onMessage) {
+            if (closed) {
+                throw new IllegalStateException("the Jedis lease client is closed");
+            }
+            listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(onMessage);
+            CompletableFuture<Void> confirmed = subscribed.contains(channel) ? CompletableFuture.completedFuture(null)
+                    : confirmations.computeIfAbsent(channel, c -> new CompletableFuture<>());
+            if (reader == null) {
+                reader = daemon(this, "fenceguard-jedis-channels");
+                reader.start();
+            } else if (current != null && !subscribed.contains(channel)) {
+                try {
+                    current.subscribe(channel);
+                } catch (RuntimeException e) {
+                    // the reader reconnects and subscribes every channel with listeners
+                }
+            }
+            return new Subscription() {
+                @Override
+                public CompletionStage<?> confirmed() {
+                    return confirmed;
+                }
+
+                @Override
+                public void cancel() {
+                    remove(channel, onMessage);
+                }
+            };
+        }
+
+        private synchronized void remove(String channel, Runnable onMessage) {
+            List<Runnable> each = listeners.get(channel);
+            if (each == null || !each.remove(onMessage) || !each.isEmpty()) {
+                return;
+            }
+            listeners.remove(channel);
+            confirmations.remove(channel);
+            if (current != null && subscribed.remove(channel)) {
+                try {
+                    current.unsubscribe(channel);
+                } catch (RuntimeException e) {
+                    // gone with the connection
+                }
+            }
+        }
+
+        @Override
+        public void run() {
+            long pauseMs = 50;
+            while (true) {
+                Jedis jedis;
+                JedisPubSub pubSub = new JedisPubSub() {
+                    @Override
+                    public void onMessage(String channel, String message) {
+                        List<Runnable> each = listeners.get(channel);
+                        if (each != null) {
+                            each.forEach(Runnable::run);
+                        }
+                    }
+
+                    @Override
+                    public void onSubscribe(String channel, int count) {
+                        live(this);
+                        subscribed.add(channel);
+                        CompletableFuture<Void> confirmed = confirmations.remove(channel);
+                        if (confirmed != null) {
+                            confirmed.complete(null);
+                        }
+                    }
+                };
+                String[] names;
+                synchronized (this) {
+                    if (closed) {
+                        return;
+                    }
+                    try {
+                        jedis = pool.getResource();
+                    } catch (RuntimeException e) {
+                        jedis = null;
+                    }
+                    connection = jedis;
+                    List<String> all = new ArrayList<>(listeners.keySet());
+                    all.add(idle);
+                    names = all.toArray(String[]::new);
+                }
+                if (jedis != null) {
+                    try {
+                        jedis.getConnection().setTimeoutInfinite();
+                        jedis.subscribe(pubSub, names);  // returns when unsubscribed from everything
+                        pauseMs = 50;
+                    } catch (RuntimeException e) {
+                        log.debug("release channel connection failed; waiters wake when holders' time is up until it "
+                                + "is back: {}", e.toString());
+                    } finally {
+                        synchronized (this) {
+                            current = null;
+                            connection = null;
+                            subscribed.clear();
+                        }
+                        try {
+                            jedis.close();
+                        } catch (RuntimeException e) {
+                            // broken already
+                        }
+                    }
+                }
+                try {
+                    Thread.sleep(pauseMs);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                pauseMs = Math.min(1_000, pauseMs * 2);
+            }
+        }
+
+        /** The connection is subscribed: channels added since its names were taken are subscribed now. */
+        private synchronized void live(JedisPubSub pubSub) {
+            if (current == pubSub || closed) {
+                return;
+            }
+            current = pubSub;
+            List<String> missing = new ArrayList<>(listeners.keySet());
+            missing.removeAll(subscribed);
+            if (!missing.isEmpty()) {
+                pubSub.subscribe(missing.toArray(String[]::new));
+            }
+        }
+
+        synchronized void close() {
+            closed = true;
+            if (connection != null) {
+                try {
+                    connection.getConnection().disconnect();
+                } catch (RuntimeException e) {
+                    // closing anyway
+                }
+            }
+            if (reader != null) {
+                reader.interrupt();
+            }
+        }
+    }
+}

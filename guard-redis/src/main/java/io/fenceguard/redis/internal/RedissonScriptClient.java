@@ -1,0 +1,121 @@
+package io.fenceguard.redis.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.redisson.api.RBatch;
+import org.redisson.api.RScript;
+import org.redisson.api.RScriptAsync;
+import org.redisson.api.RTopic;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisConnectionException;
+import org.redisson.client.RedisException;
+import org.redisson.client.RedisNodeNotFoundException;
+import org.redisson.client.RedisReadonlyException;
+import org.redisson.client.RedisReconnectedException;
+import org.redisson.client.RedisRetryException;
+import org.redisson.client.RedisTimeoutException;
+import org.redisson.client.codec.StringCodec;
+
+/** Scripts and release channels through a {@link RedissonClient}: asynchronous, on Redisson's I/O threads. */
+public final class RedissonScriptClient implements ScriptClient {
+
+    private final RedissonClient redisson;
+    private final RScript script;
+    private final boolean cluster;
+
+    public RedissonScriptClient(RedissonClient redisson) {
+        this.redisson = redisson;
+        this.script = redisson.getScript(StringCodec.INSTANCE);
+        this.cluster = redisson.getConfig().isClusterConfig();
+    }
+
+    @Override
+    public CompletionStage<Object> eval(String text, Reply reply, List<String> keys, List<String> args, long deadlineNanos) {
+        return run(script, text, reply, keys, args);
+    }
+
+    @Override
+    public CompletionStage<Object> evalAsync(String text, Reply reply, List<String> keys, List<String> args, long timeoutNanos) {
+        return run(script, text, reply, keys, args).toCompletableFuture().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public List<CompletionStage<Object>> evalAllAsync(String text, List<List<String>> keys, List<List<String>> args,
+                                                      long timeoutNanos) {
+        List<CompletionStage<Object>> replies = new ArrayList<>(keys.size());
+        if (!cluster || keys.size() == 1) {
+            for (int i = 0; i < keys.size(); i++) {
+                replies.add(evalAsync(text, Reply.LIST, keys.get(i), args.get(i), timeoutNanos));
+            }
+            return replies;
+        }
+        // One pipeline per node: a script touches one slot only, so each goes to the owner of its keys.
+        RBatch batch = redisson.createBatch();
+        RScriptAsync batched = batch.getScript(StringCodec.INSTANCE);
+        List<CompletionStage<Object>> each = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            each.add(run(batched, text, Reply.LIST, keys.get(i), args.get(i)));
+        }
+        CompletableFuture<?> executed = batch.executeAsync().toCompletableFuture();
+        for (CompletionStage<Object> reply : each) {
+            // A batch that fails as a whole fails every call in it, also one whose own reply never completes.
+            replies.add(executed.thenCompose(done -> reply).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS));
+        }
+        return replies;
+    }
+
+    private static CompletionStage<Object> run(RScriptAsync on, String text, Reply reply, List<String> keys,
+                                               List<String> args) {
+        RScript.ReturnType type = reply == Reply.LIST ? RScript.ReturnType.LIST : RScript.ReturnType.LONG;
+        return on.evalAsync(keys.get(0), RScript.Mode.READ_WRITE, text, type, new ArrayList<>(keys), args.toArray());
+    }
+
+    @Override
+    public boolean cluster() {
+        return cluster;
+    }
+
+    @Override
+    public Subscription subscribe(String channel, Runnable onMessage) {
+        RTopic topic = redisson.getTopic(channel, StringCodec.INSTANCE);
+        CompletableFuture<Integer> listener = topic.addListenerAsync(String.class, (name, message) -> onMessage.run())
+                .toCompletableFuture();
+        return new Subscription() {
+            @Override
+            public CompletionStage<?> confirmed() {
+                return listener;
+            }
+
+            @Override
+            public void cancel() {
+                listener.thenAccept(topic::removeListenerAsync);
+            }
+        };
+    }
+
+    @Override
+    public boolean isRedisFailure(Throwable error) {
+        return error instanceof RedisException;
+    }
+
+    @Override
+    public boolean isTransient(Throwable e) {
+        return e instanceof RedisConnectionException || e instanceof RedisTimeoutException
+                || e instanceof RedisRetryException || e instanceof RedisReadonlyException
+                || e instanceof RedisNodeNotFoundException || e instanceof RedisReconnectedException;
+    }
+
+    @Override
+    public boolean isTimeout(Throwable error) {
+        return error instanceof RedisTimeoutException || error instanceof TimeoutException;
+    }
+
+    @Override
+    public void close() {
+        // the client is the application's
+    }
+}

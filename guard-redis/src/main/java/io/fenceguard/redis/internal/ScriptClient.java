@@ -1,0 +1,59 @@
+package io.fenceguard.redis.internal;
+
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * What a lease needs from a Redis client: run a Lua script, hear of releases on a channel, and tell a Redis
+ * failure (and a transient one) from any other error. One implementation per client library, so that the
+ * lease logic above it is written once.
+ */
+public interface ScriptClient extends AutoCloseable {
+
+    /** How a script's answer is read. */
+    enum Reply { LIST, LONG }
+
+    /**
+     * Runs {@code script} for the caller, which waits for the answer until {@code deadlineNanos}
+     * ({@link System#nanoTime()}); a client that does its I/O on the caller's thread stops there itself.
+     */
+    CompletionStage<Object> eval(String script, Reply reply, List<String> keys, List<String> args, long deadlineNanos);
+
+    /** Runs {@code script} without blocking the caller; the answer is given up after {@code timeoutNanos}. */
+    CompletionStage<Object> evalAsync(String script, Reply reply, List<String> keys, List<String> args, long timeoutNanos);
+
+    /**
+     * Runs several scripts of list answers without blocking the caller, each on the node of its first key, in
+     * as few round trips as the client allows; one answer per call, in order.
+     */
+    List<CompletionStage<Object>> evalAllAsync(String script, List<List<String>> keys, List<List<String>> args,
+                                               long timeoutNanos);
+
+    /** Whether keys of different hash slots may live on different nodes (Redis Cluster). */
+    boolean cluster();
+
+    /** Calls {@code onMessage} on every message to {@code channel}; the stage completes once Redis confirmed. */
+    Subscription subscribe(String channel, Runnable onMessage);
+
+    /** A Redis error (server, connection, timeout), as opposed to a bug or an interrupt. */
+    boolean isRedisFailure(Throwable error);
+
+    /** A Redis error that a retry within the time left may get past (connection, timeout, failover). */
+    boolean isTransient(Throwable error);
+
+    /** No answer within the time: the command may still have run. */
+    boolean isTimeout(Throwable error);
+
+    /** Ends what the client started for leases (threads, subscriptions); the application's client stays open. */
+    @Override
+    void close();
+
+    /** One listener on one channel. */
+    interface Subscription {
+        /** Completes when Redis confirmed the subscription. */
+        CompletionStage<?> confirmed();
+
+        /** Stops listening. */
+        void cancel();
+    }
+}
