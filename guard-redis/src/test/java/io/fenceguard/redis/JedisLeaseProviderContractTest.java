@@ -1,15 +1,26 @@
 package io.fenceguard.redis;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.redis.internal.LeaseKeys;
 import io.fenceguard.testsupport.TestServers;
 import io.fenceguard.testsupport.contract.LeaseProviderContract;
+import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.core.LeaseManager;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPool;
 
@@ -37,6 +48,44 @@ class JedisLeaseProviderContractTest extends LeaseProviderContract {
             config = RedisClients.fastRedis().lockDelay(LOCK_DELAY).build();
         }
         return RedisLeaseProvider.of(pool, config);
+    }
+
+    /** Waiters sleep on the release channel (one subscribed connection) and wake on the release, not at expiry. */
+    @Test
+    void waitersWakeOnTheReleaseOverTheSubscribedConnection() throws Exception {
+        RedisLeaseConfig redis = RedisClients.fastRedis().build();
+        LeaseConfig lease = LeaseConfig.builder().leaseTime(Duration.ofSeconds(30)).build();
+        try (LeaseManager holder = LeaseManager.of(RedisLeaseProvider.of(pool, redis), lease);
+             LeaseManager waiters = LeaseManager.of(RedisLeaseProvider.of(pool, redis), lease)) {
+            ExecutorService threads = Executors.newFixedThreadPool(3);
+            try {
+                for (int round = 0; round < 3; round++) {
+                    String resource = "wake:" + round;
+                    Lease held = holder.acquire(resource, Duration.ofSeconds(1));
+                    List<Future<Long>> woken = new ArrayList<>();
+                    for (int w = 0; w < 3; w++) {
+                        woken.add(threads.submit(() -> {
+                            try (Lease got = waiters.acquire(resource, Duration.ofSeconds(20))) {
+                                long at = System.nanoTime();
+                                Thread.sleep(50);
+                                return at;
+                            }
+                        }));
+                    }
+                    Thread.sleep(300);  // the waiters are asleep on the channel by now
+                    long released = System.nanoTime();
+                    held.close();
+                    for (Future<Long> f : woken) {
+                        long after = (f.get(25, TimeUnit.SECONDS) - released) / 1_000_000;
+                        // Three waiters one after the other: each within a second of the release before it,
+                        // while the holder's time would have kept them 30 s.
+                        assertThat(after).as("ms from the release to a waiter's grant").isLessThan(3_000);
+                    }
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+        }
     }
 
     @Override
