@@ -111,14 +111,15 @@ public final class RedisLeaseProvider implements LeaseProvider {
      * the caller's thread when the pool has an idle connection (the socket's read timeout set to the time left),
      * else on one of the provider's two I/O threads; renewals and background releases always on those. Release
      * wake-ups hold one connection of the pool, subscribed. {@link #close()} stops the provider's threads; the pool
-     * stays open. Read-write leases and the HTTP high-water store are on Redisson only.
+     * stays open. Read-write leases and the HTTP high-water store are on Redisson only. (A name of its own, not an
+     * overload of {@code of}: code that calls {@code of} compiles without Jedis on its class path.)
      */
-    public static RedisLeaseProvider of(Pool<Jedis> jedis, RedisLeaseConfig config) {
+    public static RedisLeaseProvider ofJedis(Pool<Jedis> jedis, RedisLeaseConfig config) {
         return new RedisLeaseProvider(new JedisScriptClient(Objects.requireNonNull(jedis, "jedis")), config, null);
     }
 
-    /** {@link #of(Pool, RedisLeaseConfig)} with a circuit breaker from the application's registry. */
-    public static RedisLeaseProvider of(Pool<Jedis> jedis, RedisLeaseConfig config, CircuitBreaker breaker) {
+    /** {@link #ofJedis(Pool, RedisLeaseConfig)} with a circuit breaker from the application's registry. */
+    public static RedisLeaseProvider ofJedis(Pool<Jedis> jedis, RedisLeaseConfig config, CircuitBreaker breaker) {
         ScriptClient client = new JedisScriptClient(Objects.requireNonNull(jedis, "jedis"));
         return new RedisLeaseProvider(client, config, Objects.requireNonNull(breaker, "breaker"));
     }

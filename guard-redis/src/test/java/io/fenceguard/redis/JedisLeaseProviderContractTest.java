@@ -47,7 +47,7 @@ class JedisLeaseProviderContractTest extends LeaseProviderContract {
         if (config == null) { // one key prefix per test: a second provider of the test shares the first one's keys
             config = RedisClients.fastRedis().lockDelay(LOCK_DELAY).build();
         }
-        return RedisLeaseProvider.of(pool, config);
+        return RedisLeaseProvider.ofJedis(pool, config);
     }
 
     /** Waiters sleep on the release channel (one subscribed connection) and wake on the release, not at expiry. */
@@ -55,8 +55,8 @@ class JedisLeaseProviderContractTest extends LeaseProviderContract {
     void waitersWakeOnTheReleaseOverTheSubscribedConnection() throws Exception {
         RedisLeaseConfig redis = RedisClients.fastRedis().build();
         LeaseConfig lease = LeaseConfig.builder().leaseTime(Duration.ofSeconds(30)).build();
-        try (LeaseManager holder = LeaseManager.of(RedisLeaseProvider.of(pool, redis), lease);
-             LeaseManager waiters = LeaseManager.of(RedisLeaseProvider.of(pool, redis), lease)) {
+        try (LeaseManager holder = LeaseManager.of(RedisLeaseProvider.ofJedis(pool, redis), lease);
+             LeaseManager waiters = LeaseManager.of(RedisLeaseProvider.ofJedis(pool, redis), lease)) {
             ExecutorService threads = Executors.newFixedThreadPool(3);
             try {
                 for (int round = 0; round < 3; round++) {

@@ -41,7 +41,7 @@ class JedisTimeBoundsTest {
     void onAFrozenRedisCallsKeepTheirTimeAndARequestRunLateLeavesNoLock() throws Exception {
         try (RedisProcess redis = RedisProcess.start(); JedisPool pool = pool(redis.uri())) {
             RedisLeaseConfig config = RedisClients.fastRedis().build();
-            LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(pool, config),
+            LeaseManager manager = LeaseManager.of(RedisLeaseProvider.ofJedis(pool, config),
                     LeaseConfig.builder().leaseTime(Duration.ofSeconds(8)).build());
             Duration callTimeout = config.callTimeout(manager.config().leaseTime());
             try {
@@ -93,7 +93,7 @@ class JedisTimeBoundsTest {
     void onADeadRedisEveryAcquireKeepsItsWaitAndRecoveryTakesUnderTwoSeconds() throws Exception {
         try (RedisProcess redis = RedisProcess.start(); JedisPool pool = pool(redis.uri())) {
             RedisLeaseConfig config = RedisClients.fastRedis().build();
-            RedisLeaseProvider provider = RedisLeaseProvider.of(pool, config);
+            RedisLeaseProvider provider = RedisLeaseProvider.ofJedis(pool, config);
             LeaseManager manager = LeaseManager.of(provider, LeaseConfig.builder().leaseTime(Duration.ofSeconds(4)).build());
             Duration callTimeout = config.callTimeout(manager.config().leaseTime());
             try {

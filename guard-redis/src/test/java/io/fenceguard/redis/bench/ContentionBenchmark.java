@@ -9,6 +9,7 @@ import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.redis.RedisLeaseProvider;
 import io.fenceguard.redis.bench.ContentionRuns.Client;
 import io.fenceguard.redis.bench.ContentionRuns.Run;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -28,6 +29,8 @@ import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import redis.clients.jedis.JedisPool;
+import redis.clients.jedis.JedisPoolConfig;
 
 /**
  * Contention: N clients (threads, spread over a few Redisson clients, each with its own
@@ -54,6 +57,7 @@ public final class ContentionBenchmark {
 
     enum Impl {
         FENCEGUARD("fenceguard LeaseManager"),
+        FENCEGUARD_JEDIS("fenceguard on Jedis"),
         RLOCK("Redisson RLock");
 
         final String label;
@@ -73,16 +77,29 @@ public final class ContentionBenchmark {
     private final Duration wait;
     private volatile long sink;
 
-    private ContentionBenchmark(RedissonClient[] redissons, String prefix, long holdNanos, Duration wait) {
+    private final JedisPool[] jedisPools;
+    private final LeaseManager[] jedisManagers;
+
+    private ContentionBenchmark(RedissonClient[] redissons, String url, int jedisPoolSize, String prefix, long holdNanos,
+                                Duration wait) {
         this.redissons = redissons;
         this.prefix = prefix;
         this.holdNanos = holdNanos;
         this.wait = wait;
         this.managers = new LeaseManager[redissons.length];
+        this.jedisPools = new JedisPool[redissons.length];
+        this.jedisManagers = new LeaseManager[redissons.length];
         for (int i = 0; i < redissons.length; i++) {
             managers[i] = LeaseManager.of(RedisLeaseProvider.of(redissons[i],
                     RedisLeaseConfig.builder().keyPrefix(prefix + "fg:").build()),
                     LeaseConfig.builder().clientName("bench" + i).build());
+            JedisPoolConfig poolConfig = new JedisPoolConfig();
+            poolConfig.setMaxTotal(jedisPoolSize);
+            poolConfig.setMaxIdle(jedisPoolSize);
+            jedisPools[i] = new JedisPool(poolConfig, URI.create(url));
+            jedisManagers[i] = LeaseManager.of(RedisLeaseProvider.ofJedis(jedisPools[i],
+                    RedisLeaseConfig.builder().keyPrefix(prefix + "fgj:").build()),
+                    LeaseConfig.builder().clientName("benchj" + i).build());
         }
     }
 
@@ -121,7 +138,8 @@ public final class ContentionBenchmark {
             redissons[i] = Redisson.create(config);
         }
         String prefix = "fgbench-" + UUID.randomUUID().toString().substring(0, 8) + ":";
-        ContentionBenchmark bench = new ContentionBenchmark(redissons, prefix, holdMicros * 1_000,
+        ContentionBenchmark bench = new ContentionBenchmark(redissons, url, Math.max(16, maxClients + 4), prefix,
+                holdMicros * 1_000,
                 Duration.ofMillis(waitMillis));
         try {
             System.out.printf("contention: %.1f s per load and implementation after a %.1f s warm-up; operation = "
@@ -132,6 +150,12 @@ public final class ContentionBenchmark {
         } finally {
             for (LeaseManager manager : bench.managers) {
                 manager.close();
+            }
+            for (LeaseManager manager : bench.jedisManagers) {
+                manager.close();
+            }
+            for (JedisPool jedis : bench.jedisPools) {
+                jedis.close();
             }
             try {
                 long deleted = redissons[0].getKeys().deleteByPattern(prefix + "*");
@@ -228,10 +252,11 @@ public final class ContentionBenchmark {
     private void once(Impl impl, int index, String name, long end, Client client) {
         long began = System.nanoTime();
         switch (impl) {
-            case FENCEGUARD -> {
+            case FENCEGUARD, FENCEGUARD_JEDIS -> {
+                LeaseManager manager = impl == Impl.FENCEGUARD ? managers[index] : jedisManagers[index];
                 Lease lease;
                 try {
-                    lease = managers[index].acquire(name, wait);
+                    lease = manager.acquire(name, wait);
                 } catch (LeaseTimeoutException e) {
                     client.timeouts++;
                     return;
@@ -291,27 +316,30 @@ public final class ContentionBenchmark {
         }
         System.out.println();
         for (Map.Entry<Load, Map<Impl, Run>> e : results.entrySet()) {
-            Run fg = e.getValue().get(Impl.FENCEGUARD);
-            Run rl = e.getValue().get(Impl.RLOCK);
-            if (fg == null || rl == null) {
-                System.out.printf("fenceguard / RLock, %s, %d client(s): not measured%n", e.getKey().label(),
-                        e.getKey().clients());
-                continue;
+            for (Impl impl : List.of(Impl.FENCEGUARD, Impl.FENCEGUARD_JEDIS)) {
+                Run fg = e.getValue().get(impl);
+                Run rl = e.getValue().get(Impl.RLOCK);
+                if (fg == null || rl == null) {
+                    System.out.printf("%s / RLock, %s, %d client(s): not measured%n", impl.label, e.getKey().label(),
+                            e.getKey().clients());
+                    continue;
+                }
+                long[] fw = fg.sortedWaits();
+                long[] rw = rl.sortedWaits();
+                System.out.printf("%s / RLock, %s, %d client%s: grants/s %.2f, wait p50 %.2f, p99 %.2f%n", impl.label,
+                        e.getKey().label(), e.getKey().clients(), e.getKey().clients() == 1 ? "" : "s",
+                        fg.grantsPerSecond() / rl.grantsPerSecond(),
+                        ratio(Benchmarks.percentile(fw, 0.50), Benchmarks.percentile(rw, 0.50)),
+                        ratio(Benchmarks.percentile(fw, 0.99), Benchmarks.percentile(rw, 0.99)));
+                String load = "contention, " + e.getKey().label() + ", " + e.getKey().clients() + " client"
+                        + (e.getKey().clients() == 1 ? "" : "s");
+                String who = impl == Impl.FENCEGUARD ? "fenceguard" : impl.label;
+                io.fenceguard.testsupport.bench.BenchTable.row("redis", load + ": " + who + " grants", fg.grantsPerSecond(),
+                        "grants/s", "Redisson RLock", fg.grantsPerSecond() / rl.grantsPerSecond(), Double.NaN);
+                io.fenceguard.testsupport.bench.BenchTable.row("redis", load + ": " + who + " wait p99",
+                        Benchmarks.percentile(fw, 0.99) / 1e3, "µs", "Redisson RLock's p99",
+                        ratio(Benchmarks.percentile(fw, 0.99), Benchmarks.percentile(rw, 0.99)), Double.NaN);
             }
-            long[] fw = fg.sortedWaits();
-            long[] rw = rl.sortedWaits();
-            System.out.printf("fenceguard / RLock, %s, %d client%s: grants/s %.2f, wait p50 %.2f, p99 %.2f%n",
-                    e.getKey().label(), e.getKey().clients(), e.getKey().clients() == 1 ? "" : "s",
-                    fg.grantsPerSecond() / rl.grantsPerSecond(),
-                    ratio(Benchmarks.percentile(fw, 0.50), Benchmarks.percentile(rw, 0.50)),
-                    ratio(Benchmarks.percentile(fw, 0.99), Benchmarks.percentile(rw, 0.99)));
-            String load = "contention, " + e.getKey().label() + ", " + e.getKey().clients() + " client"
-                    + (e.getKey().clients() == 1 ? "" : "s");
-            io.fenceguard.testsupport.bench.BenchTable.row("redis", load + ": fenceguard grants", fg.grantsPerSecond(),
-                    "grants/s", "Redisson RLock", fg.grantsPerSecond() / rl.grantsPerSecond(), Double.NaN);
-            io.fenceguard.testsupport.bench.BenchTable.row("redis", load + ": fenceguard wait p99",
-                    Benchmarks.percentile(fw, 0.99) / 1e3, "µs", "Redisson RLock's p99",
-                    ratio(Benchmarks.percentile(fw, 0.99), Benchmarks.percentile(rw, 0.99)), Double.NaN);
         }
     }
 

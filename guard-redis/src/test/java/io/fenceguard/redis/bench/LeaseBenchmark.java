@@ -82,9 +82,9 @@ public final class LeaseBenchmark {
     private LeaseBenchmark(RedissonClient redisson, JedisPool jedis, String prefix) {
         this.redisson = redisson;
         this.jedis = jedis;
-        this.jedisManager = LeaseManager.of(RedisLeaseProvider.of(jedis,
+        this.jedisManager = LeaseManager.of(RedisLeaseProvider.ofJedis(jedis,
                 RedisLeaseConfig.builder().keyPrefix(prefix + "fgj:").build()));
-        this.jedisBgManager = LeaseManager.of(RedisLeaseProvider.of(jedis,
+        this.jedisBgManager = LeaseManager.of(RedisLeaseProvider.ofJedis(jedis,
                 RedisLeaseConfig.builder().keyPrefix(prefix + "fgjbg:").releaseInBackground(true).build()));
         this.prefix = prefix;
         this.manager = LeaseManager.of(RedisLeaseProvider.of(redisson,
