@@ -397,7 +397,7 @@ public final class RedisLeaseProvider implements LeaseProvider {
 
     @Override
     public String describe() {
-        return "redis (key prefix " + config.keyPrefix() + ", tokens on "
+        return "redis via " + client.name() + " (key prefix " + config.keyPrefix() + ", tokens on "
                 + (config.tokenEpochSource() != null ? "a durable epoch" : "the Redis clock floor") + ")";
     }
 }

@@ -135,6 +135,11 @@ public final class JedisScriptClient implements ScriptClient {
     }
 
     @Override
+    public String name() {
+        return "Jedis";
+    }
+
+    @Override
     public boolean cluster() {
         return false;
     }

@@ -75,6 +75,11 @@ public final class RedissonScriptClient implements ScriptClient {
     }
 
     @Override
+    public String name() {
+        return "Redisson";
+    }
+
+    @Override
     public boolean cluster() {
         return cluster;
     }

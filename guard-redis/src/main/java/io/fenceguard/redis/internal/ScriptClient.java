@@ -29,6 +29,9 @@ public interface ScriptClient extends AutoCloseable {
     List<CompletionStage<Object>> evalAllAsync(String script, List<List<String>> keys, List<List<String>> args,
                                                long timeoutNanos);
 
+    /** The client library, for descriptions: {@code Redisson}, {@code Jedis}. */
+    String name();
+
     /** Whether keys of different hash slots may live on different nodes (Redis Cluster). */
     boolean cluster();
 

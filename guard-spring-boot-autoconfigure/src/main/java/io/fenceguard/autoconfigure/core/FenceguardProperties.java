@@ -34,7 +34,7 @@ public class FenceguardProperties {
 
         /**
          * Where leases are kept. auto: the application's own LeaseProvider bean, else Redis when there is a
-         * RedissonClient bean, else startup fails; redis: Redis only; memory: this JVM's memory, for tests and
+         * RedissonClient bean (or a single Jedis pool bean), else startup fails; redis: Redis only; memory: this JVM's memory, for tests and
          * single-instance applications (tokens start again at 1 on restart); zookeeper, jdbc, redlock: the
          * store of that module (fenceguard.zookeeper.*, fenceguard.jdbc-lock.*, fenceguard.redlock.*).
          */

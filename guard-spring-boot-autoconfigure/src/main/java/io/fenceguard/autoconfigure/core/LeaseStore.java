@@ -3,9 +3,9 @@ package io.fenceguard.autoconfigure.core;
 /** Values of {@code fenceguard.lease.store}: where the auto-configured LeaseManager keeps its leases. */
 public enum LeaseStore {
 
-    /** The application's own LeaseProvider bean, else Redis when there is a RedissonClient bean, else none (startup fails). */
+    /** The application's own LeaseProvider bean, else Redis when there is a RedissonClient bean (or, without one, a single Jedis pool bean), else none (startup fails). */
     AUTO,
-    /** Redis through the application's RedissonClient; startup fails without one. */
+    /** Redis through the application's RedissonClient, else its single Jedis pool bean; startup fails without either. */
     REDIS,
     /** This JVM's memory: for tests and single-instance applications. Never chosen unless set. */
     MEMORY,

@@ -40,13 +40,13 @@ public class NoLeaseStoreException extends IllegalStateException {
         }
         if (store == LeaseStore.REDIS) {
             return redisModule
-                    ? new NoLeaseStoreException("fenceguard.lease.store=redis but there is no RedissonClient bean",
-                            "add " + REDISSON_STARTER + " or define a RedissonClient bean")
+                    ? new NoLeaseStoreException("fenceguard.lease.store=redis but there is no RedissonClient bean and no Jedis pool bean",
+                            "add " + REDISSON_STARTER + ", or define a RedissonClient bean or one JedisPool bean")
                     : new NoLeaseStoreException("fenceguard.lease.store=redis but fenceguard-redis is not on the class path",
                             "add " + STARTER + ", or io.fenceguard:fenceguard-redis and " + REDISSON_STARTER);
         }
         return redisModule
-                ? new NoLeaseStoreException("fenceguard has no lease store: no LeaseProvider bean and no RedissonClient bean",
+                ? new NoLeaseStoreException("fenceguard has no lease store: no LeaseProvider bean, no RedissonClient bean and no Jedis pool bean",
                         "add " + REDISSON_STARTER + " for leases on Redis, or " + MEMORY)
                 : new NoLeaseStoreException("fenceguard has no lease store: no LeaseProvider bean and fenceguard-redis is not on the class path",
                         "add " + STARTER + " for leases on Redis, or " + MEMORY);

@@ -18,13 +18,16 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.util.Pool;
 
 /**
  * A {@link RedisLeaseProvider} on the application's {@link RedissonClient} (the Redisson starter's or
- * its own; never a second client) when {@code fenceguard.lease.store} is {@code auto} or {@code redis}
+ * its own; never a second client), else on its one Jedis pool, when {@code fenceguard.lease.store} is {@code auto} or {@code redis}
  * and the application has no {@link LeaseProvider} of its own. The circuit breaker comes from
  * resilience4j's {@link CircuitBreakerRegistry} when there is one, so that it shows in its metrics.
  */
@@ -54,6 +57,31 @@ public class FenceguardRedisAutoConfiguration {
         }
         return RedisLeaseProvider.of(redisson, config,
                 breakers.circuitBreaker(config.name(), RedisLeaseProvider.breakerConfig(config)));
+    }
+
+    /**
+     * Without a RedissonClient, on the application's one Jedis {@code Pool} bean ({@code JedisPool},
+     * {@code JedisSentinelPool}): lease calls on the caller's thread ({@link RedisLeaseProvider#ofJedis}).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "redis.clients.jedis.util.Pool")
+    static class OnJedis {
+
+        @Bean
+        @ConditionalOnMissingBean(type = {"io.fenceguard.core.spi.LeaseProvider", "org.redisson.api.RedissonClient"})
+        @ConditionalOnSingleCandidate(type = "redis.clients.jedis.util.Pool")
+        RedisLeaseProvider jedisRedisLeaseProvider(Pool<Jedis> jedis, FenceguardRedisProperties properties,
+                                                   ObjectProvider<CircuitBreakerRegistry> registry,
+                                                   ObjectProvider<TokenEpochSource> epochSources,
+                                                   ObjectProvider<DataSource> dataSources) {
+            RedisLeaseConfig config = properties.toRedisLeaseConfig(epochSource(properties, epochSources, dataSources));
+            CircuitBreakerRegistry breakers = registry.getIfAvailable();
+            if (breakers == null) {
+                return RedisLeaseProvider.ofJedis(jedis, config);
+            }
+            return RedisLeaseProvider.ofJedis(jedis, config,
+                    breakers.circuitBreaker(config.name(), RedisLeaseProvider.breakerConfig(config)));
+        }
     }
 
     /** The application's own source, else a sequence in its DataSource when asked for, else none (clock floor). */

@@ -86,7 +86,7 @@ class LeaseStoreSelectionTest {
             assertThat(context).hasFailed();
             NoLeaseStoreException failure = rootOf(context.getStartupFailure());
             assertThat(failure.getMessage()).doesNotContain("\n")
-                    .contains("no LeaseProvider bean and no RedissonClient bean")
+                    .contains("no LeaseProvider bean, no RedissonClient bean and no Jedis pool bean")
                     .contains("org.redisson:redisson-spring-boot-starter")
                     .contains("fenceguard.lease.store=memory");
             FailureAnalysis analysis = new NoLeaseStoreFailureAnalyzer().analyze(context.getStartupFailure());
@@ -100,7 +100,7 @@ class LeaseStoreSelectionTest {
     void theFailureNamesWhatIsMissingForEachCase() {
         runner.withPropertyValues("fenceguard.lease.store=redis").run(context -> assertThat(
                 rootOf(context.getStartupFailure()).getMessage())
-                .startsWith("fenceguard.lease.store=redis but there is no RedissonClient bean:")
+                .startsWith("fenceguard.lease.store=redis but there is no RedissonClient bean and no Jedis pool bean:")
                 .contains("org.redisson:redisson-spring-boot-starter").doesNotContain("memory"));
         FilteredClassLoader noRedisModule = new FilteredClassLoader(RedisLeaseProvider.class);
         runner.withClassLoader(noRedisModule).run(context -> assertThat(rootOf(context.getStartupFailure()).getMessage())
@@ -129,7 +129,7 @@ class LeaseStoreSelectionTest {
         }
         assertThat(output).contains("APPLICATION FAILED TO START")
                 .contains("Description:" + System.lineSeparator() + System.lineSeparator()
-                        + "fenceguard has no lease store: no LeaseProvider bean and no RedissonClient bean."
+                        + "fenceguard has no lease store: no LeaseProvider bean, no RedissonClient bean and no Jedis pool bean."
                         + System.lineSeparator())
                 .contains("Action:" + System.lineSeparator() + System.lineSeparator()
                         + "Add org.redisson:redisson-spring-boot-starter for leases on Redis, or set "

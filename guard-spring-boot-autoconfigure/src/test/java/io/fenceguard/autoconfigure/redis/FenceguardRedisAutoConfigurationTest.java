@@ -12,6 +12,7 @@ import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.redis.RedisLeaseProvider;
 import io.fenceguard.testsupport.TestRedisson;
 import io.fenceguard.testsupport.TestServers;
+import java.net.URI;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
@@ -21,6 +22,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.redisson.spring.starter.RedissonAutoConfigurationV4;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPool;
 
 /** The Redis lease provider on the application's RedissonClient, from fenceguard.redis.* properties, on a real Redis. */
 class FenceguardRedisAutoConfigurationTest {
@@ -57,6 +60,34 @@ class FenceguardRedisAutoConfigurationTest {
                         // The lock is in Redis under the configured prefix, not only in this JVM.
                         assertThat(redisson.getKeys().getKeysByPattern("fgorders:*" + resource + "*")).isNotEmpty();
                     }
+                });
+    }
+
+    @Test
+    void withoutARedissonClientLeasesGoThroughTheApplicationsJedisPool() {
+        String prefix = "fgjedis" + System.nanoTime() + ":";
+        runner.withBean(JedisPool.class, () -> new JedisPool(URI.create(TestServers.redis().uri())))
+                .withPropertyValues("fenceguard.redis.key-prefix=" + prefix)
+                .run(context -> {
+                    assertThat(context).hasSingleBean(LeaseProvider.class).doesNotHaveBean(RedissonClient.class);
+                    LeaseManager manager = context.getBean(LeaseManager.class);
+                    assertThat(manager.provider().describe()).contains("via Jedis");
+                    String resource = "jedis:" + System.nanoTime();
+                    try (Lease lease = manager.acquire(resource, Duration.ofSeconds(1));
+                         Jedis jedis = context.getBean(JedisPool.class).getResource()) {
+                        assertThat(lease.token().value()).isPositive();
+                        assertThat(jedis.keys(prefix + "*" + resource + "*")).isNotEmpty();
+                    }
+                });
+    }
+
+    @Test
+    void withBothARedissonClientAndAJedisPoolRedissonIsUsed() {
+        runner.withBean(RedissonClient.class, () -> redisson)
+                .withBean(JedisPool.class, () -> new JedisPool(URI.create(TestServers.redis().uri())))
+                .run(context -> {
+                    assertThat(context).hasSingleBean(LeaseProvider.class);
+                    assertThat(context.getBean(LeaseProvider.class).describe()).contains("via Redisson");
                 });
     }
 
