@@ -23,6 +23,7 @@ public final class RedisLeaseConfig {
     private final Duration openStateDuration;
     private final TokenEpochSource tokenEpochSource;
     private final Duration callTimeout;
+    private static final long MAX_DEFAULT_CALL_TIMEOUT_NANOS = 1_000_000_000L;
     private final boolean releaseInBackground;
 
     private RedisLeaseConfig(Builder b) {
@@ -155,8 +156,8 @@ public final class RedisLeaseConfig {
         if (callTimeout != null) {
             return callTimeout;
         }
-        Duration quarter = leaseTime.dividedBy(4);
-        return quarter.compareTo(Duration.ofSeconds(1)) < 0 ? quarter : Duration.ofSeconds(1);
+        // In nanoseconds: Duration.dividedBy goes through BigDecimal, and this runs on every lease call.
+        return Duration.ofNanos(Math.min(leaseTime.toNanos() / 4, MAX_DEFAULT_CALL_TIMEOUT_NANOS));
     }
 
     private static Duration positive(Duration d, String name) {

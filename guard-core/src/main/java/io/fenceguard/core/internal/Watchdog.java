@@ -7,6 +7,7 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +38,12 @@ public final class Watchdog implements AutoCloseable {
 
     /** Beats per renewal interval onto which leases are aligned. */
     private static final int PHASES = 2;
+    /**
+     * How long a new lease waits to be put on its beat: leases that arrive within it are admitted together, by
+     * one run of the watchdog thread. Far below any renewal interval; the first renewal's time is counted from
+     * the grant all the same.
+     */
+    private static final long ADMISSION_DELAY_NANOS = 1_000_000L;
 
     private final ScheduledThreadPoolExecutor scheduler;
     private final LeaseProvider provider;
@@ -44,6 +51,9 @@ public final class Watchdog implements AutoCloseable {
     /** Renewals due in this beat, sent by one flush once every tick of the beat has run (watchdog thread only). */
     private final List<Due> due = new ArrayList<>();
     private boolean flushPending;
+    /** Leases granted and not yet put on their beat. */
+    private final ConcurrentLinkedQueue<Renewals> arriving = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean admissionPending = new AtomicBoolean();
 
     public Watchdog(String name, LeaseProvider provider) {
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
@@ -84,18 +94,29 @@ public final class Watchdog implements AutoCloseable {
 
     /** As {@link #watch(LeaseState, long)}, telling {@code outcomes} of each renewal. */
     public void watch(LeaseState state, long intervalNanos, Outcomes outcomes) {
-        Renewals renewals = new Renewals(state, intervalNanos, outcomes);
+        arriving.add(new Renewals(state, intervalNanos, outcomes));
+        if (admissionPending.compareAndSet(false, true)) {
+            try {
+                scheduler.schedule(this::admit, ADMISSION_DELAY_NANOS, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException closed) {
+                // the manager is closed: the lease expires in the store by itself
+                admissionPending.set(false);
+            }
+        }
+    }
+
+    /**
+     * Puts every lease that arrived since the last admission on its beat (watchdog thread). A lease released
+     * before it is admitted never touches the scheduler's queue: a short lease costs its holder a lock-free
+     * enqueue, not two insertions and two removals under the queue's lock, nor a wake-up of this thread each.
+     */
+    private void admit() {
+        admissionPending.set(false);
         long now = System.nanoTime();
-        long dueAt = state.grant() == null ? now + intervalNanos : state.grant().sentAtNanos() + intervalNanos;
-        long grid = Math.max(1, intervalNanos / PHASES);
-        long aligned = originNanos + Math.floorDiv(dueAt - originNanos, grid) * grid;
-        long first = Math.max(0, aligned - now);
-        try {
-            state.setRenewal(scheduler.scheduleAtFixedRate(renewals::tick, first, intervalNanos,
-                    TimeUnit.NANOSECONDS));
-            renewals.armDeadlineCheck();
-        } catch (RejectedExecutionException closed) {
-            // the manager is closed: the lease expires in the store by itself
+        for (Renewals renewals = arriving.poll(); renewals != null; renewals = arriving.poll()) {
+            if (renewals.state.isValid()) {
+                renewals.start(now);
+            }
         }
     }
 
@@ -116,6 +137,20 @@ public final class Watchdog implements AutoCloseable {
             this.outcomes = outcomes;
             long lease = state.request() == null ? intervalNanos : state.request().leaseTime().toNanos();
             this.maxInFlight = (int) Math.min(64, lease / intervalNanos + 1);
+        }
+
+        /** The first renewal half an interval to one interval after the grant was asked for, on the phase grid. */
+        void start(long now) {
+            long dueAt = state.grant() == null ? now + intervalNanos : state.grant().sentAtNanos() + intervalNanos;
+            long grid = Math.max(1, intervalNanos / PHASES);
+            long aligned = originNanos + Math.floorDiv(dueAt - originNanos, grid) * grid;
+            long first = Math.max(0, aligned - now);
+            try {
+                state.setRenewal(scheduler.scheduleAtFixedRate(this::tick, first, intervalNanos, TimeUnit.NANOSECONDS));
+                armDeadlineCheck();
+            } catch (RejectedExecutionException closed) {
+                // the manager is closed: the lease expires in the store by itself
+            }
         }
 
         void tick() {
@@ -218,6 +253,11 @@ public final class Watchdog implements AutoCloseable {
         for (int i = 0; i < batch.size(); i++) {
             batch.get(i).renewals().sent(replies.get(i), sentAt);
         }
+    }
+
+    /** Renewals, deadline checks and admissions now in this watchdog's queue (for tests and diagnostics). */
+    public int scheduledTasks() {
+        return scheduler.getQueue().size();
     }
 
     @Override

@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.redisson.Redisson;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
@@ -47,6 +48,7 @@ import redis.clients.jedis.JedisPoolConfig;
  * ./mvnw -B -pl guard-redis -am -Pbench -DskipTests verify
  *   env GUARD_TEST_REDIS_URL (default redis://127.0.0.1:6379)
  *   -Dbench.rounds=6 -Dbench.seconds=1.5 -Dbench.warmup=2 -Dbench.threads=1,4 -Dbench.floor.requests=100000
+ *   -Dbench.impls=FENCEGUARD_JEDIS,RLOCK (default: all of {@link Impl})
  * </pre>
  */
 public final class LeaseBenchmark {
@@ -67,6 +69,10 @@ public final class LeaseBenchmark {
     }
 
     private static final int RESOURCES_PER_THREAD = 64;
+    /** The implementations to measure: all by default, or those named in {@code -Dbench.impls} (e.g. to profile one). */
+    private static final Impl[] IMPLS = System.getProperty("bench.impls", "").isBlank() ? Impl.values()
+            : Arrays.stream(System.getProperty("bench.impls").split(",")).map(String::trim).map(Impl::valueOf)
+                    .toArray(Impl[]::new);
 
     private final RedissonClient redisson;
     private final LeaseManager manager;
@@ -121,8 +127,7 @@ public final class LeaseBenchmark {
             System.out.printf("rounds %d x %.1f s per implementation and thread count, warm-up %.1f s each; "
                     + "one operation = acquire + release, uncontended, %d resources per thread%n",
                     rounds, seconds, warmup, RESOURCES_PER_THREAD);
-            Map<Integer, Double> floor = RedisFloor.rates(url, threadCounts, floorRequests);
-            return bench.run(rounds, seconds, warmup, threadCounts, floor);
+            return bench.run(rounds, seconds, warmup, threadCounts, () -> RedisFloor.rates(url, threadCounts, floorRequests));
         } finally {
             bench.manager.close();
             bench.bgManager.close();
@@ -141,7 +146,8 @@ public final class LeaseBenchmark {
     }
 
     /** Measures every implementation; one that fails is reported and left out of the later rounds. */
-    private boolean run(int rounds, double seconds, double warmup, int[] threadCounts, Map<Integer, Double> floor) {
+    private boolean run(int rounds, double seconds, double warmup, int[] threadCounts,
+                        Supplier<Map<Integer, Double>> floorSample) {
         int maxThreads = Arrays.stream(threadCounts).max().orElse(1);
         ExecutorService pool = Executors.newFixedThreadPool(maxThreads, r -> {
             Thread t = new Thread(r, "lease-bench");
@@ -150,17 +156,24 @@ public final class LeaseBenchmark {
         });
         Map<Impl, Throwable> failed = new EnumMap<>(Impl.class);
         Map<Integer, Map<Impl, Result>> results = new TreeMap<>();
+        // The floor moves from one reading to the next on a shared machine: three readings, after the warm-up
+        // (no compiler threads competing), in the middle and at the end of the rounds; their median counts.
+        List<Map<Integer, Double>> floorSamples = new ArrayList<>();
         try {
             for (int threads : threadCounts) {
-                for (Impl impl : Impl.values()) {
+                for (Impl impl : IMPLS) {
                     measure(pool, impl, threads, warmup, failed);
                 }
             }
+            floorSamples.add(floorSample.get());
             for (int round = 0; round < rounds; round++) {
+                if (round == rounds / 2 && rounds > 1) {
+                    floorSamples.add(floorSample.get());
+                }
                 for (int threads : threadCounts) {
                     Map<Impl, Result> byImpl = results.computeIfAbsent(threads, t -> new EnumMap<>(Impl.class));
-                    for (int i = 0; i < Impl.values().length; i++) {
-                        Impl impl = Impl.values()[(i + round) % Impl.values().length];
+                    for (int i = 0; i < IMPLS.length; i++) {
+                        Impl impl = IMPLS[(i + round) % IMPLS.length];
                         Run run = measure(pool, impl, threads, seconds, failed);
                         if (run != null) {
                             byImpl.computeIfAbsent(impl, k -> new Result()).add(run);
@@ -169,11 +182,42 @@ public final class LeaseBenchmark {
                 }
                 System.out.printf("round %d/%d done%n", round + 1, rounds);
             }
+            floorSamples.add(floorSample.get());
         } finally {
             pool.shutdownNow();
-            print(results, floor, failed);
+            print(results, medianFloor(floorSamples), failed);
         }
         return failed.isEmpty();
+    }
+
+    /** By connection count, the median of the readings that have it. */
+    private static Map<Integer, Double> medianFloor(List<Map<Integer, Double>> samples) {
+        Map<Integer, Double> median = new TreeMap<>();
+        samples.stream().flatMap(m -> m.keySet().stream()).distinct().forEach(connections -> {
+            double[] v = samples.stream().map(m -> m.get(connections)).filter(java.util.Objects::nonNull)
+                    .mapToDouble(Double::doubleValue).sorted().toArray();
+            median.put(connections, v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2);
+            System.out.printf("floor, %d connection(s): %d reading(s) %s, median %.0f/s%n", connections, v.length,
+                    Arrays.toString(Arrays.stream(v).mapToLong(Math::round).toArray()), median.get(connections));
+        });
+        return median;
+    }
+
+    /** CPU time of the Redis server so far (INFO cpu: user + system), -1 when it cannot be read. */
+    private long redisCpuNanos() {
+        try (var connection = jedis.getResource()) {
+            double seconds = 0;
+            int found = 0;
+            for (String line : connection.info("cpu").split("\r?\n")) {
+                if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                    seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+                    found++;
+                }
+            }
+            return found == 2 ? (long) (seconds * 1e9) : -1;
+        } catch (RuntimeException e) {
+            return -1;
+        }
     }
 
     /** {@link #measure(ExecutorService, Impl, int, double)}, or null once {@code impl} has failed. */
@@ -199,6 +243,7 @@ public final class LeaseBenchmark {
         CyclicBarrier start = new CyclicBarrier(threads);
         long durationNanos = (long) (seconds * 1e9);
         List<Future<long[]>> futures = new ArrayList<>();
+        long redisCpuBefore = redisCpuNanos();
         long cpuBefore = processCpuNanos();
         for (int t = 0; t < threads; t++) {
             int thread = t;
@@ -232,6 +277,8 @@ public final class LeaseBenchmark {
             run.latencies.add(Arrays.copyOf(samples, samples.length - 1));
         }
         run.cpuNanos = processCpuNanos() - cpuBefore;
+        long redisCpuAfter = redisCpuNanos();
+        run.redisCpuNanos = redisCpuBefore < 0 || redisCpuAfter < 0 ? -1 : redisCpuAfter - redisCpuBefore;
         return run;
     }
 
@@ -281,13 +328,13 @@ public final class LeaseBenchmark {
     private static void print(Map<Integer, Map<Impl, Result>> results, Map<Integer, Double> floor,
                               Map<Impl, Throwable> failed) {
         System.out.println();
-        String header = String.format("%-26s %8s %12s %10s %10s %14s %10s", "implementation", "threads", "ops/s",
-                "p50 µs", "p99 µs", "JVM CPU µs/op", "vs RLock");
+        String header = String.format("%-26s %8s %12s %10s %10s %14s %16s %10s", "implementation", "threads",
+                "ops/s", "p50 µs", "p99 µs", "JVM CPU µs/op", "Redis CPU µs/op", "vs RLock");
         System.out.println(header);
         System.out.println("-".repeat(header.length()));
         for (Map.Entry<Integer, Map<Impl, Result>> e : results.entrySet()) {
             Result rlock = e.getValue().get(Impl.RLOCK);
-            for (Impl impl : Impl.values()) {
+            for (Impl impl : IMPLS) {
                 Result r = e.getValue().get(impl);
                 if (r == null) {
                     System.out.printf("%-26s %8d   not measured, failed: %s%n", impl.label, e.getKey(),
@@ -297,9 +344,10 @@ public final class LeaseBenchmark {
                 long[] all = r.allLatencies();
                 Arrays.sort(all);
                 double ops = r.medianOpsPerSecond();
-                System.out.printf("%-26s %8d %12.0f %10.1f %10.1f %14.1f %10.2f%n", impl.label, e.getKey(), ops,
+                System.out.printf("%-26s %8d %12.0f %10.1f %10.1f %14.1f %16.1f %10.2f%n", impl.label, e.getKey(), ops,
                         Benchmarks.percentile(all, 0.50) / 1e3, Benchmarks.percentile(all, 0.99) / 1e3,
-                        r.cpuMicrosPerOp(), rlock == null ? Double.NaN : ops / rlock.medianOpsPerSecond());
+                        r.cpuMicrosPerOp(), r.redisCpuMicrosPerOp(),
+                        rlock == null ? Double.NaN : ops / rlock.medianOpsPerSecond());
             }
         }
         System.out.println();
@@ -328,6 +376,18 @@ public final class LeaseBenchmark {
                     f.getKey(), f.getKey() == 1 ? "" : "s", f.getValue(), ceiling);
             byImpl.forEach((impl, r) -> System.out.printf(" %s %.2f", impl.label, r.medianOpsPerSecond() / ceiling));
             System.out.println();
+        }
+        // Client and server share this machine's CPUs: their CPU per operation bounds the rate, whatever the floor.
+        int cpus = Runtime.getRuntime().availableProcessors();
+        System.out.printf("CPU bound (client and Redis on the same %d CPUs): at most %d / (JVM + Redis CPU per op) "
+                + "operations/s; reached:%n", cpus, cpus);
+        for (Map.Entry<Integer, Map<Impl, Result>> e : results.entrySet()) {
+            e.getValue().forEach((impl, r) -> {
+                double perOp = r.cpuMicrosPerOp() + r.redisCpuMicrosPerOp();
+                double bound = cpus * 1e6 / perOp;
+                System.out.printf("  %-26s %d thread(s): bound %.0f ops/s, reached %.2f of it%n", impl.label,
+                        e.getKey(), bound, r.medianOpsPerSecond() / bound);
+            });
         }
         for (Map.Entry<Integer, Map<Impl, Result>> e : results.entrySet()) {
             Result rlock = e.getValue().get(Impl.RLOCK);

@@ -32,6 +32,14 @@ final class LeaseRuns {
             return runs.stream().mapToLong(r -> r.cpuNanos).sum() / 1e3 / runs.stream().mapToLong(Run::ops).sum();
         }
 
+        /** The Redis server's CPU per operation, NaN when it could not be read. */
+        double redisCpuMicrosPerOp() {
+            if (runs.stream().anyMatch(r -> r.redisCpuNanos < 0)) {
+                return Double.NaN;
+            }
+            return runs.stream().mapToLong(r -> r.redisCpuNanos).sum() / 1e3 / runs.stream().mapToLong(Run::ops).sum();
+        }
+
         long[] allLatencies() {
             return runs.stream().flatMap(r -> r.latencies.stream()).flatMapToLong(Arrays::stream).toArray();
         }
@@ -41,6 +49,8 @@ final class LeaseRuns {
         final List<long[]> latencies = new ArrayList<>();
         long elapsedNanos;
         long cpuNanos;
+        /** CPU time of the Redis server during the run (INFO cpu), -1 when not read. */
+        long redisCpuNanos = -1;
 
         long ops() {
             return latencies.stream().mapToLong(a -> a.length).sum();
