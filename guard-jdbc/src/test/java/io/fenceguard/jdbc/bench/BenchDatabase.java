@@ -64,6 +64,36 @@ final class BenchDatabase {
         }
     }
 
+    /**
+     * CPU time of the PostgreSQL server processes on this machine (user + system, from /proc), or -1 when the
+     * server is not local or /proc cannot be read: where a statement's cost goes, client or server.
+     */
+    static long localServerCpuNanos() {
+        String host = java.net.URI.create(URL.substring("jdbc:".length())).getHost();
+        if (host == null || !(host.equals("127.0.0.1") || host.equals("localhost") || host.equals("::1"))) {
+            return -1;
+        }
+        java.io.File[] processes = new java.io.File("/proc").listFiles(f -> f.getName().chars().allMatch(Character::isDigit));
+        if (processes == null) {
+            return -1;
+        }
+        long ticks = 0;
+        for (java.io.File process : processes) {
+            try {
+                String stat = java.nio.file.Files.readString(process.toPath().resolve("stat"));
+                int close = stat.lastIndexOf(')');
+                if (!stat.substring(stat.indexOf('(') + 1, close).startsWith("postgres")) {
+                    continue;
+                }
+                String[] fields = stat.substring(close + 2).split(" ");
+                ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime
+            } catch (java.io.IOException | RuntimeException e) {
+                // gone meanwhile, or not readable
+            }
+        }
+        return ticks * 10_000_000L; // USER_HZ is 100 on Linux
+    }
+
     private static String env(String name, String fallback) {
         String value = System.getenv(name);
         return value == null || value.isBlank() ? fallback : value.trim();

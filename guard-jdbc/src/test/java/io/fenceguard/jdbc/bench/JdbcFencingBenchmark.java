@@ -94,10 +94,15 @@ public final class JdbcFencingBenchmark {
         System.out.printf("%nfenceguard JDBC benchmark (PostgreSQL, %d threads, pool of 10, %d rows)%n", THREADS, ROWS);
         System.out.printf("raw UPDATE throughput:      %,10.0f statements/s (median of %d rounds)%n", rawMedian, ROUNDS);
         System.out.printf("guarded UPDATE throughput:  %,10.0f statements/s (median of %d rounds)%n", guardedMedian, ROUNDS);
-        System.out.printf("guarded / raw:              %10.3f (median of the paired rounds' ratios; goal >= 0.95)%n",
+        System.out.printf("guarded / raw:              %10.3f (median of the paired rounds' ratios; goal >= 0.99)%n",
                 median(ratios));
         System.out.printf("paired ratios:              %s%n", java.util.Arrays.toString(
                 java.util.Arrays.stream(ratios).map(r -> Math.round(r * 1000) / 1000.0).toArray()));
+        double[] rawCpu = CPU.perStatement(false, UPDATE);
+        double[] guardedCpu = CPU.perStatement(true, UPDATE);
+        System.out.printf("CPU per UPDATE, raw:        %10.1f us client, %.1f us PostgreSQL%n", rawCpu[0], rawCpu[1]);
+        System.out.printf("CPU per UPDATE, guarded:    %10.1f us client, %.1f us PostgreSQL (+%.1f / +%.1f us)%n",
+                guardedCpu[0], guardedCpu[1], guardedCpu[0] - rawCpu[0], guardedCpu[1] - rawCpu[1]);
         System.out.printf("transaction, 1 UPDATE:      %10.1f us%n", plain);
         System.out.printf("same plus gate claim:       %10.1f us (claim costs %.1f us per transaction)%n",
                 claimed, claimed - plain);
@@ -119,6 +124,37 @@ public final class JdbcFencingBenchmark {
                 "µs", "same without the claim", together / plain, Double.NaN);
         BenchTable.print();
         System.exit(0);
+    }
+
+    /** CPU time per statement of the rounds so far, client (this JVM) and server (PostgreSQL), by data source kind. */
+    private static final class CpuPerStatement {
+        private final java.util.Map<String, long[]> totals = new java.util.concurrent.ConcurrentHashMap<>();
+
+        void record(DataSource dataSource, String sql, long clientNanos, long serverNanos, long statements) {
+            String key = (dataSource instanceof FencedDataSource ? "guarded " : "raw ") + sql;
+            long[] t = totals.computeIfAbsent(key, k -> new long[4]);
+            synchronized (t) {
+                t[0] += clientNanos;
+                t[1] = t[1] < 0 || serverNanos < 0 ? -1 : t[1] + serverNanos;
+                t[2] += statements;
+            }
+        }
+
+        /** {client µs, server µs (NaN when unknown)} per statement. */
+        double[] perStatement(boolean guarded, String sql) {
+            long[] t = totals.get((guarded ? "guarded " : "raw ") + sql);
+            if (t == null || t[2] == 0) {
+                return new double[] {Double.NaN, Double.NaN};
+            }
+            return new double[] {t[0] / 1e3 / t[2], t[1] < 0 ? Double.NaN : t[1] / 1e3 / t[2]};
+        }
+    }
+
+    private static final CpuPerStatement CPU = new CpuPerStatement();
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static double median(double[] values) {
@@ -154,6 +190,8 @@ public final class JdbcFencingBenchmark {
     /** Runs of {@code sql} per second from {@link #THREADS} threads for {@code millis}, 100 per connection. */
     private static double rate(DataSource dataSource, long millis, String sql, StatementRun once) throws Exception {
         LongAdder done = new LongAdder();
+        long clientCpuBefore = processCpuNanos();
+        long serverCpuBefore = BenchDatabase.localServerCpuNanos();
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         Future<?>[] workers = new Future<?>[THREADS];
@@ -175,7 +213,11 @@ public final class JdbcFencingBenchmark {
             worker.get();
         }
         pool.shutdown();
-        return done.sum() / ((System.nanoTime() - started) / 1e9);
+        double rate = done.sum() / ((System.nanoTime() - started) / 1e9);
+        long serverCpuAfter = BenchDatabase.localServerCpuNanos();
+        CPU.record(dataSource, sql, processCpuNanos() - clientCpuBefore,
+                serverCpuBefore < 0 || serverCpuAfter < 0 ? -1 : serverCpuAfter - serverCpuBefore, done.sum());
+        return rate;
     }
 
     /** Mean microseconds of a one-UPDATE transaction, with or without a gate claim, on one thread. */
