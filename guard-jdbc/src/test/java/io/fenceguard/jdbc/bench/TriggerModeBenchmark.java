@@ -101,6 +101,12 @@ public final class TriggerModeBenchmark {
                     System.out.printf("  %-13s %,10.0f statements/s   / raw UPDATE %6.3f  (median of %d rounds; ratios %s)%n",
                             shapes[s].name, median(rates[s]), median(ratios), ROUNDS,
                             Arrays.toString(Arrays.stream(ratios).map(r -> Math.round(r * 1000) / 1000.0).toArray()));
+                    if (s > 0) {
+                        io.fenceguard.testsupport.bench.BenchTable.row("jdbc", name + " " + shapes[s].name + ", "
+                                + (perCheckout == 1 ? "1 auto-committed UPDATE" : perCheckout + " UPDATEs in one transaction")
+                                + " per checkout, " + THREADS + " threads", median(rates[s]), "statements/s",
+                                "raw UPDATE", median(ratios), Double.NaN);
+                    }
                 }
             }
             scope.close();

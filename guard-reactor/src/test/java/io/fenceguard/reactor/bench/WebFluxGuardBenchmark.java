@@ -192,6 +192,9 @@ public final class WebFluxGuardBenchmark {
                         results[i][2], results[0][0] == 0 ? 0 : (double) results[i][0] / results[0][0],
                         String.format("%.0f..%.0f", Arrays.stream(perRound[i]).min().orElse(0),
                                 Arrays.stream(perRound[i]).max().orElse(0)));
+                io.fenceguard.testsupport.bench.BenchTable.row("webflux", "PUT, " + THREADS + " client threads: "
+                        + names[i], results[i][0], "req/s", names[0],
+                        results[0][0] == 0 ? Double.NaN : (double) results[i][0] / results[0][0], Double.NaN);
             }
             System.out.printf("transient client errors, retried: %d%n", ERRORS.get());
             new TreeMap<>(ERROR_KINDS).forEach((kind, count) -> System.out.printf("  %8d × %s%n", count.get(), kind));

@@ -127,7 +127,7 @@ public final class LeaseBenchmark {
             System.out.printf("rounds %d x %.1f s per implementation and thread count, warm-up %.1f s each; "
                     + "one operation = acquire + release, uncontended, %d resources per thread%n",
                     rounds, seconds, warmup, RESOURCES_PER_THREAD);
-            return bench.run(rounds, seconds, warmup, threadCounts, () -> RedisFloor.rates(url, threadCounts, floorRequests));
+            return bench.run(rounds, seconds, warmup, threadCounts, () -> bench.floorReading(url, threadCounts, floorRequests));
         } finally {
             bench.manager.close();
             bench.bgManager.close();
@@ -188,6 +188,24 @@ public final class LeaseBenchmark {
             print(results, medianFloor(floorSamples), failed);
         }
         return failed.isEmpty();
+    }
+
+    /** The Redis server's CPU per PING of the floor readings, by connection count. */
+    private final Map<Integer, List<Double>> pingCpuMicros = new TreeMap<>();
+
+    /** One reading of the floor at each connection count, with what each PING cost the Redis server. */
+    private Map<Integer, Double> floorReading(String url, int[] threadCounts, int requests) {
+        Map<Integer, Double> rates = new TreeMap<>();
+        for (int connections : threadCounts) {
+            long before = redisCpuNanos();
+            Map<Integer, Double> rate = RedisFloor.rates(url, new int[] {connections}, requests);
+            long after = redisCpuNanos();
+            rates.putAll(rate);
+            if (!rate.isEmpty() && before >= 0 && after >= 0) {
+                pingCpuMicros.computeIfAbsent(connections, c -> new ArrayList<>()).add((after - before) / 1e3 / requests);
+            }
+        }
+        return rates;
     }
 
     /** By connection count, the median of the readings that have it. */
@@ -325,10 +343,10 @@ public final class LeaseBenchmark {
         }
     }
 
-    private static void print(Map<Integer, Map<Impl, Result>> results, Map<Integer, Double> floor,
+    private void print(Map<Integer, Map<Impl, Result>> results, Map<Integer, Double> floor,
                               Map<Impl, Throwable> failed) {
         System.out.println();
-        String header = String.format("%-26s %8s %12s %10s %10s %14s %16s %10s", "implementation", "threads",
+        String header = String.format("%-32s %8s %12s %10s %10s %14s %16s %10s", "implementation", "threads",
                 "ops/s", "p50 µs", "p99 µs", "JVM CPU µs/op", "Redis CPU µs/op", "vs RLock");
         System.out.println(header);
         System.out.println("-".repeat(header.length()));
@@ -337,14 +355,14 @@ public final class LeaseBenchmark {
             for (Impl impl : IMPLS) {
                 Result r = e.getValue().get(impl);
                 if (r == null) {
-                    System.out.printf("%-26s %8d   not measured, failed: %s%n", impl.label, e.getKey(),
+                    System.out.printf("%-32s %8d   not measured, failed: %s%n", impl.label, e.getKey(),
                             Benchmarks.brief(failed.get(impl)));
                     continue;
                 }
                 long[] all = r.allLatencies();
                 Arrays.sort(all);
                 double ops = r.medianOpsPerSecond();
-                System.out.printf("%-26s %8d %12.0f %10.1f %10.1f %14.1f %16.1f %10.2f%n", impl.label, e.getKey(), ops,
+                System.out.printf("%-32s %8d %12.0f %10.1f %10.1f %14.1f %16.1f %10.2f%n", impl.label, e.getKey(), ops,
                         Benchmarks.percentile(all, 0.50) / 1e3, Benchmarks.percentile(all, 0.99) / 1e3,
                         r.cpuMicrosPerOp(), r.redisCpuMicrosPerOp(),
                         rlock == null ? Double.NaN : ops / rlock.medianOpsPerSecond());
@@ -377,6 +395,9 @@ public final class LeaseBenchmark {
             byImpl.forEach((impl, r) -> System.out.printf(" %s %.2f", impl.label, r.medianOpsPerSecond() / ceiling));
             System.out.println();
         }
+        pingCpuMicros.forEach((connections, v) -> System.out.printf("Redis CPU per PING, %d connection(s): %s µs "
+                + "(the floor's server cost; compare with Redis CPU per operation above)%n", connections,
+                v.stream().map(x -> String.format("%.1f", x)).toList()));
         // Client and server share this machine's CPUs: their CPU per operation bounds the rate, whatever the floor.
         int cpus = Runtime.getRuntime().availableProcessors();
         System.out.printf("CPU bound (client and Redis on the same %d CPUs): at most %d / (JVM + Redis CPU per op) "
@@ -385,8 +406,11 @@ public final class LeaseBenchmark {
             e.getValue().forEach((impl, r) -> {
                 double perOp = r.cpuMicrosPerOp() + r.redisCpuMicrosPerOp();
                 double bound = cpus * 1e6 / perOp;
-                System.out.printf("  %-26s %d thread(s): bound %.0f ops/s, reached %.2f of it%n", impl.label,
-                        e.getKey(), bound, r.medianOpsPerSecond() / bound);
+                // Redis runs commands on one thread: one CPU of its own is the most it can spend.
+                double redisBound = 1e6 / r.redisCpuMicrosPerOp();
+                System.out.printf("  %-32s %d thread(s): bound %.0f ops/s, reached %.2f of it; Redis alone on a "
+                        + "whole CPU: at most %.0f ops/s%n", impl.label, e.getKey(), bound,
+                        r.medianOpsPerSecond() / bound, redisBound);
             });
         }
         for (Map.Entry<Integer, Map<Impl, Result>> e : results.entrySet()) {
@@ -406,7 +430,7 @@ public final class LeaseBenchmark {
         for (Map.Entry<Integer, Map<Impl, Result>> e : results.entrySet()) {
             e.getValue().forEach((impl, r) -> {
                 double[] perRound = r.opsPerSecond();
-                System.out.printf("  %-26s %d thread(s): %.0f .. %.0f%n", impl.label, e.getKey(),
+                System.out.printf("  %-32s %d thread(s): %.0f .. %.0f%n", impl.label, e.getKey(),
                         Arrays.stream(perRound).min().orElse(0), Arrays.stream(perRound).max().orElse(0));
             });
         }
