@@ -39,7 +39,7 @@ public final class JdbcFencingBenchmark {
     private static final long ROUND_MILLIS = (long) (1000 * Double.parseDouble(System.getProperty("bench.jdbc.seconds", "3")));
     private static final int TRANSACTIONS = Integer.getInteger("bench.jdbc.transactions", 3_000);
     private static final int ROUNDS = Integer.getInteger("bench.jdbc.rounds", 6);
-    private static final int CLAIM_ROUNDS = Integer.getInteger("bench.jdbc.claim-rounds", 5);
+    private static final int CLAIM_ROUNDS = Integer.getInteger("bench.jdbc.claim-rounds", 9);
 
     public static void main(String[] args) throws Exception {
         HikariDataSource raw = BenchDatabase.pool(10);
@@ -77,17 +77,26 @@ public final class JdbcFencingBenchmark {
         FencedDataSource gated = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE)
                 .gateMode(GateMode.FIRST_STATEMENT).build());
         double[][] perTransaction = new double[3][CLAIM_ROUNDS];
-        transactions(fenced, true, TRANSACTIONS / 4);
-        transactions(gated, false, TRANSACTIONS / 4);
+        transactions("warm-up", fenced, true, TRANSACTIONS / 4);
+        transactions("warm-up", gated, false, TRANSACTIONS / 4);
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
             for (int k = 0; k < 3; k++) {
                 int which = (round + k) % 3;
-                perTransaction[which][round] = transactions(which == 2 ? gated : fenced, which == 1, TRANSACTIONS);
+                perTransaction[which][round] = transactions(TRANSACTION_KINDS[which], which == 2 ? gated : fenced,
+                        which == 1, TRANSACTIONS);
             }
         }
         double plain = median(perTransaction[0]);
         double claimed = median(perTransaction[1]);
         double together = median(perTransaction[2]);
+        // Each round measures all three back to back: the median of the rounds' own ratios damps the drift of a
+        // shared machine better than a ratio of medians.
+        double[] claimedRatios = new double[CLAIM_ROUNDS];
+        double[] togetherRatios = new double[CLAIM_ROUNDS];
+        for (int round = 0; round < CLAIM_ROUNDS; round++) {
+            claimedRatios[round] = perTransaction[1][round] / perTransaction[0][round];
+            togetherRatios[round] = perTransaction[2][round] / perTransaction[0][round];
+        }
         execute(raw, "DROP TABLE IF EXISTS " + TABLE);
         raw.close();
 
@@ -98,16 +107,22 @@ public final class JdbcFencingBenchmark {
                 median(ratios));
         System.out.printf("paired ratios:              %s%n", java.util.Arrays.toString(
                 java.util.Arrays.stream(ratios).map(r -> Math.round(r * 1000) / 1000.0).toArray()));
-        double[] rawCpu = CPU.perStatement(false, UPDATE);
-        double[] guardedCpu = CPU.perStatement(true, UPDATE);
+        double[] rawCpu = CPU.perStatement("raw " + UPDATE);
+        double[] guardedCpu = CPU.perStatement("guarded " + UPDATE);
         System.out.printf("CPU per UPDATE, raw:        %10.1f us client, %.1f us PostgreSQL%n", rawCpu[0], rawCpu[1]);
         System.out.printf("CPU per UPDATE, guarded:    %10.1f us client, %.1f us PostgreSQL (+%.1f / +%.1f us)%n",
                 guardedCpu[0], guardedCpu[1], guardedCpu[0] - rawCpu[0], guardedCpu[1] - rawCpu[1]);
         System.out.printf("transaction, 1 UPDATE:      %10.1f us%n", plain);
-        System.out.printf("same plus gate claim:       %10.1f us (claim costs %.1f us per transaction)%n",
-                claimed, claimed - plain);
-        System.out.printf("claim with the statement:   %10.1f us (claim costs %.1f us per transaction, %.1f %%)%n",
-                together, together - plain, 100 * (together / plain - 1));
+        System.out.printf("same plus gate claim:       %10.1f us (claim costs %.1f us per transaction; paired ratio %.3f)%n",
+                claimed, claimed - plain, median(claimedRatios));
+        System.out.printf("claim with the statement:   %10.1f us (claim costs %.1f us per transaction; paired ratio %.3f, "
+                + "goal <= 1.05; rounds %s)%n", together, together - plain, median(togetherRatios),
+                java.util.Arrays.toString(java.util.Arrays.stream(togetherRatios).map(r -> Math.round(r * 1000) / 1000.0)
+                        .toArray()));
+        for (String kind : TRANSACTION_KINDS) {
+            double[] cpu = CPU.perStatement(kind);
+            System.out.printf("CPU per %-28s %5.1f us client, %.1f us PostgreSQL%n", kind + ":", cpu[0], cpu[1]);
+        }
         System.out.printf("floor, SELECT 1:            %,10.0f statements/s (raw UPDATE %.3f of it, guarded %.3f)%n", floor,
                 rawMedian / floor, guardedMedian / floor);
         System.out.println("plan cache hit:             see the JMH PlanCacheBenchmark that follows");
@@ -119,20 +134,19 @@ public final class JdbcFencingBenchmark {
         BenchTable.row("jdbc", "one-UPDATE transaction without a claim, 1 thread", plain, "µs", "–", Double.NaN,
                 Double.NaN);
         BenchTable.row("jdbc", "one-UPDATE transaction, Gate.claim a statement of its own, 1 thread", claimed, "µs",
-                "same without the claim", claimed / plain, Double.NaN);
+                "same without the claim", median(claimedRatios), Double.NaN);
         BenchTable.row("jdbc", "one-UPDATE transaction, claim sent with the UPDATE (FIRST_STATEMENT), 1 thread", together,
-                "µs", "same without the claim", together / plain, Double.NaN);
+                "µs", "same without the claim", median(togetherRatios), Double.NaN);
         BenchTable.print();
         System.exit(0);
     }
 
-    /** CPU time per statement of the rounds so far, client (this JVM) and server (PostgreSQL), by data source kind. */
+    /** CPU time per statement (or transaction) of the rounds so far, client (this JVM) and server (PostgreSQL), by kind. */
     private static final class CpuPerStatement {
         private final java.util.Map<String, long[]> totals = new java.util.concurrent.ConcurrentHashMap<>();
 
-        void record(DataSource dataSource, String sql, long clientNanos, long serverNanos, long statements) {
-            String key = (dataSource instanceof FencedDataSource ? "guarded " : "raw ") + sql;
-            long[] t = totals.computeIfAbsent(key, k -> new long[4]);
+        void record(String kind, long clientNanos, long serverNanos, long statements) {
+            long[] t = totals.computeIfAbsent(kind, k -> new long[3]);
             synchronized (t) {
                 t[0] += clientNanos;
                 t[1] = t[1] < 0 || serverNanos < 0 ? -1 : t[1] + serverNanos;
@@ -141,8 +155,8 @@ public final class JdbcFencingBenchmark {
         }
 
         /** {client µs, server µs (NaN when unknown)} per statement. */
-        double[] perStatement(boolean guarded, String sql) {
-            long[] t = totals.get((guarded ? "guarded " : "raw ") + sql);
+        double[] perStatement(String kind) {
+            long[] t = totals.get(kind);
             if (t == null || t[2] == 0) {
                 return new double[] {Double.NaN, Double.NaN};
             }
@@ -151,6 +165,7 @@ public final class JdbcFencingBenchmark {
     }
 
     private static final CpuPerStatement CPU = new CpuPerStatement();
+    private static final String[] TRANSACTION_KINDS = {"transaction", "transaction + claim", "transaction + claim with it"};
 
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
@@ -215,15 +230,18 @@ public final class JdbcFencingBenchmark {
         pool.shutdown();
         double rate = done.sum() / ((System.nanoTime() - started) / 1e9);
         long serverCpuAfter = BenchDatabase.localServerCpuNanos();
-        CPU.record(dataSource, sql, processCpuNanos() - clientCpuBefore,
+        CPU.record((dataSource instanceof FencedDataSource ? "guarded " : "raw ") + sql, processCpuNanos() - clientCpuBefore,
                 serverCpuBefore < 0 || serverCpuAfter < 0 ? -1 : serverCpuAfter - serverCpuBefore, done.sum());
         return rate;
     }
 
     /** Mean microseconds of a one-UPDATE transaction, with or without a gate claim, on one thread. */
-    private static double transactions(FencedDataSource dataSource, boolean claim, int count) throws Exception {
+    private static double transactions(String label, FencedDataSource dataSource, boolean claim, int count)
+            throws Exception {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(UPDATE)) {
             c.setAutoCommit(false);
+            long cpuBefore = processCpuNanos();
+            long serverCpuBefore = BenchDatabase.localServerCpuNanos();
             long started = System.nanoTime();
             for (int i = 0; i < count; i++) {
                 if (claim) {
@@ -234,7 +252,11 @@ public final class JdbcFencingBenchmark {
                 ps.executeUpdate();
                 c.commit();
             }
-            return (System.nanoTime() - started) / 1e3 / count;
+            double micros = (System.nanoTime() - started) / 1e3 / count;
+            long serverCpuAfter = BenchDatabase.localServerCpuNanos();
+            CPU.record(label, processCpuNanos() - cpuBefore, serverCpuBefore < 0 || serverCpuAfter < 0 ? -1
+                            : serverCpuAfter - serverCpuBefore, count);
+            return micros;
         }
     }
 
