@@ -8,8 +8,11 @@ import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.redis.RedisLeaseProvider;
 import io.fenceguard.redis.JdbcTokenEpochSource;
 import io.fenceguard.redis.TokenEpochSource;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.time.Duration;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
@@ -50,13 +53,8 @@ public class FenceguardRedisAutoConfiguration {
                                                  ObjectProvider<CircuitBreakerRegistry> registry,
                                                  ObjectProvider<TokenEpochSource> epochSources,
                                                  ObjectProvider<DataSource> dataSources) {
-        RedisLeaseConfig config = properties.toRedisLeaseConfig(epochSource(properties, epochSources, dataSources));
-        CircuitBreakerRegistry breakers = registry.getIfAvailable();
-        if (breakers == null) {
-            return RedisLeaseProvider.of(redisson, config);
-        }
-        return RedisLeaseProvider.of(redisson, config,
-                breakers.circuitBreaker(config.name(), RedisLeaseProvider.breakerConfig(config)));
+        return provider(properties, registry, epochSources, dataSources, config -> RedisLeaseProvider.of(redisson, config),
+                (config, breaker) -> RedisLeaseProvider.of(redisson, config, breaker));
     }
 
     /**
@@ -74,14 +72,25 @@ public class FenceguardRedisAutoConfiguration {
                                                    ObjectProvider<CircuitBreakerRegistry> registry,
                                                    ObjectProvider<TokenEpochSource> epochSources,
                                                    ObjectProvider<DataSource> dataSources) {
-            RedisLeaseConfig config = properties.toRedisLeaseConfig(epochSource(properties, epochSources, dataSources));
-            CircuitBreakerRegistry breakers = registry.getIfAvailable();
-            if (breakers == null) {
-                return RedisLeaseProvider.ofJedis(jedis, config);
-            }
-            return RedisLeaseProvider.ofJedis(jedis, config,
-                    breakers.circuitBreaker(config.name(), RedisLeaseProvider.breakerConfig(config)));
+            return provider(properties, registry, epochSources, dataSources,
+                    config -> RedisLeaseProvider.ofJedis(jedis, config),
+                    (config, breaker) -> RedisLeaseProvider.ofJedis(jedis, config, breaker));
         }
+    }
+
+    /** The config from the properties, and the breaker from the application's registry when it has one. */
+    private static RedisLeaseProvider provider(FenceguardRedisProperties properties,
+                                               ObjectProvider<CircuitBreakerRegistry> registry,
+                                               ObjectProvider<TokenEpochSource> epochSources,
+                                               ObjectProvider<DataSource> dataSources,
+                                               Function<RedisLeaseConfig, RedisLeaseProvider> withOwnBreaker,
+                                               BiFunction<RedisLeaseConfig, CircuitBreaker, RedisLeaseProvider> withBreaker) {
+        RedisLeaseConfig config = properties.toRedisLeaseConfig(epochSource(properties, epochSources, dataSources));
+        CircuitBreakerRegistry breakers = registry.getIfAvailable();
+        if (breakers == null) {
+            return withOwnBreaker.apply(config);
+        }
+        return withBreaker.apply(config, breakers.circuitBreaker(config.name(), RedisLeaseProvider.breakerConfig(config)));
     }
 
     /** The application's own source, else a sequence in its DataSource when asked for, else none (clock floor). */
