@@ -112,10 +112,9 @@ public final class Watchdog implements AutoCloseable {
      */
     private void admit() {
         admissionPending.set(false);
-        long now = System.nanoTime();
         for (Renewals renewals = arriving.poll(); renewals != null; renewals = arriving.poll()) {
             if (renewals.state.isValid()) {
-                renewals.start(now);
+                renewals.start();
             }
         }
     }
@@ -140,7 +139,8 @@ public final class Watchdog implements AutoCloseable {
         }
 
         /** The first renewal half an interval to one interval after the grant was asked for, on the phase grid. */
-        void start(long now) {
+        void start() {
+            long now = System.nanoTime();
             long dueAt = state.grant() == null ? now + intervalNanos : state.grant().sentAtNanos() + intervalNanos;
             long grid = Math.max(1, intervalNanos / PHASES);
             long aligned = originNanos + Math.floorDiv(dueAt - originNanos, grid) * grid;
