@@ -8,6 +8,7 @@ import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.Gate;
 import io.fenceguard.jdbc.GateMode;
 import io.fenceguard.testsupport.bench.BenchTable;
+import io.fenceguard.testsupport.bench.ProcessCpu;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -167,11 +168,6 @@ public final class JdbcFencingBenchmark {
     private static final CpuPerStatement CPU = new CpuPerStatement();
     private static final String[] TRANSACTION_KINDS = {"transaction", "transaction + claim", "transaction + claim with it"};
 
-    private static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-                .getOperatingSystemMXBean()).getProcessCpuTime();
-    }
-
     private static double median(double[] values) {
         double[] sorted = values.clone();
         java.util.Arrays.sort(sorted);
@@ -205,7 +201,7 @@ public final class JdbcFencingBenchmark {
     /** Runs of {@code sql} per second from {@link #THREADS} threads for {@code millis}, 100 per connection. */
     private static double rate(DataSource dataSource, long millis, String sql, StatementRun once) throws Exception {
         LongAdder done = new LongAdder();
-        long clientCpuBefore = processCpuNanos();
+        long clientCpuBefore = ProcessCpu.nanos();
         long serverCpuBefore = BenchDatabase.localServerCpuNanos();
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
@@ -230,7 +226,7 @@ public final class JdbcFencingBenchmark {
         pool.shutdown();
         double rate = done.sum() / ((System.nanoTime() - started) / 1e9);
         long serverCpuAfter = BenchDatabase.localServerCpuNanos();
-        CPU.record((dataSource instanceof FencedDataSource ? "guarded " : "raw ") + sql, processCpuNanos() - clientCpuBefore,
+        CPU.record((dataSource instanceof FencedDataSource ? "guarded " : "raw ") + sql, ProcessCpu.nanos() - clientCpuBefore,
                 serverCpuBefore < 0 || serverCpuAfter < 0 ? -1 : serverCpuAfter - serverCpuBefore, done.sum());
         return rate;
     }
@@ -240,7 +236,7 @@ public final class JdbcFencingBenchmark {
             throws Exception {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(UPDATE)) {
             c.setAutoCommit(false);
-            long cpuBefore = processCpuNanos();
+            long cpuBefore = ProcessCpu.nanos();
             long serverCpuBefore = BenchDatabase.localServerCpuNanos();
             long started = System.nanoTime();
             for (int i = 0; i < count; i++) {
@@ -254,7 +250,7 @@ public final class JdbcFencingBenchmark {
             }
             double micros = (System.nanoTime() - started) / 1e3 / count;
             long serverCpuAfter = BenchDatabase.localServerCpuNanos();
-            CPU.record(label, processCpuNanos() - cpuBefore, serverCpuBefore < 0 || serverCpuAfter < 0 ? -1
+            CPU.record(label, ProcessCpu.nanos() - cpuBefore, serverCpuBefore < 0 || serverCpuAfter < 0 ? -1
                             : serverCpuAfter - serverCpuBefore, count);
             return micros;
         }

@@ -8,6 +8,7 @@ import io.fenceguard.redis.bench.LeaseRuns.LongList;
 import io.fenceguard.redis.bench.LeaseRuns.Result;
 import io.fenceguard.redis.bench.LeaseRuns.Run;
 import io.fenceguard.testsupport.bench.BenchTable;
+import io.fenceguard.testsupport.bench.ProcessCpu;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -262,7 +263,7 @@ public final class LeaseBenchmark {
         long durationNanos = (long) (seconds * 1e9);
         List<Future<long[]>> futures = new ArrayList<>();
         long redisCpuBefore = redisCpuNanos();
-        long cpuBefore = processCpuNanos();
+        long cpuBefore = ProcessCpu.nanos();
         for (int t = 0; t < threads; t++) {
             int thread = t;
             futures.add(pool.submit(() -> {
@@ -294,16 +295,10 @@ public final class LeaseBenchmark {
             run.elapsedNanos = Math.max(run.elapsedNanos, samples[samples.length - 1]);
             run.latencies.add(Arrays.copyOf(samples, samples.length - 1));
         }
-        run.cpuNanos = processCpuNanos() - cpuBefore;
+        run.cpuNanos = ProcessCpu.nanos() - cpuBefore;
         long redisCpuAfter = redisCpuNanos();
         run.redisCpuNanos = redisCpuBefore < 0 || redisCpuAfter < 0 ? -1 : redisCpuAfter - redisCpuBefore;
         return run;
-    }
-
-    /** CPU time of this whole JVM: the client's cost per operation, Netty and Redisson threads included. */
-    private static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private void once(Impl impl, String name) {

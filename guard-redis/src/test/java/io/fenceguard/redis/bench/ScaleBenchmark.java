@@ -7,6 +7,7 @@ import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.redis.RedisLeaseProvider;
 import io.fenceguard.testsupport.RedisProcess;
 import io.fenceguard.testsupport.bench.BenchTable;
+import io.fenceguard.testsupport.bench.ProcessCpu;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -97,11 +98,11 @@ public final class ScaleBenchmark {
             // One renewal interval to settle into the watchdog's phases, then measure two.
             Thread.sleep(interval.toMillis());
             redis.call("CONFIG", "RESETSTAT");
-            long cpu0 = processCpuNanos();
+            long cpu0 = ProcessCpu.nanos();
             long t0 = System.nanoTime();
             Thread.sleep(2 * interval.toMillis());
             double seconds = (System.nanoTime() - t0) / 1e9;
-            double cpuShare = (processCpuNanos() - cpu0) / 1e9 / seconds;
+            double cpuShare = (ProcessCpu.nanos() - cpu0) / 1e9 / seconds;
             Map<String, Long> stats = commandStats(redis);
             long scriptCalls = stats.getOrDefault("evalsha", 0L) + stats.getOrDefault("eval", 0L);
             long allCommands = stats.entrySet().stream().filter(e -> !e.getKey().equals("info")
@@ -210,11 +211,6 @@ public final class ScaleBenchmark {
             System.gc();
         }
         return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-    }
-
-    private static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-                .getProcessCpuTime();
     }
 
     private static long redisUsedMemory(RedisProcess redis) {
