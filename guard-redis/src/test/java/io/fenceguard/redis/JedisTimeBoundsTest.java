@@ -2,8 +2,8 @@ package io.fenceguard.redis;
 
 import static io.fenceguard.redis.TimeBoundsTest.awaitAcquire;
 import static io.fenceguard.redis.TimeBoundsTest.awaitTrue;
-import static io.fenceguard.redis.TimeBoundsTest.timed;
-import static io.fenceguard.redis.TimeBoundsTest.timedFailure;
+import static io.fenceguard.redis.TimeBoundsTest.deadRedisKeepsEveryWait;
+import static io.fenceguard.redis.TimeBoundsTest.frozenRedisKeepsEveryTimeout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.core.Lease;
@@ -28,7 +28,6 @@ import redis.clients.jedis.JedisPoolConfig;
 class JedisTimeBoundsTest {
 
     private static final Duration WAIT = Duration.ofSeconds(1);
-    private static final Duration SLACK = Duration.ofMillis(500);
 
     /** A pool with long socket and connect timeouts of its own (5 s), which a lease call must not inherit. */
     private static JedisPool pool(String uri) {
@@ -49,16 +48,7 @@ class JedisTimeBoundsTest {
                 manager.acquire("warm:2", WAIT).close();
                 Lease held = manager.acquire("held:1", WAIT);
 
-                redis.freeze();
-                Duration acquire = timedFailure(() -> manager.acquire("frozen:1", WAIT));
-                Duration tryAcquire = timedFailure(() -> manager.tryAcquire("frozen:2"));
-                Duration release = timed(held::close);
-                System.out.printf("frozen Redis (Jedis): acquire(wait %d ms) gave up after %d ms, tryAcquire after %d ms, "
-                        + "release after %d ms (call timeout %d ms)%n", WAIT.toMillis(), acquire.toMillis(),
-                        tryAcquire.toMillis(), release.toMillis(), callTimeout.toMillis());
-                assertThat(acquire).isLessThan(WAIT.plus(callTimeout).plus(SLACK));
-                assertThat(tryAcquire).isLessThan(callTimeout.plus(SLACK));
-                assertThat(release).isLessThan(callTimeout.plus(SLACK));
+                frozenRedisKeepsEveryTimeout(redis, manager, held, callTimeout, "Jedis");
 
                 Thread.sleep(300);
                 redis.thaw();
@@ -93,28 +83,7 @@ class JedisTimeBoundsTest {
     void onADeadRedisEveryAcquireKeepsItsWaitAndRecoveryTakesUnderTwoSeconds() throws Exception {
         try (RedisProcess redis = RedisProcess.start(); JedisPool pool = pool(redis.uri())) {
             RedisLeaseConfig config = RedisClients.fastRedis().build();
-            RedisLeaseProvider provider = RedisLeaseProvider.ofJedis(pool, config);
-            LeaseManager manager = LeaseManager.of(provider, LeaseConfig.builder().leaseTime(Duration.ofSeconds(4)).build());
-            Duration callTimeout = config.callTimeout(manager.config().leaseTime());
-            try {
-                manager.acquire("warm:1", WAIT).close();
-                redis.kill();
-                StringBuilder times = new StringBuilder();
-                for (int i = 0; i < 6; i++) {
-                    int n = i;
-                    Duration took = timedFailure(() -> manager.acquire("dead:" + n, WAIT));
-                    times.append(took.toMillis()).append(' ');
-                    assertThat(took).isLessThan(WAIT.plus(callTimeout).plus(SLACK));
-                }
-                System.out.printf("dead Redis (Jedis): six acquires (wait %d ms) gave up after [%s] ms; breaker %s%n",
-                        WAIT.toMillis(), times.toString().trim(), provider.circuitBreaker().getState());
-                redis.restart();
-                long recoveredIn = awaitAcquire(manager, "after:1");
-                System.out.printf("first acquire after the restart (Jedis): %d ms%n", recoveredIn);
-                assertThat(Duration.ofMillis(recoveredIn)).isLessThan(Duration.ofMillis(2_500));
-            } finally {
-                manager.close();
-            }
+            deadRedisKeepsEveryWait(redis, RedisLeaseProvider.ofJedis(pool, config), config, "Jedis");
         }
     }
 }
