@@ -7,6 +7,7 @@ import io.fenceguard.redis.RedisLeaseProvider;
 import io.fenceguard.redis.bench.LeaseRuns.LongList;
 import io.fenceguard.redis.bench.LeaseRuns.Result;
 import io.fenceguard.redis.bench.LeaseRuns.Run;
+import io.fenceguard.redis.internal.LeaseScriptTexts;
 import io.fenceguard.testsupport.bench.BenchTable;
 import io.fenceguard.testsupport.bench.ProcessCpu;
 import java.net.URI;
@@ -43,7 +44,9 @@ import redis.clients.jedis.JedisPoolConfig;
  *
  * <p>The floor: before the rounds, {@code redis-benchmark -t ping_mbulk -q} (when on the PATH) measures
  * the raw round-trip rate of the same Redis with one connection per thread; an acquire + release is two
- * round trips, so each implementation's rate is also shown as a share of half the PING rate.
+ * round trips, so each implementation's rate is also shown as a share of half the PING rate. With each reading,
+ * redis-benchmark also runs the provider's acquire script on fresh keys: with a PING for the release, that bounds
+ * what any client of this script can reach on this server.
  *
  * <pre>
  * ./mvnw -B -pl guard-redis -am -Pbench -DskipTests verify
@@ -194,9 +197,27 @@ public final class LeaseBenchmark {
     /** The Redis server's CPU per PING of the floor readings, by connection count. */
     private final Map<Integer, List<Double>> pingCpuMicros = new TreeMap<>();
 
-    /** One reading of the floor at each connection count, with what each PING cost the Redis server. */
+    /** The acquire script alone, run by redis-benchmark: its rates and Redis CPU per run, by connection count. */
+    private final Map<Integer, List<Double>> scriptRates = new TreeMap<>();
+    private final Map<Integer, List<Double>> scriptCpuMicros = new TreeMap<>();
+
+    /**
+     * One reading of the floor at each connection count, with what each PING cost the Redis server; then the
+     * provider's acquire script on fresh keys from the same C client, which bounds what any client of the script
+     * can reach (its keys live one second and carry this run's prefix).
+     */
     private Map<Integer, Double> floorReading(String url, int[] threadCounts, int requests) {
         Map<Integer, Double> rates = new TreeMap<>();
+        String sha;
+        try (var connection = jedis.getResource()) {
+            sha = connection.scriptLoad(LeaseScriptTexts.acquire());
+        } catch (RuntimeException e) {
+            System.out.println("acquire script not loaded (" + Benchmarks.brief(e) + "); its reading skipped");
+            sha = null;
+        }
+        String keys = prefix + "script:{__rand_int__}:";
+        List<String> acquireScript = sha == null ? null : List.of("-r", "1000000000", "EVALSHA", sha, "4", keys + "lock", keys + "delay",
+                keys + "seq", keys + "given-up", "redis-benchmark", "1000", "1000", "1000");
         for (int connections : threadCounts) {
             long before = redisCpuNanos();
             Map<Integer, Double> rate = RedisFloor.rates(url, new int[] {connections}, requests);
@@ -205,6 +226,17 @@ public final class LeaseBenchmark {
             if (!rate.isEmpty() && before >= 0 && after >= 0) {
                 pingCpuMicros.computeIfAbsent(connections, c -> new ArrayList<>()).add((after - before) / 1e3 / requests);
             }
+            RedisFloor.executable().filter(executable -> acquireScript != null).ifPresent(executable -> {
+                long scriptBefore = redisCpuNanos();
+                RedisFloor.rate(executable, url, connections, requests, acquireScript).ifPresent(r -> {
+                    long scriptAfter = redisCpuNanos();
+                    scriptRates.computeIfAbsent(connections, c -> new ArrayList<>()).add(r);
+                    if (scriptBefore >= 0 && scriptAfter >= 0) {
+                        scriptCpuMicros.computeIfAbsent(connections, c -> new ArrayList<>())
+                                .add((scriptAfter - scriptBefore) / 1e3 / requests);
+                    }
+                });
+            });
         }
         return rates;
     }
@@ -393,6 +425,25 @@ public final class LeaseBenchmark {
         pingCpuMicros.forEach((connections, v) -> System.out.printf("Redis CPU per PING, %d connection(s): %s µs "
                 + "(the floor's server cost; compare with Redis CPU per operation above)%n", connections,
                 v.stream().map(x -> String.format("%.1f", x)).toList()));
+        // What the script itself allows: its acquire from a C client, plus one PING's round trip for the release
+        // (less than the release script costs, so this bound is generous to every implementation).
+        scriptRates.forEach((connections, v) -> {
+            double acquires = v.stream().mapToDouble(Double::doubleValue).sorted().toArray()[v.size() / 2];
+            Double ping = floor.get(connections);
+            System.out.printf("acquire script alone (redis-benchmark EVALSHA on fresh keys), %d connection(s): %s/s, "
+                    + "Redis CPU per run %s µs%n", connections, v.stream().map(x -> String.format("%.0f", x)).toList(),
+                    scriptCpuMicros.getOrDefault(connections, List.of()).stream().map(x -> String.format("%.1f", x)).toList());
+            Map<Impl, Result> byImpl = results.get(connections);
+            if (ping == null || byImpl == null) {
+                return;
+            }
+            double bound = 1 / (1 / acquires + 1 / ping);
+            BenchTable.row("redis", "bound: the acquire script from redis-benchmark + one PING, " + connections
+                    + " connection(s)", bound, "ops/s", "-", Double.NaN, bound / (ping / 2));
+            System.out.printf("  with one PING for the release: at most %.0f acquire+release/s; reached:", bound);
+            byImpl.forEach((impl, r) -> System.out.printf(" %s %.2f", impl.label, r.medianOpsPerSecond() / bound));
+            System.out.println();
+        });
         // Client and server share this machine's CPUs: their CPU per operation bounds the rate, whatever the floor.
         int cpus = Runtime.getRuntime().availableProcessors();
         System.out.printf("CPU bound (client and Redis on the same %d CPUs): at most %d / (JVM + Redis CPU per op) "

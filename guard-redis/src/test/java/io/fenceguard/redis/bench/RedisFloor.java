@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  */
 final class RedisFloor {
 
-    private static final Pattern RATE = Pattern.compile("PING_MBULK:\\s*([0-9.]+) requests per second");
+    private static final Pattern RATE = Pattern.compile("([0-9.]+) requests per second");
 
     private RedisFloor() {
     }
@@ -61,10 +61,19 @@ final class RedisFloor {
      * (with the reason printed) when redis-benchmark is missing or fails.
      */
     static Optional<Double> pingRate(String executable, String url, int connections, int requests) {
+        return rate(executable, url, connections, requests, List.of("-t", "ping_mbulk"));
+    }
+
+    /**
+     * Requests per second of what {@code what} names (redis-benchmark's {@code -t tests}, or {@code -r n} and a
+     * command of its own, {@code __rand_int__} in it replaced by random numbers) over {@code connections}
+     * connections; empty (with the reason printed) when redis-benchmark fails.
+     */
+    static Optional<Double> rate(String executable, String url, int connections, int requests, List<String> what) {
         URI uri = URI.create(url);
         List<String> command = new ArrayList<>(List.of(executable, "-h", uri.getHost(),
                 "-p", String.valueOf(uri.getPort() > 0 ? uri.getPort() : 6379),
-                "-t", "ping_mbulk", "-n", String.valueOf(requests), "-c", String.valueOf(connections), "-q"));
+                "-n", String.valueOf(requests), "-c", String.valueOf(connections), "-q"));
         String userInfo = uri.getUserInfo();
         if (userInfo != null && !userInfo.isEmpty()) {
             int colon = userInfo.indexOf(':');
@@ -76,6 +85,8 @@ final class RedisFloor {
         if ("rediss".equalsIgnoreCase(uri.getScheme())) {
             command.add("--tls");
         }
+        // A command of its own comes last: redis-benchmark takes every argument after the options as the command.
+        command.addAll(what);
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             StringBuilder output = new StringBuilder();
@@ -90,7 +101,7 @@ final class RedisFloor {
                 System.out.println("redis-benchmark did not finish; floor skipped");
                 return Optional.empty();
             }
-            // -q prints progress with carriage returns; the last PING_MBULK figure is the result.
+            // -q prints progress with carriage returns (as rps=…); the last "requests per second" is the result.
             Matcher m = RATE.matcher(output.toString().replace('\r', '\n'));
             Double rate = null;
             while (m.find()) {
