@@ -10,7 +10,9 @@ import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Behind every fenced Statement, PreparedStatement and CallableStatement: maps the application's
@@ -58,6 +60,11 @@ final class StatementHandler extends RefusalReportingHandler {
 
     @Override
     Object dispatch(Object self, Method method, Object[] args) throws Throwable {
+        // Parameter setters first: the most frequent calls, and none of them is a wrapper or execution method.
+        if (remaps && isParameterSetter(method, args)) {
+            bind(method, args);
+            return null;
+        }
         Object wrapperResult = Invocations.wrapperMethod(self, raw, method, args);
         if (wrapperResult != Invocations.NOT_HANDLED) {
             return wrapperResult;
@@ -101,10 +108,6 @@ final class StatementHandler extends RefusalReportingHandler {
                 ParameterMetaData driver = (ParameterMetaData) Invocations.call(raw, method, args);
                 return remaps ? new RemappedParameterMetaData(driver, plan) : driver;
             default:
-                if (remaps && isParameterSetter(method, args)) {
-                    bind(method, args);
-                    return null;
-                }
                 if (withClaim != null && isParameterSetter(method, args)) {
                     Object result = Invocations.call(raw, method, args);
                     withClaim.recordSetter(method, args);   // only what the driver took
@@ -302,20 +305,25 @@ final class StatementHandler extends RefusalReportingHandler {
             throw new SQLException("parameter index " + index + " is out of range: the statement has "
                     + plan.applicationParameterCount() + " parameters; SQL: " + plan.sql(), "07009");
         }
-        Object[] positioned = args.clone();
+        // The proxy made args for this call alone (and the claim keeps copies): each position is set in place.
         for (int position : positions) {
-            positioned[0] = position;
-            Invocations.call(raw, method, positioned);
+            args[0] = position;
+            Invocations.call(raw, method, args);
             if (withClaim != null) {
-                withClaim.recordSetter(method, positioned);
+                withClaim.recordSetter(method, args);
             }
         }
     }
 
+    /** By method, whether it sets a parameter by index: decided once per method, not on every call. */
+    private static final Map<Method, Boolean> PARAMETER_SETTERS = new ConcurrentHashMap<>();
+
     private static boolean isParameterSetter(Method method, Object[] args) {
-        Class<?> declaring = method.getDeclaringClass();
-        return args != null && args.length >= 2 && method.getName().startsWith("set")
-                && (declaring == PreparedStatement.class || declaring == CallableStatement.class)
-                && method.getParameterTypes()[0] == int.class;
+        return args != null && args.length >= 2 && PARAMETER_SETTERS.computeIfAbsent(method, m -> {
+            Class<?> declaring = m.getDeclaringClass();
+            return m.getName().startsWith("set")
+                    && (declaring == PreparedStatement.class || declaring == CallableStatement.class)
+                    && m.getParameterCount() >= 2 && m.getParameterTypes()[0] == int.class;
+        });
     }
 }

@@ -28,7 +28,7 @@ import javax.sql.DataSource;
  * <pre>
  * ./mvnw -B -pl guard-jdbc -Pbench -DskipTests verify
  *   env GUARD_TEST_POSTGRES_URL, _USER, _PASSWORD (default jdbc:postgresql://127.0.0.1:5432/test, postgres)
- *   -Dbench.jdbc.seconds=3 -Dbench.jdbc.threads=4 -Dbench.jdbc.transactions=3000
+ *   -Dbench.jdbc.seconds=3 -Dbench.jdbc.threads=4 -Dbench.jdbc.transactions=3000 -Dbench.jdbc.warmup=10 (seconds)
  * </pre>
  */
 public final class JdbcFencingBenchmark {
@@ -40,6 +40,7 @@ public final class JdbcFencingBenchmark {
     private static final long ROUND_MILLIS = (long) (1000 * Double.parseDouble(System.getProperty("bench.jdbc.seconds", "3")));
     private static final int TRANSACTIONS = Integer.getInteger("bench.jdbc.transactions", 3_000);
     private static final int ROUNDS = Integer.getInteger("bench.jdbc.rounds", 6);
+    private static final long WARMUP_MILLIS = (long) (1000 * Double.parseDouble(System.getProperty("bench.jdbc.warmup", "10")));
     private static final int CLAIM_ROUNDS = Integer.getInteger("bench.jdbc.claim-rounds", 9);
 
     public static void main(String[] args) throws Exception {
@@ -52,8 +53,12 @@ public final class JdbcFencingBenchmark {
         LeaseContext.bind(Lease.presented(Fence.of("bench", "1"), "bench"));
         FencedDataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE).build());
 
-        updates(raw, 1_000);
-        updates(fenced, 1_000);
+        // Warm-up until the compiler is done with both paths: its threads would otherwise take CPU from (and be
+        // counted in) whichever rounds run while it works, the guarded path's more than the raw one's.
+        for (int i = 0; i < 2; i++) {
+            updates(raw, WARMUP_MILLIS / 2);
+            updates(fenced, WARMUP_MILLIS / 2);
+        }
         // Paired rounds in alternating order; the medians damp the drift of a shared machine.
         double[] rawRates = new double[ROUNDS];
         double[] guardedRates = new double[ROUNDS];
