@@ -16,7 +16,8 @@ public final class GateClaims {
     private GateClaims() {
     }
 
-    static String sql(SqlDialect dialect, String gateTable, String staleFunction) {
+    /** The claim's text; parameters: the resource, then the token (on MariaDB the token four times). */
+    public static String sql(SqlDialect dialect, String gateTable, String staleFunction) {
         return switch (dialect) {
             // A claim by the token the row holds already (the same holder's next transaction) only locks the
             // row: ON CONFLICT locks it whether or not the WHERE lets the update happen, and writes no new

@@ -7,6 +7,8 @@ import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.Gate;
 import io.fenceguard.jdbc.GateMode;
+import io.fenceguard.jdbc.SqlDialect;
+import io.fenceguard.jdbc.internal.GateClaims;
 import io.fenceguard.testsupport.bench.BenchTable;
 import io.fenceguard.testsupport.bench.ProcessCpu;
 import com.zaxxer.hikari.HikariDataSource;
@@ -29,6 +31,7 @@ import javax.sql.DataSource;
  * ./mvnw -B -pl guard-jdbc -Pbench -DskipTests verify
  *   env GUARD_TEST_POSTGRES_URL, _USER, _PASSWORD (default jdbc:postgresql://127.0.0.1:5432/test, postgres)
  *   -Dbench.jdbc.seconds=3 -Dbench.jdbc.threads=4 -Dbench.jdbc.transactions=3000 -Dbench.jdbc.warmup=10 (seconds)
+ *   -Dbench.jdbc.claim-designs=true (also other ways the claim could lock its resource, against the guard's)
  * </pre>
  */
 public final class JdbcFencingBenchmark {
@@ -102,6 +105,9 @@ public final class JdbcFencingBenchmark {
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
             claimedRatios[round] = perTransaction[1][round] / perTransaction[0][round];
             togetherRatios[round] = perTransaction[2][round] / perTransaction[0][round];
+        }
+        if (Boolean.getBoolean("bench.jdbc.claim-designs")) {
+            claimDesigns(raw);
         }
         execute(raw, "DROP TABLE IF EXISTS " + TABLE);
         raw.close();
@@ -259,6 +265,74 @@ public final class JdbcFencingBenchmark {
                             : serverCpuAfter - serverCpuBefore, count);
             return micros;
         }
+    }
+
+    /**
+     * Other ways the claim could lock the resource, each sent with the UPDATE in one multi-statement execution as
+     * {@code FIRST_STATEMENT} sends the guard's: the guard's upsert, {@code SELECT … FOR UPDATE} of the gate row, and
+     * {@code pg_advisory_xact_lock} with a read of the row (which would need more than this: under REPEATABLE READ
+     * the read may use a snapshot older than the lock). A claim by the token the row holds, as a holder's every
+     * transaction after its first makes. Per transaction, one thread: time and PostgreSQL CPU, against no claim.
+     */
+    private static void claimDesigns(HikariDataSource raw) throws Exception {
+        String resource = "bench:claim-design";
+        execute(raw, "DELETE FROM fenceguard_gate WHERE resource = '" + resource + "'",
+                "INSERT INTO fenceguard_gate (resource, token) VALUES ('" + resource + "', 1)");
+        String[] names = {"no claim", "upsert (the guard's)", "SELECT FOR UPDATE", "advisory lock + read"};
+        String[] claims = {null,
+                GateClaims.sql(SqlDialect.POSTGRESQL, "fenceguard_gate", "fenceguard_stale"),
+                "SELECT token FROM fenceguard_gate WHERE resource = ? FOR UPDATE",
+                "SELECT pg_advisory_xact_lock(hashtextextended(?, 0)), (SELECT token FROM fenceguard_gate WHERE resource = ?)"};
+        int[] claimParameters = {0, 2, 1, 2};
+        double[][] micros = new double[names.length][CLAIM_ROUNDS];
+        for (int round = -1; round < CLAIM_ROUNDS; round++) {  // round -1: warm-up
+            for (int k = 0; k < names.length; k++) {
+                int which = (round + 1 + k) % names.length;
+                String sql = claims[which] == null ? UPDATE : claims[which] + ";\n" + UPDATE;
+                try (Connection c = raw.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+                    c.setAutoCommit(false);
+                    int count = round < 0 ? TRANSACTIONS / 4 : TRANSACTIONS;
+                    long serverCpuBefore = BenchDatabase.localServerCpuNanos();
+                    long cpuBefore = ProcessCpu.nanos();
+                    long started = System.nanoTime();
+                    for (int i = 0; i < count; i++) {
+                        int p = 1;
+                        if (which == 1) {
+                            ps.setString(p++, resource);
+                            ps.setLong(p++, 1);
+                        } else {
+                            for (int n = 0; n < claimParameters[which]; n++) {
+                                ps.setString(p++, resource);
+                            }
+                        }
+                        ps.setInt(p++, 1);
+                        ps.setInt(p, ThreadLocalRandom.current().nextInt(1, ROWS + 1));
+                        ps.execute();
+                        c.commit();
+                    }
+                    if (round >= 0) {
+                        micros[which][round] = (System.nanoTime() - started) / 1e3 / count;
+                        long serverCpuAfter = BenchDatabase.localServerCpuNanos();
+                        CPU.record("design: " + names[which], ProcessCpu.nanos() - cpuBefore,
+                                serverCpuBefore < 0 || serverCpuAfter < 0 ? -1 : serverCpuAfter - serverCpuBefore, count);
+                    }
+                }
+            }
+        }
+        System.out.printf("%nclaim designs, one-UPDATE transaction with the claim sent in front of it, 1 thread, %d rounds:%n",
+                CLAIM_ROUNDS);
+        for (int which = 0; which < names.length; which++) {
+            double[] ratios = new double[CLAIM_ROUNDS];
+            for (int round = 0; round < CLAIM_ROUNDS; round++) {
+                ratios[round] = micros[which][round] / micros[0][round];
+            }
+            double[] cpu = CPU.perStatement("design: " + names[which]);
+            System.out.printf("  %-24s %7.1f us, vs no claim %.3f (median of the rounds' ratios); CPU %.1f us client, "
+                    + "%.1f us PostgreSQL%n", names[which], median(micros[which]), median(ratios), cpu[0], cpu[1]);
+            BenchTable.row("jdbc", "claim design: " + names[which] + ", one-UPDATE transaction, 1 thread",
+                    median(micros[which]), "µs", "no claim", median(ratios), Double.NaN);
+        }
+        execute(raw, "DELETE FROM fenceguard_gate WHERE resource = '" + resource + "'");
     }
 
     private static void execute(DataSource dataSource, String... statements) throws Exception {
