@@ -315,15 +315,18 @@ final class StatementHandler extends RefusalReportingHandler {
         }
     }
 
-    /** By method, whether it sets a parameter by index: decided once per method, not on every call. */
-    private static final Map<Method, Boolean> PARAMETER_SETTERS = new ConcurrentHashMap<>();
+    /** By CallableStatement method, whether it sets a parameter by index: decided once per method. */
+    private static final Map<Method, Boolean> CALLABLE_INDEX_SETTERS = new ConcurrentHashMap<>();
 
     private static boolean isParameterSetter(Method method, Object[] args) {
-        return args != null && args.length >= 2 && PARAMETER_SETTERS.computeIfAbsent(method, m -> {
-            Class<?> declaring = m.getDeclaringClass();
-            return m.getName().startsWith("set")
-                    && (declaring == PreparedStatement.class || declaring == CallableStatement.class)
-                    && m.getParameterCount() >= 2 && m.getParameterTypes()[0] == int.class;
-        });
+        if (args == null || args.length < 2) {
+            return false;
+        }
+        Class<?> declaring = method.getDeclaringClass();
+        if (declaring == PreparedStatement.class) {
+            return method.getName().startsWith("set");  // every setter PreparedStatement declares takes the index first
+        }
+        return declaring == CallableStatement.class && CALLABLE_INDEX_SETTERS.computeIfAbsent(method,
+                m -> m.getName().startsWith("set") && m.getParameterTypes()[0] == int.class);
     }
 }
