@@ -395,6 +395,16 @@ public final class RedisLeaseProvider implements LeaseProvider {
         return Math.max(config.tokenIdleTtl().toMillis(), leaseMs + config.lockDelay().toMillis() + 1000);
     }
 
+    /**
+     * Stops the provider's threads and, with Jedis, gives the pool back the connection that release wake-ups keep
+     * subscribed; the Redis client or pool stays the application's. Leases still held expire with their lease.
+     */
+    @Override
+    public void close() {
+        giveUpRetries.shutdownNow();
+        client.close();
+    }
+
     @Override
     public String describe() {
         return "redis via " + client.name() + " (key prefix " + config.keyPrefix() + ", tokens on "

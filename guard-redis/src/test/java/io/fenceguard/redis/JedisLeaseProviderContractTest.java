@@ -1,6 +1,7 @@
 package io.fenceguard.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.ResourceName;
@@ -10,6 +11,7 @@ import io.fenceguard.testsupport.TestServers;
 import io.fenceguard.testsupport.contract.LeaseProviderContract;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.LeaseTimeoutException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPool;
+import redis.clients.jedis.JedisPoolConfig;
 
 /** The Redis provider on a Jedis pool passes the contract every provider passes, on the test Redis. */
 class JedisLeaseProviderContractTest extends LeaseProviderContract {
@@ -55,8 +58,10 @@ class JedisLeaseProviderContractTest extends LeaseProviderContract {
     void waitersWakeOnTheReleaseOverTheSubscribedConnection() throws Exception {
         RedisLeaseConfig redis = RedisClients.fastRedis().build();
         LeaseConfig lease = LeaseConfig.builder().leaseTime(Duration.ofSeconds(30)).build();
-        try (LeaseManager holder = LeaseManager.of(RedisLeaseProvider.ofJedis(pool, redis), lease);
-             LeaseManager waiters = LeaseManager.of(RedisLeaseProvider.ofJedis(pool, redis), lease)) {
+        try (RedisLeaseProvider holderProvider = RedisLeaseProvider.ofJedis(pool, redis);
+             RedisLeaseProvider waiterProvider = RedisLeaseProvider.ofJedis(pool, redis);
+             LeaseManager holder = LeaseManager.of(holderProvider, lease);
+             LeaseManager waiters = LeaseManager.of(waiterProvider, lease)) {
             ExecutorService threads = Executors.newFixedThreadPool(3);
             try {
                 for (int round = 0; round < 3; round++) {
@@ -84,6 +89,38 @@ class JedisLeaseProviderContractTest extends LeaseProviderContract {
                 }
             } finally {
                 threads.shutdownNow();
+            }
+        }
+    }
+
+    /**
+     * A closed provider gives the pool back the connection its release wake-ups kept subscribed (and stops its
+     * threads): providers opened and closed one after another on a pool of three never drain it.
+     */
+    @Test
+    void aClosedProviderGivesItsSubscribedConnectionBack() throws Exception {
+        JedisPoolConfig three = new JedisPoolConfig();
+        three.setMaxTotal(3);
+        three.setMaxWait(Duration.ofSeconds(2));
+        try (JedisPool own = new JedisPool(three, URI.create(TestServers.redis().uri()))) {
+            for (int i = 0; i < 6; i++) {
+                String resource = "close:" + i;
+                try (RedisLeaseProvider provider = RedisLeaseProvider.ofJedis(own, RedisClients.fastRedis().build());
+                     LeaseManager manager = LeaseManager.of(provider)) {
+                    try (Lease held = manager.acquire(resource, Duration.ofSeconds(1))) {
+                        // Another thread waits for it: the provider subscribes to the resource's release channel.
+                        Future<?> waiter = Executors.newSingleThreadExecutor().submit(
+                                () -> manager.acquire(resource, Duration.ofMillis(300)));
+                        assertThatThrownBy(() -> waiter.get(5, TimeUnit.SECONDS))
+                                .hasCauseInstanceOf(LeaseTimeoutException.class);
+                        assertThat(own.getNumActive()).as("the subscribed connection, provider " + i).isEqualTo(1);
+                    }
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+                while (own.getNumActive() > 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertThat(own.getNumActive()).as("connections still out after provider " + i + " was closed").isZero();
             }
         }
     }
