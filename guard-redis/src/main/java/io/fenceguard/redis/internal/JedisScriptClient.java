@@ -272,14 +272,19 @@ public final class JedisScriptClient implements ScriptClient {
                     }
                 };
                 String[] names;
+                // Borrowed outside the lock: a drained pool may keep this thread waiting, never a waiter that
+                // subscribes or leaves meanwhile.
+                try {
+                    jedis = pool.getResource();
+                } catch (RuntimeException e) {
+                    jedis = null;
+                }
                 synchronized (this) {
                     if (closed) {
+                        if (jedis != null) {
+                            jedis.close();
+                        }
                         return;
-                    }
-                    try {
-                        jedis = pool.getResource();
-                    } catch (RuntimeException e) {
-                        jedis = null;
                     }
                     connection = jedis;
                     List<String> all = new ArrayList<>(listeners.keySet());
