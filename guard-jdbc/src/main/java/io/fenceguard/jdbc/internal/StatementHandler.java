@@ -5,14 +5,11 @@ import io.fenceguard.jdbc.FencingRefusedException;
 import io.fenceguard.jdbc.FencingRefusedException.Reason;
 import io.fenceguard.jdbc.Unfenced;
 import java.lang.reflect.Method;
-import java.sql.CallableStatement;
 import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Behind every fenced Statement, PreparedStatement and CallableStatement: maps the application's
@@ -315,18 +312,12 @@ final class StatementHandler extends RefusalReportingHandler {
         }
     }
 
-    /** By CallableStatement method, whether it sets a parameter by index: decided once per method. */
-    private static final Map<Method, Boolean> CALLABLE_INDEX_SETTERS = new ConcurrentHashMap<>();
-
+    /**
+     * Every setter {@code PreparedStatement} declares takes the parameter index first; those {@code CallableStatement}
+     * adds all name their parameter, which no rewrite renumbers.
+     */
     private static boolean isParameterSetter(Method method, Object[] args) {
-        if (args == null || args.length < 2) {
-            return false;
-        }
-        Class<?> declaring = method.getDeclaringClass();
-        if (declaring == PreparedStatement.class) {
-            return method.getName().startsWith("set");  // every setter PreparedStatement declares takes the index first
-        }
-        return declaring == CallableStatement.class && CALLABLE_INDEX_SETTERS.computeIfAbsent(method,
-                m -> m.getName().startsWith("set") && m.getParameterTypes()[0] == int.class);
+        return args != null && args.length >= 2 && method.getDeclaringClass() == PreparedStatement.class
+                && method.getName().startsWith("set");
     }
 }
