@@ -15,6 +15,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -89,8 +90,8 @@ public final class JdbcFencingBenchmark {
         FencedDataSource gated = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE)
                 .gateMode(GateMode.FIRST_STATEMENT).build());
         double[][] perTransaction = new double[3][CLAIM_ROUNDS];
-        transactions("warm-up", fenced, true, TRANSACTIONS / 4);
-        transactions("warm-up", gated, false, TRANSACTIONS / 4);
+        transactions(null, fenced, true, TRANSACTIONS / 4);
+        transactions(null, gated, false, TRANSACTIONS / 4);
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
             for (int k = 0; k < 3; k++) {
                 int which = (round + k) % 3;
@@ -103,12 +104,8 @@ public final class JdbcFencingBenchmark {
         double together = median(perTransaction[2]);
         // Each round measures all three back to back: the median of the rounds' own ratios damps the drift of a
         // shared machine better than a ratio of medians.
-        double[] claimedRatios = new double[CLAIM_ROUNDS];
-        double[] togetherRatios = new double[CLAIM_ROUNDS];
-        for (int round = 0; round < CLAIM_ROUNDS; round++) {
-            claimedRatios[round] = perTransaction[1][round] / perTransaction[0][round];
-            togetherRatios[round] = perTransaction[2][round] / perTransaction[0][round];
-        }
+        double[] claimedRatios = ratios(perTransaction[1], perTransaction[0]);
+        double[] togetherRatios = ratios(perTransaction[2], perTransaction[0]);
         if (Boolean.getBoolean("bench.jdbc.claim-designs")) {
             claimDesigns(raw);
         }
@@ -186,6 +183,15 @@ public final class JdbcFencingBenchmark {
     private static final CpuPerStatement CPU = new CpuPerStatement();
     private static final String[] TRANSACTION_KINDS = {"transaction", "transaction + claim", "transaction + claim with it"};
 
+    /** Each round's {@code measured / anchor}. */
+    private static double[] ratios(double[] measured, double[] anchor) {
+        double[] ratios = new double[measured.length];
+        for (int round = 0; round < measured.length; round++) {
+            ratios[round] = measured[round] / anchor[round];
+        }
+        return ratios;
+    }
+
     private static double median(double[] values) {
         double[] sorted = values.clone();
         java.util.Arrays.sort(sorted);
@@ -253,25 +259,42 @@ public final class JdbcFencingBenchmark {
     private static double transactions(String label, FencedDataSource dataSource, boolean claim, int count)
             throws Exception {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(UPDATE)) {
-            c.setAutoCommit(false);
-            long cpuBefore = ProcessCpu.nanos();
-            long serverCpuBefore = BenchDatabase.localServerCpuNanos();
-            long started = System.nanoTime();
-            for (int i = 0; i < count; i++) {
+            return timedTransactions(label, c, count, () -> {
                 if (claim) {
                     Gate.claim(c);
                 }
                 ps.setInt(1, 1);
                 ps.setInt(2, ThreadLocalRandom.current().nextInt(1, ROWS + 1));
                 ps.executeUpdate();
-                c.commit();
-            }
-            double micros = (System.nanoTime() - started) / 1e3 / count;
-            long serverCpuAfter = BenchDatabase.localServerCpuNanos();
-            CPU.record(label, ProcessCpu.nanos() - cpuBefore, serverCpuBefore < 0 || serverCpuAfter < 0 ? -1
-                            : serverCpuAfter - serverCpuBefore, count);
-            return micros;
+            });
         }
+    }
+
+    @FunctionalInterface
+    private interface TransactionBody {
+        void run() throws Exception;
+    }
+
+    /**
+     * Mean microseconds of {@code count} transactions of {@code body} on {@code c}, each committed; the client's and
+     * PostgreSQL's CPU recorded under {@code label} (null: not recorded).
+     */
+    private static double timedTransactions(String label, Connection c, int count, TransactionBody body) throws Exception {
+        c.setAutoCommit(false);
+        long cpuBefore = ProcessCpu.nanos();
+        long serverCpuBefore = BenchDatabase.localServerCpuNanos();
+        long started = System.nanoTime();
+        for (int i = 0; i < count; i++) {
+            body.run();
+            c.commit();
+        }
+        double micros = (System.nanoTime() - started) / 1e3 / count;
+        long serverCpuAfter = BenchDatabase.localServerCpuNanos();
+        if (label != null) {
+            CPU.record(label, ProcessCpu.nanos() - cpuBefore, serverCpuBefore < 0 || serverCpuAfter < 0 ? -1
+                    : serverCpuAfter - serverCpuBefore, count);
+        }
+        return micros;
     }
 
     /**
@@ -290,38 +313,27 @@ public final class JdbcFencingBenchmark {
                 GateClaims.sql(SqlDialect.POSTGRESQL, "fenceguard_gate", "fenceguard_stale"),
                 "SELECT token FROM fenceguard_gate WHERE resource = ? FOR UPDATE",
                 "SELECT pg_advisory_xact_lock(hashtextextended(?, 0)), (SELECT token FROM fenceguard_gate WHERE resource = ?)"};
-        int[] claimParameters = {0, 2, 1, 2};
+        // What each claim binds in front of the UPDATE's two parameters; the upsert claims with token 1, the row's.
+        List<List<Object>> claimParameters = List.of(List.of(), List.of(resource, 1L), List.of(resource),
+                List.of(resource, resource));
         double[][] micros = new double[names.length][CLAIM_ROUNDS];
         for (int round = -1; round < CLAIM_ROUNDS; round++) {  // round -1: warm-up
             for (int k = 0; k < names.length; k++) {
                 int which = (round + 1 + k) % names.length;
                 String sql = claims[which] == null ? UPDATE : claims[which] + ";\n" + UPDATE;
+                List<Object> parameters = claimParameters.get(which);
                 try (Connection c = raw.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-                    c.setAutoCommit(false);
-                    int count = round < 0 ? TRANSACTIONS / 4 : TRANSACTIONS;
-                    long serverCpuBefore = BenchDatabase.localServerCpuNanos();
-                    long cpuBefore = ProcessCpu.nanos();
-                    long started = System.nanoTime();
-                    for (int i = 0; i < count; i++) {
-                        int p = 1;
-                        if (which == 1) {
-                            ps.setString(p++, resource);
-                            ps.setLong(p++, 1);
-                        } else {
-                            for (int n = 0; n < claimParameters[which]; n++) {
-                                ps.setString(p++, resource);
-                            }
-                        }
-                        ps.setInt(p++, 1);
-                        ps.setInt(p, ThreadLocalRandom.current().nextInt(1, ROWS + 1));
-                        ps.execute();
-                        c.commit();
-                    }
+                    double perTransaction = timedTransactions(round < 0 ? null : "design: " + names[which], c,
+                            round < 0 ? TRANSACTIONS / 4 : TRANSACTIONS, () -> {
+                                for (int p = 0; p < parameters.size(); p++) {
+                                    ps.setObject(p + 1, parameters.get(p));
+                                }
+                                ps.setInt(parameters.size() + 1, 1);
+                                ps.setInt(parameters.size() + 2, ThreadLocalRandom.current().nextInt(1, ROWS + 1));
+                                ps.execute();
+                            });
                     if (round >= 0) {
-                        micros[which][round] = (System.nanoTime() - started) / 1e3 / count;
-                        long serverCpuAfter = BenchDatabase.localServerCpuNanos();
-                        CPU.record("design: " + names[which], ProcessCpu.nanos() - cpuBefore,
-                                serverCpuBefore < 0 || serverCpuAfter < 0 ? -1 : serverCpuAfter - serverCpuBefore, count);
+                        micros[which][round] = perTransaction;
                     }
                 }
             }
@@ -329,10 +341,7 @@ public final class JdbcFencingBenchmark {
         System.out.printf("%nclaim designs, one-UPDATE transaction with the claim sent in front of it, 1 thread, %d rounds:%n",
                 CLAIM_ROUNDS);
         for (int which = 0; which < names.length; which++) {
-            double[] ratios = new double[CLAIM_ROUNDS];
-            for (int round = 0; round < CLAIM_ROUNDS; round++) {
-                ratios[round] = micros[which][round] / micros[0][round];
-            }
+            double[] ratios = ratios(micros[which], micros[0]);
             double[] cpu = CPU.perStatement("design: " + names[which]);
             System.out.printf("  %-24s %7.1f us, vs no claim %.3f (median of the rounds' ratios); CPU %.1f us client, "
                     + "%.1f us PostgreSQL%n", names[which], median(micros[which]), median(ratios), cpu[0], cpu[1]);
