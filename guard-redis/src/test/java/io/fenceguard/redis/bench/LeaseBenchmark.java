@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
@@ -221,26 +222,27 @@ public final class LeaseBenchmark {
         List<String> acquireScript = sha == null ? null : List.of("-r", "1000", "EVALSHA", sha, "4", keys + "lock",
                 keys + "delay", keys + "seq", keys + "given-up", "redis-benchmark", "1", "0", "10000");
         for (int connections : threadCounts) {
-            long before = redisCpuNanos();
-            Map<Integer, Double> rate = RedisFloor.rates(url, new int[] {connections}, requests);
-            long after = redisCpuNanos();
-            rates.putAll(rate);
-            if (!rate.isEmpty() && before >= 0 && after >= 0) {
-                pingCpuMicros.computeIfAbsent(connections, c -> new ArrayList<>()).add((after - before) / 1e3 / requests);
-            }
-            RedisFloor.executable().filter(executable -> acquireScript != null).ifPresent(executable -> {
-                long scriptBefore = redisCpuNanos();
-                RedisFloor.rate(executable, url, connections, requests, acquireScript).ifPresent(r -> {
-                    long scriptAfter = redisCpuNanos();
-                    scriptRates.computeIfAbsent(connections, c -> new ArrayList<>()).add(r);
-                    if (scriptBefore >= 0 && scriptAfter >= 0) {
-                        scriptCpuMicros.computeIfAbsent(connections, c -> new ArrayList<>())
-                                .add((scriptAfter - scriptBefore) / 1e3 / requests);
-                    }
-                });
-            });
+            withRedisCpu(() -> Optional.ofNullable(RedisFloor.rates(url, new int[] {connections}, requests).get(connections)),
+                    requests, pingCpuMicros, connections)
+                    .ifPresent(rate -> rates.put(connections, rate));
+            RedisFloor.executable().filter(executable -> acquireScript != null).ifPresent(executable ->
+                    withRedisCpu(() -> RedisFloor.rate(executable, url, connections, requests, acquireScript), requests,
+                            scriptCpuMicros, connections)
+                            .ifPresent(rate -> scriptRates.computeIfAbsent(connections, c -> new ArrayList<>()).add(rate)));
         }
         return rates;
+    }
+
+    /** A redis-benchmark reading of {@code requests}; what each cost the Redis server goes to {@code cpuMicros}. */
+    private Optional<Double> withRedisCpu(Supplier<Optional<Double>> reading, int requests,
+                                          Map<Integer, List<Double>> cpuMicros, int connections) {
+        long before = redisCpuNanos();
+        Optional<Double> rate = reading.get();
+        long after = redisCpuNanos();
+        if (rate.isPresent() && before >= 0 && after >= 0) {
+            cpuMicros.computeIfAbsent(connections, c -> new ArrayList<>()).add((after - before) / 1e3 / requests);
+        }
+        return rate;
     }
 
     /** By connection count, the median of the readings that have it. */
