@@ -78,7 +78,7 @@ final class ConnectionHandler extends RefusalReportingHandler {
                 }
                 return Invocations.call(raw, method, args);
             default:
-                return DriverObjects.guard(this, Invocations.call(raw, method, args));
+                return DriverObjects.guard(this, method, Invocations.call(raw, method, args));
         }
     }
 

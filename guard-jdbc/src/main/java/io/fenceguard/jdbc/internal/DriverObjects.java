@@ -20,8 +20,16 @@ final class DriverObjects {
     private DriverObjects() {
     }
 
-    /** {@code result} of a call on a fenced object, with every escape route closed. */
-    static Object guard(ConnectionHandler connection, Object result) throws java.sql.SQLException {
+    /**
+     * {@code result} of {@code method} on a fenced object, with every escape route closed; a primitive or a string
+     * (update counts, {@code getInt}, {@code next}) leads nowhere and is not looked at.
+     */
+    static Object guard(ConnectionHandler connection, Method method, Object result) throws java.sql.SQLException {
+        Class<?> type = method.getReturnType();
+        return type.isPrimitive() || type == String.class ? result : guard(connection, result);
+    }
+
+    private static Object guard(ConnectionHandler connection, Object result) throws java.sql.SQLException {
         if (result == null || Proxy.isProxyClass(result.getClass())
                 && Proxy.getInvocationHandler(result) instanceof RefusalReportingHandler) {
             return result;
@@ -54,16 +62,24 @@ final class DriverObjects {
         }
         Object[] driver = args;
         for (int i = 0; i < args.length; i++) {
-            Object arg = args[i];
-            if (arg != null && Proxy.isProxyClass(arg.getClass())
-                    && Proxy.getInvocationHandler(arg) instanceof DriverObjectHandler handler) {
+            Object own = driverObject(args[i]);
+            if (own != args[i]) {
                 if (driver == args) {
                     driver = args.clone();
                 }
-                driver[i] = handler.raw;
+                driver[i] = own;
             }
         }
         return driver;
+    }
+
+    /** The driver's own object behind a fenced result set, metadata or array; any other value as it is. */
+    static Object driverObject(Object value) {
+        if (value != null && Proxy.isProxyClass(value.getClass())
+                && Proxy.getInvocationHandler(value) instanceof DriverObjectHandler handler) {
+            return handler.raw;
+        }
+        return value;
     }
 
     private static Object proxy(ConnectionHandler connection, Object raw, Class<?> type) {
@@ -100,10 +116,7 @@ final class DriverObjects {
             if (method.getName().equals("getConnection") && (args == null || args.length == 0)) {
                 return connection.proxy();
             }
-            Object result = Invocations.call(raw, method, args);
-            // getInt, getString and the like lead nowhere: skip the checks on the hot path
-            Class<?> type = method.getReturnType();
-            return type.isPrimitive() || type == String.class ? result : DriverObjects.guard(connection, result);
+            return DriverObjects.guard(connection, method, Invocations.call(raw, method, args));
         }
     }
 }

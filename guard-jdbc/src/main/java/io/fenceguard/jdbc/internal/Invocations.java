@@ -13,6 +13,10 @@ final class Invocations {
     }
 
     static Object call(Object target, Method method, Object[] args) throws Throwable {
+        Object direct = DirectCalls.call(target, method.getDeclaringClass(), method.getName(), args);
+        if (direct != DirectCalls.NOT_DIRECT) {
+            return direct;
+        }
         try {
             return method.invoke(target, DriverObjects.driverArguments(args));
         } catch (InvocationTargetException e) {

@@ -79,7 +79,7 @@ final class StatementHandler extends RefusalReportingHandler {
                 return Invocations.call(raw, method, args);
             case "getResultSet", "getUpdateCount", "getLargeUpdateCount", "getMoreResults", "getGeneratedKeys",
                     "getWarnings", "clearWarnings":
-                return DriverObjects.guard(connection,
+                return DriverObjects.guard(connection, method,
                         Invocations.call(withClaim != null ? withClaim.resultSource() : raw, method, args));
             case "clearParameters":
                 if (withClaim != null) {
@@ -87,7 +87,7 @@ final class StatementHandler extends RefusalReportingHandler {
                 }
                 return Invocations.call(raw, method, args);
             case "execute", "executeQuery", "executeUpdate", "executeLargeUpdate":
-                return DriverObjects.guard(connection,
+                return DriverObjects.guard(connection, method,
                         withSql ? executeText(method, args) : executePrepared(method, args));
             case "addBatch":
                 return withSql ? addText(method, args) : addPrepared(method, args);
@@ -110,7 +110,7 @@ final class StatementHandler extends RefusalReportingHandler {
                     withClaim.recordSetter(method, args);   // only what the driver took
                     return result;
                 }
-                return DriverObjects.guard(connection, Invocations.call(raw, method, args));
+                return DriverObjects.guard(connection, method, Invocations.call(raw, method, args));
         }
     }
 

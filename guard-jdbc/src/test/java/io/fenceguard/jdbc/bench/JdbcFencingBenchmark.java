@@ -8,6 +8,7 @@ import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.Gate;
 import io.fenceguard.jdbc.GateMode;
 import io.fenceguard.jdbc.SqlDialect;
+import io.fenceguard.jdbc.internal.FencedSqlPlanner;
 import io.fenceguard.jdbc.internal.GateClaims;
 import io.fenceguard.testsupport.bench.BenchTable;
 import io.fenceguard.testsupport.bench.ProcessCpu;
@@ -55,33 +56,40 @@ public final class JdbcFencingBenchmark {
                 "INSERT INTO " + TABLE + " SELECT g, 0, NULL FROM generate_series(1, " + ROWS + ") g");
         // Every statement runs under one presented lease, bound on each worker thread as well.
         LeaseContext.bind(Lease.presented(Fence.of("bench", "1"), "bench"));
-        FencedDataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE).build());
+        FencingConfig config = FencingConfig.builder().fence(TABLE).build();
+        FencedDataSource fenced = FencedDataSource.wrap(raw, config);
+        // The anchor for the guard's own cost: the fence's SQL, as the guard rewrites it, written by hand on the raw pool.
+        FencedSqlPlanner.Plan fencePlan = FencedSqlPlanner.of(config, SqlDialect.POSTGRESQL).plan(UPDATE);
 
         // Warm-up until the compiler is done with both paths: its threads would otherwise take CPU from (and be
         // counted in) whichever rounds run while it works, the guarded path's more than the raw one's.
         for (int i = 0; i < 2; i++) {
-            updates(raw, WARMUP_MILLIS / 2);
-            updates(fenced, WARMUP_MILLIS / 2);
+            updates(raw, WARMUP_MILLIS / 3);
+            updates(fenced, WARMUP_MILLIS / 3);
+            fencedByHand(raw, fencePlan, WARMUP_MILLIS / 3);
         }
         // CPU per statement counts the measured rounds only: the warm-up's holds one-time work (the first parse
         // loads the SQL parser's classes), all of it on the guarded side.
         CPU.clear();
-        // Paired rounds in alternating order; the medians damp the drift of a shared machine.
+        // Rounds of the three in rotating order; the medians of each round's own ratios damp the drift of a shared machine.
         double[] rawRates = new double[ROUNDS];
         double[] guardedRates = new double[ROUNDS];
-        double[] ratios = new double[ROUNDS];
+        double[] byHandRates = new double[ROUNDS];
         for (int round = 0; round < ROUNDS; round++) {
-            if (round % 2 == 0) {
-                rawRates[round] = updates(raw, ROUND_MILLIS);
-                guardedRates[round] = updates(fenced, ROUND_MILLIS);
-            } else {
-                guardedRates[round] = updates(fenced, ROUND_MILLIS);
-                rawRates[round] = updates(raw, ROUND_MILLIS);
+            for (int k = 0; k < 3; k++) {
+                switch ((round + k) % 3) {
+                    case 0 -> rawRates[round] = updates(raw, ROUND_MILLIS);
+                    case 1 -> guardedRates[round] = updates(fenced, ROUND_MILLIS);
+                    default -> byHandRates[round] = fencedByHand(raw, fencePlan, ROUND_MILLIS);
+                }
             }
-            ratios[round] = guardedRates[round] / rawRates[round];
         }
+        double[] ratios = ratios(guardedRates, rawRates);
+        double[] byHandRatios = ratios(byHandRates, rawRates);
+        double[] guardOwnRatios = ratios(guardedRates, byHandRates);
         double rawMedian = median(rawRates);
         double guardedMedian = median(guardedRates);
+        double byHandMedian = median(byHandRates);
         // The floor: a bare SELECT 1 round trip, same threads and pool, the most statements PostgreSQL answers here.
         double floor = Math.max(selects(raw, ROUND_MILLIS), selects(raw, ROUND_MILLIS));
         // One-UPDATE transactions on one thread: without a claim, with Gate.claim as a statement of its own
@@ -117,11 +125,17 @@ public final class JdbcFencingBenchmark {
         System.out.printf("guarded UPDATE throughput:  %,10.0f statements/s (median of %d rounds)%n", guardedMedian, ROUNDS);
         System.out.printf("guarded / raw:              %10.3f (median of the paired rounds' ratios; goal >= 0.99)%n",
                 median(ratios));
-        System.out.printf("paired ratios:              %s%n", java.util.Arrays.toString(
-                java.util.Arrays.stream(ratios).map(r -> Math.round(r * 1000) / 1000.0).toArray()));
+        System.out.printf("paired ratios:              %s%n", rounded(ratios));
+        System.out.printf("fence SQL by hand:          %,10.0f statements/s (median of %d rounds; / raw %.3f, rounds %s)%n",
+                byHandMedian, ROUNDS, median(byHandRatios), rounded(byHandRatios));
+        System.out.printf("guarded / fence SQL by hand:%10.3f (the guard's own cost; rounds %s)%n", median(guardOwnRatios),
+                rounded(guardOwnRatios));
         double[] rawCpu = CPU.perStatement("raw " + UPDATE);
         double[] guardedCpu = CPU.perStatement("guarded " + UPDATE);
+        double[] byHandCpu = CPU.perStatement("by hand " + UPDATE);
         System.out.printf("CPU per UPDATE, raw:        %10.1f us client, %.1f us PostgreSQL%n", rawCpu[0], rawCpu[1]);
+        System.out.printf("CPU per UPDATE, by hand:    %10.1f us client, %.1f us PostgreSQL (+%.1f / +%.1f us)%n",
+                byHandCpu[0], byHandCpu[1], byHandCpu[0] - rawCpu[0], byHandCpu[1] - rawCpu[1]);
         System.out.printf("CPU per UPDATE, guarded:    %10.1f us client, %.1f us PostgreSQL (+%.1f / +%.1f us)%n",
                 guardedCpu[0], guardedCpu[1], guardedCpu[0] - rawCpu[0], guardedCpu[1] - rawCpu[1]);
         System.out.printf("transaction, 1 UPDATE:      %10.1f us%n", plain);
@@ -129,8 +143,7 @@ public final class JdbcFencingBenchmark {
                 claimed, claimed - plain, median(claimedRatios));
         System.out.printf("claim with the statement:   %10.1f us (claim costs %.1f us per transaction; paired ratio %.3f, "
                 + "goal <= 1.05; rounds %s)%n", together, together - plain, median(togetherRatios),
-                java.util.Arrays.toString(java.util.Arrays.stream(togetherRatios).map(r -> Math.round(r * 1000) / 1000.0)
-                        .toArray()));
+                rounded(togetherRatios));
         for (String kind : TRANSACTION_KINDS) {
             double[] cpu = CPU.perStatement(kind);
             System.out.printf("CPU per %-28s %5.1f us client, %.1f us PostgreSQL%n", kind + ":", cpu[0], cpu[1]);
@@ -149,6 +162,10 @@ public final class JdbcFencingBenchmark {
                 "same without the claim", median(claimedRatios), Double.NaN);
         BenchTable.row("jdbc", "one-UPDATE transaction, claim sent with the UPDATE (FIRST_STATEMENT), 1 thread", together,
                 "µs", "same without the claim", median(togetherRatios), Double.NaN);
+        BenchTable.row("jdbc", "fence SQL written by hand on raw JDBC, " + threads, byHandMedian, "statements/s",
+                "raw UPDATE", median(byHandRatios), byHandMedian / floor);
+        BenchTable.row("jdbc", "guarded UPDATE against the fence SQL by hand, " + threads, guardedMedian, "statements/s",
+                "fence SQL by hand", median(guardOwnRatios), guardedMedian / floor);
         BenchTable.print();
         System.exit(0);
     }
@@ -192,6 +209,10 @@ public final class JdbcFencingBenchmark {
         return ratios;
     }
 
+    private static String rounded(double[] ratios) {
+        return java.util.Arrays.toString(java.util.Arrays.stream(ratios).map(r -> Math.round(r * 1000) / 1000.0).toArray());
+    }
+
     private static double median(double[] values) {
         double[] sorted = values.clone();
         java.util.Arrays.sort(sorted);
@@ -204,6 +225,26 @@ public final class JdbcFencingBenchmark {
         return rate(dataSource, millis, UPDATE, ps -> {
             ps.setInt(1, 1);
             ps.setInt(2, ThreadLocalRandom.current().nextInt(1, ROWS + 1));
+            ps.executeUpdate();
+        });
+    }
+
+    /** The fence's rewritten UPDATE on the raw pool, each parameter and the token bound where the plan puts them. */
+    private static double fencedByHand(DataSource raw, FencedSqlPlanner.Plan plan, long millis) throws Exception {
+        int[] amount = plan.positionsOf(1);
+        int[] id = plan.positionsOf(2);
+        int[] token = plan.tokenPositions();
+        return rate("by hand ", raw, millis, plan.rewrittenSql(), UPDATE, ps -> {
+            for (int p : amount) {
+                ps.setInt(p, 1);
+            }
+            int row = ThreadLocalRandom.current().nextInt(1, ROWS + 1);
+            for (int p : id) {
+                ps.setInt(p, row);
+            }
+            for (int p : token) {
+                ps.setLong(p, 1L);
+            }
             ps.executeUpdate();
         });
     }
@@ -224,6 +265,12 @@ public final class JdbcFencingBenchmark {
 
     /** Runs of {@code sql} per second from {@link #THREADS} threads for {@code millis}, 100 per connection. */
     private static double rate(DataSource dataSource, long millis, String sql, StatementRun once) throws Exception {
+        return rate(dataSource instanceof FencedDataSource ? "guarded " : "raw ", dataSource, millis, sql, sql, once);
+    }
+
+    /** As above, preparing {@code sql}; CPU recorded under {@code label + kind}. */
+    private static double rate(String label, DataSource dataSource, long millis, String sql, String kind, StatementRun once)
+            throws Exception {
         LongAdder done = new LongAdder();
         long clientCpuBefore = ProcessCpu.nanos();
         long serverCpuBefore = BenchDatabase.localServerCpuNanos();
@@ -250,7 +297,7 @@ public final class JdbcFencingBenchmark {
         pool.shutdown();
         double rate = done.sum() / ((System.nanoTime() - started) / 1e9);
         long serverCpuAfter = BenchDatabase.localServerCpuNanos();
-        CPU.record((dataSource instanceof FencedDataSource ? "guarded " : "raw ") + sql, ProcessCpu.nanos() - clientCpuBefore,
+        CPU.record(label + kind, ProcessCpu.nanos() - clientCpuBefore,
                 serverCpuBefore < 0 || serverCpuAfter < 0 ? -1 : serverCpuAfter - serverCpuBefore, done.sum());
         return rate;
     }
