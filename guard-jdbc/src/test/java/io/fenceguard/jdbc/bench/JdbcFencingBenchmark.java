@@ -90,21 +90,30 @@ public final class JdbcFencingBenchmark {
         double rawMedian = median(rawRates);
         double guardedMedian = median(guardedRates);
         double byHandMedian = median(byHandRates);
+        // The same three in blocks of 100 taking turns on every thread: a time ratio per window, drift cancelled.
+        double[][] micros = interleaved(raw, fenced, fencePlan, ROUNDS * 2);
+        double[] interleavedRatios = ratios(micros[0], micros[1]);
+        double[] interleavedByHand = ratios(micros[0], micros[2]);
+        double[] interleavedOwn = ratios(micros[2], micros[1]);
         // The floor: a bare SELECT 1 round trip, same threads and pool, the most statements PostgreSQL answers here.
         double floor = Math.max(selects(raw, ROUND_MILLIS), selects(raw, ROUND_MILLIS));
         // One-UPDATE transactions on one thread: without a claim, with Gate.claim as a statement of its own
-        // (EXPLICIT), and with the claim sent together with the first statement (FIRST_STATEMENT); rounds in
-        // rotating order, medians.
+        // (EXPLICIT), and with the claim sent together with the first statement (FIRST_STATEMENT); medians of the
+        // rounds.
         FencedDataSource gated = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE)
                 .gateMode(GateMode.FIRST_STATEMENT).build());
         double[][] perTransaction = new double[3][CLAIM_ROUNDS];
         transactions(null, fenced, true, TRANSACTIONS / 4);
         transactions(null, gated, false, TRANSACTIONS / 4);
+        // Each round: the three kinds take turns in blocks of 50 transactions, so they meet the machine alike.
+        int blocks = Math.max(1, TRANSACTIONS / 50);
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
-            for (int k = 0; k < 3; k++) {
-                int which = (round + k) % 3;
-                perTransaction[which][round] = transactions(TRANSACTION_KINDS[which], which == 2 ? gated : fenced,
-                        which == 1, TRANSACTIONS);
+            for (int block = 0; block < blocks; block++) {
+                for (int k = 0; k < 3; k++) {
+                    int which = (block + k) % 3;
+                    perTransaction[which][round] += transactions(TRANSACTION_KINDS[which], which == 2 ? gated : fenced,
+                            which == 1, 50) / blocks;
+                }
             }
         }
         double plain = median(perTransaction[0]);
@@ -130,6 +139,12 @@ public final class JdbcFencingBenchmark {
                 byHandMedian, ROUNDS, median(byHandRatios), rounded(byHandRatios));
         System.out.printf("guarded / fence SQL by hand:%10.3f (the guard's own cost; rounds %s)%n", median(guardOwnRatios),
                 rounded(guardOwnRatios));
+        System.out.printf("interleaved, per UPDATE:    %10.1f us raw, %.1f us guarded, %.1f us fence SQL by hand (medians of"
+                + " %d windows)%n", median(micros[0]), median(micros[1]), median(micros[2]), micros[0].length);
+        System.out.printf("interleaved guarded / raw:  %10.3f (raw time / guarded time, median of the windows' ratios; goal"
+                + " >= 0.99; windows %s)%n", median(interleavedRatios), rounded(interleavedRatios));
+        System.out.printf("interleaved by hand / raw:  %10.3f; guarded / by hand %.3f (the guard's own cost; windows %s)%n",
+                median(interleavedByHand), median(interleavedOwn), rounded(interleavedOwn));
         double[] rawCpu = CPU.perStatement("raw " + UPDATE);
         double[] guardedCpu = CPU.perStatement("guarded " + UPDATE);
         double[] byHandCpu = CPU.perStatement("by hand " + UPDATE);
@@ -156,6 +171,10 @@ public final class JdbcFencingBenchmark {
         BenchTable.row("jdbc", "raw UPDATE, " + threads, rawMedian, "statements/s", "–", Double.NaN, rawMedian / floor);
         BenchTable.row("jdbc", "guarded UPDATE, " + threads, guardedMedian, "statements/s", "raw UPDATE", median(ratios),
                 guardedMedian / floor);
+        // taking turns, the statements/s of a kind are those its per-statement time allows the threads
+        BenchTable.row("jdbc", "guarded UPDATE taking turns with raw, " + threads, THREADS * 1e6 / median(micros[1]),
+                "statements/s",
+                "raw UPDATE taking turns", median(interleavedRatios), Double.NaN);
         BenchTable.row("jdbc", "one-UPDATE transaction without a claim, 1 thread", plain, "µs", "–", Double.NaN,
                 Double.NaN);
         BenchTable.row("jdbc", "one-UPDATE transaction, Gate.claim a statement of its own, 1 thread", claimed, "µs",
@@ -166,6 +185,9 @@ public final class JdbcFencingBenchmark {
                 "raw UPDATE", median(byHandRatios), byHandMedian / floor);
         BenchTable.row("jdbc", "guarded UPDATE against the fence SQL by hand, " + threads, guardedMedian, "statements/s",
                 "fence SQL by hand", median(guardOwnRatios), guardedMedian / floor);
+        BenchTable.row("jdbc", "guarded UPDATE taking turns with the fence SQL by hand, " + threads,
+                THREADS * 1e6 / median(micros[1]), "statements/s",
+                "fence SQL by hand taking turns", median(interleavedOwn), Double.NaN);
         BenchTable.print();
         System.exit(0);
     }
@@ -222,19 +244,27 @@ public final class JdbcFencingBenchmark {
 
     /** UPDATE statements per second from {@link #THREADS} threads for {@code millis}, each under the lease. */
     private static double updates(DataSource dataSource, long millis) throws Exception {
-        return rate(dataSource, millis, UPDATE, ps -> {
-            ps.setInt(1, 1);
-            ps.setInt(2, ThreadLocalRandom.current().nextInt(1, ROWS + 1));
-            ps.executeUpdate();
-        });
+        return rate(dataSource, millis, UPDATE, JdbcFencingBenchmark::update);
     }
 
     /** The fence's rewritten UPDATE on the raw pool, each parameter and the token bound where the plan puts them. */
     private static double fencedByHand(DataSource raw, FencedSqlPlanner.Plan plan, long millis) throws Exception {
+        return rate("by hand ", raw, millis, plan.rewrittenSql(), UPDATE, byHand(plan));
+    }
+
+    /** One UPDATE of a random row, as the application writes it. */
+    private static void update(PreparedStatement ps) throws Exception {
+        ps.setInt(1, 1);
+        ps.setInt(2, ThreadLocalRandom.current().nextInt(1, ROWS + 1));
+        ps.executeUpdate();
+    }
+
+    /** One UPDATE of a random row with the fence's SQL prepared from {@code plan}, the token bound by hand. */
+    private static StatementRun byHand(FencedSqlPlanner.Plan plan) {
         int[] amount = plan.positionsOf(1);
         int[] id = plan.positionsOf(2);
         int[] token = plan.tokenPositions();
-        return rate("by hand ", raw, millis, plan.rewrittenSql(), UPDATE, ps -> {
+        return ps -> {
             for (int p : amount) {
                 ps.setInt(p, 1);
             }
@@ -246,7 +276,64 @@ public final class JdbcFencingBenchmark {
                 ps.setLong(p, 1L);
             }
             ps.executeUpdate();
-        });
+        };
+    }
+
+    /**
+     * Mean microseconds per UPDATE of each kind ({0 raw, 1 guarded, 2 fence SQL by hand}) in each of {@code windows}
+     * windows of {@link #ROUND_MILLIS}: every thread runs blocks of 100 statements of the three kinds in turn, so the
+     * three meet the same machine at the same moments and its drift cancels out of their ratios.
+     */
+    private static double[][] interleaved(DataSource raw, DataSource fenced, FencedSqlPlanner.Plan plan, int windows)
+            throws Exception {
+        long[][] nanos = new long[3][windows];
+        long[][] counts = new long[3][windows];
+        long windowNanos = TimeUnit.MILLISECONDS.toNanos(ROUND_MILLIS);
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        Future<?>[] workers = new Future<?>[THREADS];
+        long start = System.nanoTime();
+        for (int t = 0; t < THREADS; t++) {
+            int first = t;
+            workers[t] = pool.submit(LeaseContext.wrap(() -> {
+                StatementRun handRun = byHand(plan);
+                try (Connection rawConnection = raw.getConnection(); Connection fencedConnection = fenced.getConnection();
+                     PreparedStatement rawUpdate = rawConnection.prepareStatement(UPDATE);
+                     PreparedStatement guardedUpdate = fencedConnection.prepareStatement(UPDATE);
+                     PreparedStatement handUpdate = rawConnection.prepareStatement(plan.rewrittenSql())) {
+                    for (int block = first; ; block++) {
+                        long began = System.nanoTime();
+                        int window = (int) ((began - start) / windowNanos);
+                        if (window >= windows) {
+                            return null;
+                        }
+                        int kind = block % 3;
+                        for (int i = 0; i < 100; i++) {
+                            switch (kind) {
+                                case 0 -> update(rawUpdate);
+                                case 1 -> update(guardedUpdate);
+                                default -> handRun.run(handUpdate);
+                            }
+                        }
+                        long took = System.nanoTime() - began;
+                        synchronized (nanos) {
+                            nanos[kind][window] += took;
+                            counts[kind][window] += 100;
+                        }
+                    }
+                }
+            }));
+        }
+        for (Future<?> worker : workers) {
+            worker.get();
+        }
+        pool.shutdown();
+        double[][] micros = new double[3][windows];
+        for (int kind = 0; kind < 3; kind++) {
+            for (int window = 0; window < windows; window++) {
+                micros[kind][window] = nanos[kind][window] / 1e3 / Math.max(1, counts[kind][window]);
+            }
+        }
+        return micros;
     }
 
     /** Bare {@code SELECT 1} statements per second from {@link #THREADS} threads for {@code millis}. */
