@@ -9,7 +9,7 @@ import java.sql.Timestamp;
 
 /**
  * The driver calls every statement makes, by their interface, without reflection: parameter setters, executions,
- * {@code next} and the common getters. A reflective call checks its caller on every call and boxes through a
+ * {@code next} and the common getters by column index. A reflective call checks its caller on every call and boxes through a
  * generated accessor, which was most of the guard's own CPU per statement; everything else still goes by
  * reflection, to the same driver method.
  */
@@ -93,17 +93,6 @@ final class DirectCalls {
             return NOT_DIRECT;
         }
         if (args[0] instanceof Integer column) {
-            return switch (name) {
-                case "getInt" -> target.getInt(column);
-                case "getLong" -> target.getLong(column);
-                case "getString" -> target.getString(column);
-                case "getBoolean" -> target.getBoolean(column);
-                case "getBigDecimal" -> target.getBigDecimal(column);
-                case "getTimestamp" -> target.getTimestamp(column);
-                default -> NOT_DIRECT;
-            };
-        }
-        if (args[0] instanceof String column) {
             return switch (name) {
                 case "getInt" -> target.getInt(column);
                 case "getLong" -> target.getLong(column);
