@@ -172,8 +172,8 @@ public final class JdbcFencingBenchmark {
         BenchTable.row("jdbc", "guarded UPDATE, " + threads, guardedMedian, "statements/s", "raw UPDATE", median(ratios),
                 guardedMedian / floor);
         // taking turns, the statements/s of a kind are those its per-statement time allows the threads
-        BenchTable.row("jdbc", "guarded UPDATE taking turns with raw, " + threads, THREADS * 1e6 / median(micros[1]),
-                "statements/s",
+        double guardedTakingTurns = THREADS * 1e6 / median(micros[1]);
+        BenchTable.row("jdbc", "guarded UPDATE taking turns with raw, " + threads, guardedTakingTurns, "statements/s",
                 "raw UPDATE taking turns", median(interleavedRatios), Double.NaN);
         BenchTable.row("jdbc", "one-UPDATE transaction without a claim, 1 thread", plain, "µs", "–", Double.NaN,
                 Double.NaN);
@@ -185,9 +185,8 @@ public final class JdbcFencingBenchmark {
                 "raw UPDATE", median(byHandRatios), byHandMedian / floor);
         BenchTable.row("jdbc", "guarded UPDATE against the fence SQL by hand, " + threads, guardedMedian, "statements/s",
                 "fence SQL by hand", median(guardOwnRatios), guardedMedian / floor);
-        BenchTable.row("jdbc", "guarded UPDATE taking turns with the fence SQL by hand, " + threads,
-                THREADS * 1e6 / median(micros[1]), "statements/s",
-                "fence SQL by hand taking turns", median(interleavedOwn), Double.NaN);
+        BenchTable.row("jdbc", "guarded UPDATE taking turns with the fence SQL by hand, " + threads, guardedTakingTurns,
+                "statements/s", "fence SQL by hand taking turns", median(interleavedOwn), Double.NaN);
         BenchTable.print();
         System.exit(0);
     }
