@@ -1,5 +1,6 @@
 package io.fenceguard.messaging;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.http.TokenBound;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.testsupport.TestRedisson;
@@ -18,6 +19,6 @@ public final class FreshHighWaterStore {
      * from one that lost its marks); the tests' leases come from Redis on this machine, after the store starts.
      */
     public static RedisHighWaterStore on(String prefix) {
-        return RedisHighWaterStore.of(TestRedisson.shared(), prefix, TokenBound.clockFloor(Clock.systemUTC(), Duration.ZERO));
+        return RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()), prefix, TokenBound.clockFloor(Clock.systemUTC(), Duration.ZERO));
     }
 }

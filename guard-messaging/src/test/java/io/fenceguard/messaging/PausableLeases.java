@@ -1,5 +1,6 @@
 package io.fenceguard.messaging;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.redis.RedisLeaseConfig;
@@ -15,7 +16,7 @@ import java.time.Duration;
 public record PausableLeases(PausableLeaseProvider provider, LeaseManager leases) implements AutoCloseable {
 
     public static PausableLeases onRedis() {
-        PausableLeaseProvider provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(TestRedisson.shared(),
+        PausableLeaseProvider provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(RedissonScriptClient.of(TestRedisson.shared()),
                 RedisLeaseConfig.builder().lockDelay(Duration.ofMillis(200)).build()));
         return new PausableLeases(provider, LeaseManager.of(provider,
                 LeaseConfig.builder().leaseTime(Duration.ofSeconds(1)).build()));

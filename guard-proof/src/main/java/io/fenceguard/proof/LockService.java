@@ -1,5 +1,6 @@
 package io.fenceguard.proof;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
@@ -37,7 +38,7 @@ public interface LockService extends AutoCloseable {
                 .name("proof-" + clientName)
                 .openStateDuration(Duration.ofSeconds(2))
                 .build();
-        PausableLeaseProvider provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(redisson, redis));
+        PausableLeaseProvider provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(RedissonScriptClient.of(redisson), redis));
         LeaseConfig config = LeaseConfig.builder()
                 .leaseTime(Duration.ofMillis(topology.leaseMillis()))
                 .clientName(clientName)

@@ -1,5 +1,6 @@
 package io.fenceguard.reactor;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -41,7 +42,7 @@ class ReactiveLeasesTest {
 
     @BeforeEach
     void setUp() {
-        provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(TestRedisson.shared()));
+        provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(RedissonScriptClient.of(TestRedisson.shared())));
         manager = LeaseManager.of(provider, LeaseConfig.builder().leaseTime(Duration.ofSeconds(2))
                 .renewInterval(Duration.ofMillis(300)).build());
         leases = ReactiveLeases.of(manager);
@@ -55,7 +56,7 @@ class ReactiveLeasesTest {
 
     /** Whether another holder can take the resource now (and gives it back at once). */
     private boolean free() {
-        LeaseManager other = LeaseManager.of(RedisLeaseProvider.of(TestRedisson.shared()));
+        LeaseManager other = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(TestRedisson.shared())));
         try {
             Optional<Lease> lease = other.tryAcquire(resource);
             lease.ifPresent(Lease::close);

@@ -11,9 +11,11 @@ import io.fenceguard.http.TokenBound;
 import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
-import org.redisson.api.RScript;
-import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * High-water marks in Redis, one string key per resource ({@code <prefix>{fg-hw}:<resource>}), compared
@@ -81,12 +83,15 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore {
             return 1
             """;
 
-    private final RScript script;
+    /** How long one call waits for Redis, whatever the client's own timeouts and retries are. */
+    public static final Duration CALL_TIMEOUT = Duration.ofSeconds(2);
+
+    private final RedisScriptClient client;
     private final String prefix;
     private final TokenBound bound;
 
-    private RedisHighWaterStore(RedissonClient redisson, String prefix, TokenBound bound) {
-        this.script = Objects.requireNonNull(redisson, "redisson").getScript(StringCodec.INSTANCE);
+    private RedisHighWaterStore(RedisScriptClient client, String prefix, TokenBound bound) {
+        this.client = Objects.requireNonNull(client, "client");
         this.prefix = prefix;
         this.bound = Objects.requireNonNull(bound, "bound");
     }
@@ -98,18 +103,18 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore {
      *
      * @throws FenceguardException when Redis cannot be reached to set the floor
      */
-    public static RedisHighWaterStore of(RedissonClient redisson, String prefix, TokenBound bound) {
+    public static RedisHighWaterStore of(RedisScriptClient client, String prefix, TokenBound bound) {
         if (prefix == null || !PREFIX.matcher(prefix).matches()) {
             throw new IllegalArgumentException("a key prefix is 0 to 64 characters from A-Z a-z 0-9 : . _ -");
         }
-        RedisHighWaterStore store = new RedisHighWaterStore(redisson, prefix, bound);
+        RedisHighWaterStore store = new RedisHighWaterStore(client, prefix, bound);
         store.initFloor();
         return store;
     }
 
     /** With the clock-floor bound ({@link TokenBound#clockFloor()}), right for the Redis lease provider's tokens. */
-    public static RedisHighWaterStore of(RedissonClient redisson, String prefix) {
-        return of(redisson, prefix, TokenBound.clockFloor());
+    public static RedisHighWaterStore of(RedisScriptClient client, String prefix) {
+        return of(client, prefix, TokenBound.clockFloor());
     }
 
     /** The key holding {@code resource}'s mark. */
@@ -124,15 +129,14 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore {
 
     /** The floor now, if set. */
     public java.util.Optional<FencingToken> floor() {
-        String value = script.eval(floorKey(), RScript.Mode.READ_ONLY, "return redis.call('GET', KEYS[1])",
-                RScript.ReturnType.VALUE, List.of(floorKey()));
-        return java.util.Optional.ofNullable(value).map(FencingToken::parse);
+        List<?> value = (List<?>) call("local v = redis.call('GET', KEYS[1]) if v then return {v} end return {}",
+                RedisScriptClient.Reply.LIST, List.of(floorKey()), List.of());
+        return value.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(FencingToken.parse(String.valueOf(value.get(0))));
     }
 
     private void initFloor() {
         try {
-            script.eval(floorKey(), RScript.Mode.READ_WRITE, INIT_FLOOR, RScript.ReturnType.LONG, List.of(floorKey()),
-                    Long.toString(bound.ceiling().value()));
+            call(INIT_FLOOR, RedisScriptClient.Reply.LONG, List.of(floorKey()), List.of(Long.toString(bound.ceiling().value())));
         } catch (RuntimeException e) {
             throw new FenceguardException("high-water store unavailable: could not read or set its floor "
                     + floorKey() + ": " + e.getMessage(), null, null, e);
@@ -142,11 +146,10 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore {
     @Override
     public Admission admit(Fence presented) {
         String key = key(presented.resource());
-        List<Object> reply;
+        List<?> reply;
         try {
-            reply = script.eval(key, RScript.Mode.READ_WRITE, ADMIT, RScript.ReturnType.LIST,
-                    List.of(key, floorKey()), Long.toString(presented.token().value()),
-                    Long.toString(bound.ceiling().value()));
+            reply = (List<?>) call(ADMIT, RedisScriptClient.Reply.LIST, List.of(key, floorKey()),
+                    List.of(Long.toString(presented.token().value()), Long.toString(bound.ceiling().value())));
         } catch (RuntimeException e) {
             throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
                     + e.getMessage(), presented.resource(), presented.token(), e);
@@ -166,9 +169,9 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore {
     public boolean reset(ResourceName resource, FencingToken expected, FencingToken mark) {
         String key = key(resource);
         try {
-            Long done = script.eval(key, RScript.Mode.READ_WRITE, RESET, RScript.ReturnType.LONG, List.of(key),
-                    expected == null ? "" : Long.toString(expected.value()), mark == null ? "" : Long.toString(mark.value()));
-            return done != null && done == 1L;
+            Object done = call(RESET, RedisScriptClient.Reply.LONG, List.of(key),
+                    List.of(expected == null ? "" : Long.toString(expected.value()), mark == null ? "" : Long.toString(mark.value())));
+            return isOne(done);
         } catch (RuntimeException e) {
             throw new FenceguardException("high-water store unavailable for '" + resource + "': " + e.getMessage(),
                     resource, null, e);
@@ -185,13 +188,33 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore {
         String key = prefix + SLOT + "nonce:" + nonce;
         long ttl = Math.max(1, java.time.Duration.between(java.time.Instant.now(), expires).toMillis());
         try {
-            Long set = script.eval(key, RScript.Mode.READ_WRITE,
-                    "if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 1 end return 0",
-                    RScript.ReturnType.LONG, List.of(key), Long.toString(ttl));
-            return set != null && set == 1L;
+            Object set = call("if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 1 end return 0",
+                    RedisScriptClient.Reply.LONG, List.of(key), List.of(Long.toString(ttl)));
+            return isOne(set);
         } catch (RuntimeException e) {
             throw new FenceguardException("nonce store unavailable: " + e.getMessage(), null, null, e);
         }
+    }
+
+    /** One script, its answer awaited at most {@link #CALL_TIMEOUT}; a failure comes out as a runtime exception. */
+    private Object call(String script, RedisScriptClient.Reply reply, List<String> keys, List<String> args) {
+        long timeout = CALL_TIMEOUT.toNanos();
+        CompletableFuture<Object> answer = client.eval(script, reply, keys, args, System.nanoTime() + timeout)
+                .toCompletableFuture();
+        try {
+            return answer.get(timeout, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for Redis", e);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("no answer from Redis within " + CALL_TIMEOUT.toMillis() + " ms", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        }
+    }
+
+    private static boolean isOne(Object value) {
+        return value instanceof Number n ? n.longValue() == 1L : "1".equals(String.valueOf(value));
     }
 
     @Override

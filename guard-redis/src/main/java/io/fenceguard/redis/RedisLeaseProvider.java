@@ -14,10 +14,7 @@ import io.fenceguard.redis.internal.EpochTokens;
 import io.fenceguard.redis.internal.LeaseKeys;
 import io.fenceguard.redis.internal.RedisCalls;
 import io.fenceguard.redis.internal.RedisLeaseScripts;
-import io.fenceguard.redis.internal.JedisScriptClient;
-import io.fenceguard.redis.internal.RedissonScriptClient;
 import io.fenceguard.redis.internal.ReleaseWaiter;
-import io.fenceguard.redis.internal.ScriptClient;
 import io.fenceguard.redis.internal.ServerClockWatch;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -37,22 +34,19 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
-import org.redisson.api.RedissonClient;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.util.Pool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Leases on Redis through a {@link RedissonClient} that the application owns (never created or closed
- * here). One Lua script per grant checks, locks and mints the token: {@code max(last + 1, Redis TIME in
+ * Leases on Redis through a client that the application owns (never created or closed here), seen through
+ * {@link RedisScriptClient}. One Lua script per grant checks, locks and mints the token: {@code max(last + 1, Redis TIME in
  * µs)} by default, or a counter on a durable epoch ({@link RedisLeaseConfig#tokenEpochSource()}); waiters
  * sleep on a pub/sub channel, one woken per release; a lost holder's resource stays closed for the
  * lock-delay. Every reply carries the server's time: a forward jump of the Redis clock loses the lease at
  * once ({@link LeaseLossReason#CLOCK_JUMP}), a backward jump is logged and counted.
  *
  * <pre>{@code
- * LeaseManager guard = LeaseManager.of(RedisLeaseProvider.of(redisson));
+ * LeaseManager guard = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson)));
  * }</pre>
  */
 public final class RedisLeaseProvider implements LeaseProvider {
@@ -65,7 +59,7 @@ public final class RedisLeaseProvider implements LeaseProvider {
     private static final AtomicLong GIVE_UP_THREADS = new AtomicLong();
 
     private final RedisLeaseConfig config;
-    private final ScriptClient client;
+    private final RedisScriptClient client;
     private final RedisLeaseScripts scripts;
     private final RedisCalls calls;
     private final ReleaseWaiter waiter;
@@ -82,7 +76,7 @@ public final class RedisLeaseProvider implements LeaseProvider {
         return t;
     });
 
-    private RedisLeaseProvider(ScriptClient client, RedisLeaseConfig config, CircuitBreaker breaker) {
+    private RedisLeaseProvider(RedisScriptClient client, RedisLeaseConfig config, CircuitBreaker breaker) {
         this.config = Objects.requireNonNull(config, "config");
         this.client = client;
         this.scripts = new RedisLeaseScripts(client);
@@ -91,42 +85,29 @@ public final class RedisLeaseProvider implements LeaseProvider {
         this.contention = new ContentionRetry(config);
     }
 
-    public static RedisLeaseProvider of(RedissonClient redisson) {
-        return of(redisson, RedisLeaseConfig.defaults());
-    }
-
-    public static RedisLeaseProvider of(RedissonClient redisson, RedisLeaseConfig config) {
-        return new RedisLeaseProvider(new RedissonScriptClient(Objects.requireNonNull(redisson, "redisson")), config, null);
-    }
-
-    /** With a circuit breaker from the application's registry, so that it shows in its metrics. */
-    public static RedisLeaseProvider of(RedissonClient redisson, RedisLeaseConfig config, CircuitBreaker breaker) {
-        return new RedisLeaseProvider(new RedissonScriptClient(Objects.requireNonNull(redisson, "redisson")), config,
-                Objects.requireNonNull(breaker, "breaker"));
+    public static RedisLeaseProvider of(RedisScriptClient client) {
+        return of(client, RedisLeaseConfig.defaults());
     }
 
     /**
-     * Leases through a Jedis pool ({@code JedisPool} for one Redis, {@code JedisSentinelPool} for Sentinel; not
-     * Cluster) that the application owns; needs {@code redis.clients:jedis} on the class path. A lease call runs on
-     * the caller's thread when the pool has an idle connection (the socket's read timeout set to the time left),
-     * else on one of the provider's two I/O threads; renewals and background releases always on those. Release
-     * wake-ups hold one connection of the pool, subscribed. {@link #close()} stops the provider's threads; the pool
-     * stays open. Read-write leases and the HTTP high-water store are on Redisson only. (A name of its own, not an
-     * overload of {@code of}: code that calls {@code of} compiles without Jedis on its class path.)
+     * Leases through {@code client}: {@link io.fenceguard.redis.redisson.RedissonScriptClient},
+     * {@link io.fenceguard.redis.jedis.JedisScriptClient} or
+     * {@link io.fenceguard.redis.springdata.SpringDataRedisScriptClient}, each on a client the application owns.
+     * {@link #close()} stops what the provider started; the application's client stays open.
      */
-    public static RedisLeaseProvider ofJedis(Pool<Jedis> jedis, RedisLeaseConfig config) {
-        return new RedisLeaseProvider(new JedisScriptClient(Objects.requireNonNull(jedis, "jedis")), config, null);
+    public static RedisLeaseProvider of(RedisScriptClient client, RedisLeaseConfig config) {
+        return new RedisLeaseProvider(Objects.requireNonNull(client, "client"), config, null);
     }
 
-    /** {@link #ofJedis(Pool, RedisLeaseConfig)} with a circuit breaker from the application's registry. */
-    public static RedisLeaseProvider ofJedis(Pool<Jedis> jedis, RedisLeaseConfig config, CircuitBreaker breaker) {
-        ScriptClient client = new JedisScriptClient(Objects.requireNonNull(jedis, "jedis"));
-        return new RedisLeaseProvider(client, config, Objects.requireNonNull(breaker, "breaker"));
+    /** With a circuit breaker from the application's registry, so that it shows in its metrics. */
+    public static RedisLeaseProvider of(RedisScriptClient client, RedisLeaseConfig config, CircuitBreaker breaker) {
+        return new RedisLeaseProvider(Objects.requireNonNull(client, "client"), config,
+                Objects.requireNonNull(breaker, "breaker"));
     }
 
     /** The breaker settings this provider uses when it builds its own, for registering one elsewhere. */
-    public static CircuitBreakerConfig breakerConfig(RedisLeaseConfig config) {
-        return RedisCalls.breakerConfig(config);
+    public static CircuitBreakerConfig breakerConfig(RedisLeaseConfig config, RedisScriptClient client) {
+        return RedisCalls.breakerConfig(config, client);
     }
 
     public RedisLeaseConfig config() {

@@ -10,14 +10,12 @@ import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.core.spi.LeaseRequest;
 import io.fenceguard.redis.internal.ReadWriteScripts;
 import io.fenceguard.redis.internal.RedisCalls;
-import io.fenceguard.redis.internal.RedissonScriptClient;
 import io.github.resilience4j.core.IntervalFunction;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import org.redisson.api.RedissonClient;
 
 /**
  * A fair read-write lease on Redis: {@link LeaseMode#SHARED shared} leases (readers) held together,
@@ -37,7 +35,7 @@ import org.redisson.api.RedissonClient;
  * the exclusive provider's: a resource is locked through one of the two, not both.
  *
  * <pre>{@code
- * LeaseManager guard = LeaseManager.of(RedisReadWriteLeaseProvider.of(redisson));
+ * LeaseManager guard = LeaseManager.of(RedisReadWriteLeaseProvider.of(RedissonScriptClient.of(redisson)));
  * try (Lease read = guard.acquireShared("report:7", Duration.ofSeconds(5))) { … }
  * try (Lease write = guard.acquire("report:7", Duration.ofSeconds(5))) { … }
  * }</pre>
@@ -52,21 +50,22 @@ public final class RedisReadWriteLeaseProvider implements LeaseProvider {
     private final RedisCalls calls;
     private final IntervalFunction pauses;
 
-    private RedisReadWriteLeaseProvider(RedissonClient redisson, RedisLeaseConfig config) {
+    private RedisReadWriteLeaseProvider(RedisScriptClient client, RedisLeaseConfig config) {
         this.config = Objects.requireNonNull(config, "config");
-        this.scripts = new ReadWriteScripts(Objects.requireNonNull(redisson, "redisson"));
-        this.calls = RedisCalls.of(new RedissonScriptClient(redisson), config, null);
+        Objects.requireNonNull(client, "client");
+        this.scripts = new ReadWriteScripts(client);
+        this.calls = RedisCalls.of(client, config, null);
         this.pauses = IntervalFunction.ofExponentialRandomBackoff(config.contentionBackoff(), 1.5, 0.5,
                 config.contentionBackoffMax());
     }
 
-    public static RedisReadWriteLeaseProvider of(RedissonClient redisson) {
-        return of(redisson, RedisLeaseConfig.defaults());
+    public static RedisReadWriteLeaseProvider of(RedisScriptClient client) {
+        return of(client, RedisLeaseConfig.defaults());
     }
 
     /** Uses the key prefix, token idle TTL, contention back-off, retry and breaker settings of {@code config}. */
-    public static RedisReadWriteLeaseProvider of(RedissonClient redisson, RedisLeaseConfig config) {
-        return new RedisReadWriteLeaseProvider(redisson, config);
+    public static RedisReadWriteLeaseProvider of(RedisScriptClient client, RedisLeaseConfig config) {
+        return new RedisReadWriteLeaseProvider(client, config);
     }
 
     @Override
@@ -92,7 +91,7 @@ public final class RedisReadWriteLeaseProvider implements LeaseProvider {
                 // One call's budget, also past the wait: an answer that comes later still may have granted it.
                 long giveUpAt = Math.max(deadline, sent) + config.callTimeout(request.leaseTime()).toNanos();
                 long token = calls.call(resource, "acquire", giveUpAt, () -> scripts.acquire(keys, request.holder(),
-                        request.mode(), leaseMs, TICKET_TTL.toMillis(), sequenceTtlMs(leaseMs), queue),
+                        request.mode(), leaseMs, TICKET_TTL.toMillis(), sequenceTtlMs(leaseMs), queue, giveUpAt - sent),
                         (late, error) -> {
                             if (late == null || late > 0) {
                                 releaseQuietly(keys, request);
@@ -121,7 +120,7 @@ public final class RedisReadWriteLeaseProvider implements LeaseProvider {
     private void abandon(ReadWriteScripts.Keys keys, LeaseRequest request) {
         boolean interrupted = Thread.interrupted();
         try {
-            scripts.abandon(keys, request.holder(), request.mode());
+            scripts.abandon(keys, request.holder(), request.mode(), callTimeoutNanos(request));
         } catch (RuntimeException e) {
             // Its ticket runs out by itself.
         } finally {
@@ -135,23 +134,27 @@ public final class RedisReadWriteLeaseProvider implements LeaseProvider {
     public CompletionStage<Boolean> renew(LeaseRequest request, Grant grant) {
         long leaseMs = request.leaseTime().toMillis();
         return scripts.renew(ReadWriteScripts.Keys.of(config.keyPrefix(), request.resource()), request.holder(),
-                leaseMs, sequenceTtlMs(leaseMs));
+                leaseMs, sequenceTtlMs(leaseMs), TimeUnit.MILLISECONDS.toNanos(leaseMs));
     }
 
     @Override
     public boolean release(LeaseRequest request, Grant grant) {
         ReadWriteScripts.Keys keys = ReadWriteScripts.Keys.of(config.keyPrefix(), request.resource());
         long giveUpAt = System.nanoTime() + config.callTimeout(request.leaseTime()).toNanos();
-        return calls.call(request.resource(), "release", giveUpAt, () -> scripts.release(keys, request.holder()), null);
+        return calls.call(request.resource(), "release", giveUpAt, () -> scripts.release(keys, request.holder(), callTimeoutNanos(request)), null);
     }
 
     /** Gives back what a reply that came after the acquire gave up may have granted; it lapses by itself otherwise. */
     private void releaseQuietly(ReadWriteScripts.Keys keys, LeaseRequest request) {
         try {
-            scripts.release(keys, request.holder());
+            scripts.release(keys, request.holder(), callTimeoutNanos(request));
         } catch (RuntimeException e) {
             // The lease runs out by itself.
         }
+    }
+
+    private long callTimeoutNanos(LeaseRequest request) {
+        return config.callTimeout(request.leaseTime()).toNanos();
     }
 
     private long sequenceTtlMs(long leaseMs) {

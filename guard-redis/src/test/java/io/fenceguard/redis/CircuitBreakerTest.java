@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -28,7 +29,7 @@ class CircuitBreakerTest {
                     .slidingWindowSize(4)
                     .openStateDuration(Duration.ofSeconds(2))
                     .build();
-            RedisLeaseProvider provider = RedisLeaseProvider.of(client, config);
+            RedisLeaseProvider provider = RedisLeaseProvider.of(RedissonScriptClient.of(client), config);
             LeaseManager manager = LeaseManager.of(provider, RedisClients.fastLease().build());
             manager.acquire("account:1", Duration.ofSeconds(1)).close();
 

@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.core.Lease;
@@ -41,7 +42,7 @@ class ClockJumpTest {
         clock = ShiftedClock.create();
         redis = RedisProcess.start(clock);
         client = RedisClients.single(redis.uri());
-        provider = RedisLeaseProvider.of(client, RedisClients.fastRedis().build());
+        provider = RedisLeaseProvider.of(RedissonScriptClient.of(client), RedisClients.fastRedis().build());
         manager = LeaseManager.of(provider, LeaseConfig.builder().leaseTime(LEASE).renewInterval(RENEW).build());
     }
 

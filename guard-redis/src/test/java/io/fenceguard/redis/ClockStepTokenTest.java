@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.core.Lease;
@@ -103,8 +104,8 @@ class ClockStepTokenTest {
 
     private Outcome run(RedisLeaseConfig redisConfig) throws Exception {
         LeaseConfig leases = LeaseConfig.builder().leaseTime(Duration.ofSeconds(30)).build();
-        LeaseManager a = LeaseManager.of(RedisLeaseProvider.of(client, redisConfig), leases);
-        LeaseManager b = LeaseManager.of(RedisLeaseProvider.of(client, redisConfig), leases);
+        LeaseManager a = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(client), redisConfig), leases);
+        LeaseManager b = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(client), redisConfig), leases);
         try {
             long maxBefore = 0;
             for (int i = 0; i < 20; i++) {

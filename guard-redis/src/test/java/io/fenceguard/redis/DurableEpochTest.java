@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.core.Lease;
@@ -57,7 +58,7 @@ class DurableEpochTest {
 
     @Test
     void anEpochIsTakenOnlyWhenRedisHasNoCounter() {
-        RedisLeaseProvider provider = RedisLeaseProvider.of(client, config(counting()).build());
+        RedisLeaseProvider provider = RedisLeaseProvider.of(RedissonScriptClient.of(client), config(counting()).build());
         LeaseManager manager = LeaseManager.of(provider, RedisClients.fastLease().build());
         try {
             List<Long> tokens = new ArrayList<>();
@@ -92,7 +93,7 @@ class DurableEpochTest {
     @Test
     void anEpochTakenBeforeALossIsNeverInstalledAfterIt() {
         List<Long> bTokens = new ArrayList<>();
-        RedisLeaseProvider b = RedisLeaseProvider.of(client, config(counting()).build());
+        RedisLeaseProvider b = RedisLeaseProvider.of(RedissonScriptClient.of(client), config(counting()).build());
         LeaseManager bManager = LeaseManager.of(b, RedisClients.fastLease().build());
         String prefix = b.config().keyPrefix();
         AtomicInteger aCalls = new AtomicInteger();
@@ -108,7 +109,7 @@ class DurableEpochTest {
             }
             return epoch;
         };
-        RedisLeaseProvider a = RedisLeaseProvider.of(client, config(stallingThenLoss).keyPrefix(prefix).build());
+        RedisLeaseProvider a = RedisLeaseProvider.of(RedissonScriptClient.of(client), config(stallingThenLoss).keyPrefix(prefix).build());
         LeaseManager aManager = LeaseManager.of(a, RedisClients.fastLease().build());
         try (Lease lease = aManager.acquire("account:2", Duration.ofSeconds(1))) {
             assertThat(bTokens).hasSize(3);
@@ -126,7 +127,7 @@ class DurableEpochTest {
         TokenEpochSource down = () -> {
             throw new IllegalStateException("database is down");
         };
-        RedisLeaseProvider provider = RedisLeaseProvider.of(client, config(down).build());
+        RedisLeaseProvider provider = RedisLeaseProvider.of(RedissonScriptClient.of(client), config(down).build());
         LeaseManager manager = LeaseManager.of(provider, RedisClients.fastLease().build());
         try {
             assertThatThrownBy(() -> manager.acquire("account:3", Duration.ofSeconds(1)))
@@ -142,7 +143,7 @@ class DurableEpochTest {
 
     @Test
     void anEpochUsedUpMovesToTheNext() {
-        RedisLeaseProvider provider = RedisLeaseProvider.of(client, config(counting()).build());
+        RedisLeaseProvider provider = RedisLeaseProvider.of(RedissonScriptClient.of(client), config(counting()).build());
         LeaseManager manager = LeaseManager.of(provider, RedisClients.fastLease().build());
         try {
             long first;

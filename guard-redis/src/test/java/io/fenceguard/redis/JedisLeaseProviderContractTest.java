@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.jedis.JedisScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -50,7 +51,7 @@ class JedisLeaseProviderContractTest extends LeaseProviderContract {
         if (config == null) { // one key prefix per test: a second provider of the test shares the first one's keys
             config = RedisClients.fastRedis().lockDelay(LOCK_DELAY).build();
         }
-        return RedisLeaseProvider.ofJedis(pool, config);
+        return RedisLeaseProvider.of(JedisScriptClient.of(pool), config);
     }
 
     /** Waiters sleep on the release channel (one subscribed connection) and wake on the release, not at expiry. */
@@ -58,8 +59,8 @@ class JedisLeaseProviderContractTest extends LeaseProviderContract {
     void waitersWakeOnTheReleaseOverTheSubscribedConnection() throws Exception {
         RedisLeaseConfig redis = RedisClients.fastRedis().build();
         LeaseConfig lease = LeaseConfig.builder().leaseTime(Duration.ofSeconds(30)).build();
-        try (RedisLeaseProvider holderProvider = RedisLeaseProvider.ofJedis(pool, redis);
-             RedisLeaseProvider waiterProvider = RedisLeaseProvider.ofJedis(pool, redis);
+        try (RedisLeaseProvider holderProvider = RedisLeaseProvider.of(JedisScriptClient.of(pool), redis);
+             RedisLeaseProvider waiterProvider = RedisLeaseProvider.of(JedisScriptClient.of(pool), redis);
              LeaseManager holder = LeaseManager.of(holderProvider, lease);
              LeaseManager waiters = LeaseManager.of(waiterProvider, lease)) {
             ExecutorService threads = Executors.newFixedThreadPool(3);
@@ -105,7 +106,7 @@ class JedisLeaseProviderContractTest extends LeaseProviderContract {
         try (JedisPool own = new JedisPool(three, URI.create(TestServers.redis().uri()))) {
             for (int i = 0; i < 6; i++) {
                 String resource = "close:" + i;
-                try (RedisLeaseProvider provider = RedisLeaseProvider.ofJedis(own, RedisClients.fastRedis().build());
+                try (RedisLeaseProvider provider = RedisLeaseProvider.of(JedisScriptClient.of(own), RedisClients.fastRedis().build());
                      LeaseManager manager = LeaseManager.of(provider)) {
                     try (Lease held = manager.acquire(resource, Duration.ofSeconds(1))) {
                         // Another thread waits for it: the provider subscribes to the resource's release channel.

@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.jedis.JedisScriptClient;
 import static io.fenceguard.redis.TimeBoundsTest.awaitAcquire;
 import static io.fenceguard.redis.TimeBoundsTest.awaitTrue;
 import static io.fenceguard.redis.TimeBoundsTest.deadRedisKeepsEveryWait;
@@ -40,7 +41,7 @@ class JedisTimeBoundsTest {
     void onAFrozenRedisCallsKeepTheirTimeAndARequestRunLateLeavesNoLock() throws Exception {
         try (RedisProcess redis = RedisProcess.start(); JedisPool pool = pool(redis.uri())) {
             RedisLeaseConfig config = RedisClients.fastRedis().build();
-            LeaseManager manager = LeaseManager.of(RedisLeaseProvider.ofJedis(pool, config),
+            LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(JedisScriptClient.of(pool), config),
                     LeaseConfig.builder().leaseTime(Duration.ofSeconds(8)).build());
             Duration callTimeout = config.callTimeout(manager.config().leaseTime());
             try {
@@ -83,7 +84,7 @@ class JedisTimeBoundsTest {
     void onADeadRedisEveryAcquireKeepsItsWaitAndRecoveryTakesUnderTwoSeconds() throws Exception {
         try (RedisProcess redis = RedisProcess.start(); JedisPool pool = pool(redis.uri())) {
             RedisLeaseConfig config = RedisClients.fastRedis().build();
-            deadRedisKeepsEveryWait(redis, RedisLeaseProvider.ofJedis(pool, config), config, "Jedis");
+            deadRedisKeepsEveryWait(redis, RedisLeaseProvider.of(JedisScriptClient.of(pool), config), config, "Jedis");
         }
     }
 }

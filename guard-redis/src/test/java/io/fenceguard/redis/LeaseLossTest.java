@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -37,7 +38,7 @@ class LeaseLossTest {
         otherClient = RedisClients.single(TestServers.redis().uri());
         redisConfig = RedisClients.fastRedis().lockDelay(Duration.ofMillis(300)).build();
         LeaseConfig config = LeaseConfig.builder().leaseTime(Duration.ofMillis(800)).build();
-        pausable = PausableLeaseProvider.wrap(RedisLeaseProvider.of(pausedClient, redisConfig));
+        pausable = PausableLeaseProvider.wrap(RedisLeaseProvider.of(RedissonScriptClient.of(pausedClient), redisConfig));
         paused = LeaseManager.of(pausable, config);
         other = RedisClients.manager(otherClient, redisConfig, config);
     }

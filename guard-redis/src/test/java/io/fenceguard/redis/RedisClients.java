@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
 import java.time.Duration;
@@ -65,6 +66,6 @@ final class RedisClients {
 
     /** A manager on its own {@link RedisLeaseProvider} over {@code client}. */
     static LeaseManager manager(RedissonClient client, RedisLeaseConfig redis, LeaseConfig lease) {
-        return LeaseManager.of(RedisLeaseProvider.of(client, redis), lease);
+        return LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(client), redis), lease);
     }
 }

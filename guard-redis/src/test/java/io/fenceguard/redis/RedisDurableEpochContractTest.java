@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.LeaseProvider;
@@ -39,7 +40,7 @@ class RedisDurableEpochContractTest extends LeaseProviderContract {
         if (config == null) { // one key prefix per test: a second provider of the test shares the first one's keys
             config = RedisClients.fastRedis().lockDelay(LOCK_DELAY).tokenEpochSource(epochs).build();
         }
-        return RedisLeaseProvider.of(client, config);
+        return RedisLeaseProvider.of(RedissonScriptClient.of(client), config);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -43,7 +44,7 @@ class RedisHighWaterStoreConcurrencyTest {
 
     @Test
     void concurrentAdmissionsNeverLowerTheMarkAndEndAtTheHighestToken() throws Exception {
-        RedisHighWaterStore store = RedisHighWaterStore.of(client, prefix(), TokenBound.atMost(1));
+        RedisHighWaterStore store = RedisHighWaterStore.of(RedissonScriptClient.of(client), prefix(), TokenBound.atMost(1));
         ResourceName r = resource();
         List<Long> tokens = new ArrayList<>();
         for (long t = 1; t <= 400; t++) {
@@ -75,7 +76,7 @@ class RedisHighWaterStoreConcurrencyTest {
     @Test
     void keysShareOneHashSlotWithTheFloorAndNeverExpire() {
         String prefix = prefix();
-        RedisHighWaterStore store = RedisHighWaterStore.of(client, prefix, TokenBound.atMost(1));
+        RedisHighWaterStore store = RedisHighWaterStore.of(RedissonScriptClient.of(client), prefix, TokenBound.atMost(1));
         ResourceName r = ResourceName.of("account:42");
         assertThat(store.key(r)).isEqualTo(prefix + "{fg-hw}:account:42");
         assertThat(store.floorKey()).isEqualTo(prefix + "{fg-hw}:floor");
@@ -87,10 +88,10 @@ class RedisHighWaterStoreConcurrencyTest {
 
     @Test
     void badPrefixesAreRefused() {
-        assertThatThrownBy(() -> RedisHighWaterStore.of(client, "fg:{x}:")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> RedisHighWaterStore.of(client, "x".repeat(65))).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> RedisHighWaterStore.of(client, null)).isInstanceOf(IllegalArgumentException.class);
-        assertThat(RedisHighWaterStore.of(client, "", TokenBound.atMost(1))).isNotNull();
+        assertThatThrownBy(() -> RedisHighWaterStore.of(RedissonScriptClient.of(client), "fg:{x}:")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisHighWaterStore.of(RedissonScriptClient.of(client), "x".repeat(65))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisHighWaterStore.of(RedissonScriptClient.of(client), null)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(RedisHighWaterStore.of(RedissonScriptClient.of(client), "", TokenBound.atMost(1))).isNotNull();
     }
 
     @Test
@@ -98,7 +99,7 @@ class RedisHighWaterStoreConcurrencyTest {
         try (RedisProcess redis = RedisProcess.start()) {
             RedissonClient doomed = RedisClients.single(redis.uri());
             try {
-                RedisHighWaterStore store = RedisHighWaterStore.of(doomed, prefix(), TokenBound.atMost(1));
+                RedisHighWaterStore store = RedisHighWaterStore.of(RedissonScriptClient.of(doomed), prefix(), TokenBound.atMost(1));
                 ResourceName r = resource();
                 assertThat(store.admit(Fence.of(r, FencingToken.of(1))).outcome()).isEqualTo(Outcome.CLAIMED);
                 redis.kill();

@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.core.Fence;
@@ -54,7 +55,7 @@ class RedisHighWaterStoreLossTest {
         try (RedisProcess redis = RedisProcess.start()) {
             RedissonClient client = RedisClients.single(redis.uri());
             try {
-                RedisHighWaterStore store = RedisHighWaterStore.of(client, "fg:", TokenBound.clockFloor(Clock.systemUTC(), SKEW));
+                RedisHighWaterStore store = RedisHighWaterStore.of(RedissonScriptClient.of(client), "fg:", TokenBound.clockFloor(Clock.systemUTC(), SKEW));
                 long older = mint();
                 sleep(SKEW.plusMillis(50));
                 long newer = mint();
@@ -111,7 +112,7 @@ class RedisHighWaterStoreLossTest {
             RedissonClient client = RedisClients.single(redis.uri());
             ExecutorService pool = Executors.newFixedThreadPool(6);
             try {
-                RedisHighWaterStore store = RedisHighWaterStore.of(client, "fg:", TokenBound.clockFloor(Clock.systemUTC(), SKEW));
+                RedisHighWaterStore store = RedisHighWaterStore.of(RedissonScriptClient.of(client), "fg:", TokenBound.clockFloor(Clock.systemUTC(), SKEW));
                 sleep(SKEW.plusMillis(50));
                 String resource = "account:race";
                 ConcurrentLinkedQueue<Entry> log = new ConcurrentLinkedQueue<>();

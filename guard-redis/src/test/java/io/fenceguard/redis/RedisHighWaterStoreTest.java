@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.core.Fence;
@@ -51,8 +52,8 @@ class RedisHighWaterStoreTest {
         clientB = client();
         prefix = "fgtest:" + UUID.randomUUID().toString().substring(0, 8) + ":";
         // The admission rule with small tokens: a floor of 1 (the loss floor is tested in RedisHighWaterStoreLossTest).
-        a = RedisHighWaterStore.of(clientA, prefix, TokenBound.atMost(1));
-        b = RedisHighWaterStore.of(clientB, prefix, TokenBound.atMost(1));
+        a = RedisHighWaterStore.of(RedissonScriptClient.of(clientA), prefix, TokenBound.atMost(1));
+        b = RedisHighWaterStore.of(RedissonScriptClient.of(clientB), prefix, TokenBound.atMost(1));
     }
 
     @AfterAll

@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.LeaseProvider;
@@ -34,7 +35,7 @@ class RedisLeaseProviderContractTest extends LeaseProviderContract {
         if (config == null) { // one key prefix per test: a second provider of the test shares the first one's keys
             config = RedisClients.fastRedis().lockDelay(LOCK_DELAY).build();
         }
-        return RedisLeaseProvider.of(client, config);
+        return RedisLeaseProvider.of(RedissonScriptClient.of(client), config);
     }
 
     /** An expired holder's resource stays closed for the lock-delay after its lock is gone. */

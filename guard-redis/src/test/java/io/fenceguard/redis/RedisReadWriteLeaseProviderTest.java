@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.testsupport.TestServers;
 import io.fenceguard.testsupport.contract.LeaseProviderContract;
@@ -33,7 +34,7 @@ class RedisReadWriteLeaseProviderTest {
             if (config == null) {
                 config = RedisClients.fastRedis().build();
             }
-            return RedisReadWriteLeaseProvider.of(client, config);
+            return RedisReadWriteLeaseProvider.of(RedissonScriptClient.of(client), config);
         }
     }
 
@@ -41,7 +42,7 @@ class RedisReadWriteLeaseProviderTest {
     class ReadWrite extends ReadWriteLeaseProviderContract {
         @Override
         protected LeaseProvider createProvider() {
-            return RedisReadWriteLeaseProvider.of(client, RedisClients.fastRedis().build());
+            return RedisReadWriteLeaseProvider.of(RedissonScriptClient.of(client), RedisClients.fastRedis().build());
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.core.Lease;
@@ -51,7 +52,7 @@ class RenewalBatchingTest {
     @Test
     void thousandHeldLeasesCostAFewRenewalCallsPerInterval() throws Exception {
         RedisLeaseConfig config = RedisClients.fastRedis().build();
-        try (LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(client, config),
+        try (LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(client), config),
                 LeaseConfig.builder().leaseTime(LEASE).renewInterval(INTERVAL).build())) {
             List<Lease> held = new ArrayList<>();
             for (int i = 0; i < 1_000; i++) {
@@ -79,7 +80,7 @@ class RenewalBatchingTest {
     @Test
     void aLockGoneAmongManyLosesOnlyItsOwnLease() throws Exception {
         RedisLeaseConfig config = RedisClients.fastRedis().build();
-        try (LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(client, config),
+        try (LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(client), config),
                 LeaseConfig.builder().leaseTime(LEASE).renewInterval(INTERVAL).build())) {
             List<Lease> held = new ArrayList<>();
             for (int i = 0; i < 300; i++) {

@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -60,7 +61,7 @@ class TimeBoundsTest {
         try (RedisProcess redis = RedisProcess.start()) {
             RedissonClient client = stackedClient(redis.uri());
             RedisLeaseConfig config = RedisClients.fastRedis().build();
-            LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(client, config),
+            LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(client), config),
                     LeaseConfig.builder().leaseTime(Duration.ofSeconds(8)).build());
             Duration callTimeout = config.callTimeout(manager.config().leaseTime());
             try {
@@ -101,7 +102,7 @@ class TimeBoundsTest {
             RedissonClient client = stackedClient(redis.uri());
             try {
                 RedisLeaseConfig config = RedisClients.fastRedis().build();
-                deadRedisKeepsEveryWait(redis, RedisLeaseProvider.of(client, config), config, "Redisson");
+                deadRedisKeepsEveryWait(redis, RedisLeaseProvider.of(RedissonScriptClient.of(client), config), config, "Redisson");
             } finally {
                 client.shutdown();
             }
@@ -152,7 +153,7 @@ class TimeBoundsTest {
         try (RedisProcess redis = RedisProcess.start(); DelayProxy link = DelayProxy.start(redis.port())) {
             RedissonClient client = stackedClient(link.uri());
             RedisLeaseConfig config = RedisClients.fastRedis().callTimeout(Duration.ofSeconds(4)).build();
-            RedisLeaseProvider provider = RedisLeaseProvider.of(client, config);
+            RedisLeaseProvider provider = RedisLeaseProvider.of(RedissonScriptClient.of(client), config);
             LeaseConfig leases = LeaseConfig.builder().leaseTime(lease).renewInterval(Duration.ofMillis(600)).build();
             LeaseManager manager = LeaseManager.of(provider, leases);
             LeaseManager other = LeaseManager.of(provider, leases);

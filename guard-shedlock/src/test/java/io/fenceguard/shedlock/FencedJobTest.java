@@ -1,5 +1,6 @@
 package io.fenceguard.shedlock;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -78,8 +79,8 @@ class FencedJobTest {
                 .keyPrefix("fgshed-" + UUID.randomUUID().toString().substring(0, 8) + ":")
                 .lockDelay(Duration.ofMillis(300)).build();
         LeaseConfig lease = LeaseConfig.builder().leaseTime(Duration.ofSeconds(2)).build();
-        try (LeaseManager managerA = LeaseManager.of(RedisLeaseProvider.of(redisson, redis), lease);
-             LeaseManager managerB = LeaseManager.of(RedisLeaseProvider.of(redisson, redis), lease);
+        try (LeaseManager managerA = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson), redis), lease);
+             LeaseManager managerB = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson), redis), lease);
              FenceguardLockProvider a = new FenceguardLockProvider(managerA);
              FenceguardLockProvider b = new FenceguardLockProvider(managerB)) {
             DefaultLockingTaskExecutor onA = new DefaultLockingTaskExecutor(a);

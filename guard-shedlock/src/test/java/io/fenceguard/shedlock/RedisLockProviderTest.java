@@ -1,5 +1,6 @@
 package io.fenceguard.shedlock;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.redis.RedisLeaseProvider;
@@ -40,6 +41,6 @@ class RedisLockProviderTest extends LockProviderContract {
 
     @Override
     protected LeaseManager newManager() {
-        return LeaseManager.of(RedisLeaseProvider.of(client, redis), LEASE);
+        return LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(client), redis), LEASE);
     }
 }

@@ -1,5 +1,6 @@
 package io.fenceguard.integration;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -61,9 +62,9 @@ class FencedLockContractTest {
     void registries() {
         RedisLeaseConfig redis = RedisLeaseConfig.builder().lockDelay(Duration.ofMillis(200)).build();
         LeaseConfig lease = LeaseConfig.builder().leaseTime(Duration.ofSeconds(1)).defaultWait(Duration.ofMillis(500)).build();
-        providerA = PausableLeaseProvider.wrap(RedisLeaseProvider.of(redisson, redis));
+        providerA = PausableLeaseProvider.wrap(RedisLeaseProvider.of(RedissonScriptClient.of(redisson), redis));
         managerA = LeaseManager.of(providerA, lease);
-        managerB = LeaseManager.of(RedisLeaseProvider.of(redisson, redis), lease);
+        managerB = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson), redis), lease);
         instanceA = FenceguardLockRegistry.of(managerA);
         instanceB = FenceguardLockRegistry.of(managerB);
     }

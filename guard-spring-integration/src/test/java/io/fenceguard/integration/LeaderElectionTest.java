@@ -1,5 +1,6 @@
 package io.fenceguard.integration;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -105,9 +106,9 @@ class LeaderElectionTest {
         String role = "ledger-" + UUID.randomUUID().toString().substring(0, 8);
         RedisLeaseConfig redis = RedisLeaseConfig.builder().lockDelay(Duration.ofMillis(200)).build();
         LeaseConfig leaseConfig = LeaseConfig.builder().leaseTime(Duration.ofSeconds(1)).build();
-        PausableLeaseProvider providerA = PausableLeaseProvider.wrap(RedisLeaseProvider.of(redisson, redis));
+        PausableLeaseProvider providerA = PausableLeaseProvider.wrap(RedisLeaseProvider.of(RedissonScriptClient.of(redisson), redis));
         try (LeaseManager managerA = LeaseManager.of(providerA, leaseConfig);
-             LeaseManager managerB = LeaseManager.of(RedisLeaseProvider.of(redisson, redis), leaseConfig)) {
+             LeaseManager managerB = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson), redis), leaseConfig)) {
             Recorder a = new Recorder("a", role);
             Recorder b = new Recorder("b", role);
             LockRegistryLeaderInitiator initiatorA = initiator(FenceguardLockRegistry.of(managerA), a);

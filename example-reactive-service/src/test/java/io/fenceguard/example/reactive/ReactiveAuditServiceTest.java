@@ -1,5 +1,6 @@
 package io.fenceguard.example.reactive;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.core.Fence;
@@ -83,7 +84,7 @@ class ReactiveAuditServiceTest {
         Config config = new Config();
         config.useSingleServer().setAddress(TestServers.redis().uri());
         redisson = Redisson.create(config);
-        leaseManager = LeaseManager.of(RedisLeaseProvider.of(redisson));
+        leaseManager = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson)));
     }
 
     @AfterAll

@@ -1,5 +1,6 @@
 package io.fenceguard.example.standalone;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.jdbc.FencedDataSource;
@@ -20,7 +21,7 @@ import org.flywaydb.core.Flyway;
  *
  * <pre>{@code
  * PlainJdbcLedger.migrate(pool);
- * try (RedisLeaseProvider store = RedisLeaseProvider.of(redisson);
+ * try (RedisLeaseProvider store = RedisLeaseProvider.of(RedissonScriptClient.of(redisson));
  *      LeaseManager leases = LeaseManager.of(store)) {
  *     new PlainJdbcLedger(leases, pool).deposit("42", 5, Duration.ofSeconds(5), balance -> { });
  * }

@@ -1,5 +1,6 @@
 package io.fenceguard.example.standalone;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -48,7 +49,7 @@ class PlainJdbcLedgerTest {
         pool.setUsername(server.user());
         pool.setPassword(server.password());
         try (HikariDataSource ds = new HikariDataSource(pool);
-             ChaosLeaseProvider store = new ChaosLeaseProvider(RedisLeaseProvider.of(redisson, RedisLeaseConfig.builder()
+             ChaosLeaseProvider store = new ChaosLeaseProvider(RedisLeaseProvider.of(RedissonScriptClient.of(redisson), RedisLeaseConfig.builder()
                      .lockDelay(Duration.ofMillis(100)).keyPrefix(database + ":").build()));
              LeaseManager leases = LeaseManager.of(store, LeaseConfig.builder().leaseTime(Duration.ofSeconds(1)).build())) {
             PlainJdbcLedger.migrate(ds);

@@ -1,5 +1,6 @@
 package io.fenceguard.messaging.bench;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.http.FenceHeader;
@@ -87,7 +88,7 @@ public final class AdmissionBenchmark {
         Map<String, HighWaterStore> variants = new LinkedHashMap<>();
         variants.put("no admission (anchor)", null);
         variants.put("admission, in-memory store", InMemoryHighWaterStore.create());
-        variants.put("admission, Redis store", RedisHighWaterStore.of(redisson, "fg-bench-" + run + ":"));
+        variants.put("admission, Redis store", RedisHighWaterStore.of(RedissonScriptClient.of(redisson), "fg-bench-" + run + ":"));
 
         DefaultKafkaProducerFactory<String, String> producers = new DefaultKafkaProducerFactory<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),

@@ -1,5 +1,6 @@
 package io.fenceguard.reactor.bench;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fenceguard.core.Fence;
@@ -146,7 +147,7 @@ public final class WebFluxGuardBenchmark {
             servers.add(server(null, keys, true));
             servers.add(server(InMemoryHighWaterStore.create(), keys, true));
             servers.add(server(JdbcHighWaterStore.of(dataSource), keys, false));
-            RedisHighWaterStore redisStore = RedisHighWaterStore.of(TestRedisson.shared(), "fg:bench:" + System.nanoTime() + ":");
+            RedisHighWaterStore redisStore = RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()), "fg:bench:" + System.nanoTime() + ":");
             servers.add(server(redisStore, keys, false));
             // a token of now, as a clock-floor lease mints it: not below the floor the Redis store set when it started
             long token = Math.max(System.currentTimeMillis() * 1000,

@@ -1,5 +1,6 @@
 package io.fenceguard.reactor.r2dbc;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -186,7 +187,7 @@ class R2dbcFencingTest {
 
     @Test
     void held_leases_from_reactive_chains_fence_and_a_lost_one_is_refused_at_once() throws Exception {
-        PausableLeaseProvider provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(TestRedisson.shared()));
+        PausableLeaseProvider provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(RedissonScriptClient.of(TestRedisson.shared())));
         LeaseManager manager = LeaseManager.of(provider, LeaseConfig.builder().leaseTime(Duration.ofSeconds(1))
                 .renewInterval(Duration.ofMillis(200)).build());
         try {

@@ -1,5 +1,6 @@
 package io.fenceguard.reactor.webflux;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -193,7 +194,7 @@ class FencingWebFilterTest {
 
     @Test
     void webclient_reads_the_lease_of_a_reactive_chain_and_refuses_a_lost_one() {
-        PausableLeaseProvider provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(TestRedisson.shared()));
+        PausableLeaseProvider provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(RedissonScriptClient.of(TestRedisson.shared())));
         LeaseManager manager = LeaseManager.of(provider, LeaseConfig.builder().leaseTime(Duration.ofSeconds(1))
                 .renewInterval(Duration.ofMillis(200)).build());
         try {

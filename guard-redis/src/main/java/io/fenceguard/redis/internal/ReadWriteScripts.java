@@ -1,12 +1,11 @@
 package io.fenceguard.redis.internal;
 
+import io.fenceguard.redis.RedisScriptClient;
+
 import io.fenceguard.core.LeaseMode;
 import io.fenceguard.core.ResourceName;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
-import org.redisson.api.RScript;
-import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 
 /**
  * The Lua scripts of the fair read-write lease: each one atomic round trip over the keys of one resource
@@ -145,10 +144,10 @@ public final class ReadWriteScripts {
         }
     }
 
-    private final RScript script;
+    private final RedisScriptClient client;
 
-    public ReadWriteScripts(RedissonClient redisson) {
-        this.script = redisson.getScript(StringCodec.INSTANCE);
+    public ReadWriteScripts(RedisScriptClient client) {
+        this.client = client;
     }
 
     private static String code(LeaseMode mode) {
@@ -158,31 +157,39 @@ public final class ReadWriteScripts {
     /** The token when granted, else 0. */
     /** The token granted, or 0 when not granted (yet). */
     public CompletionStage<Long> acquire(Keys keys, String holder, LeaseMode mode, long leaseMs, long ticketTtlMs,
-                                         long seqTtlMs, boolean queue) {
-        CompletionStage<List<Object>> reply = script.evalAsync(keys.holders(), RScript.Mode.READ_WRITE, ACQUIRE,
-                RScript.ReturnType.LIST,
+                                         long seqTtlMs, boolean queue, long timeoutNanos) {
+        CompletionStage<Object> reply = client.evalAsync(ACQUIRE, RedisScriptClient.Reply.LIST,
                 List.of(keys.holders(), keys.expiry(), keys.queue(), keys.tickets(), keys.seq(), keys.ticketCounter()),
-                holder, code(mode), Long.toString(leaseMs), Long.toString(ticketTtlMs), Long.toString(seqTtlMs),
-                queue ? "1" : "0");
-        return reply.thenApply(r -> toLong(r.get(0)) == 1 ? toLong(r.get(1)) : 0L);
+                List.of(holder, code(mode), Long.toString(leaseMs), Long.toString(ticketTtlMs), Long.toString(seqTtlMs),
+                        queue ? "1" : "0"), timeoutNanos);
+        return reply.thenApply(r -> {
+            List<?> list = (List<?>) r;
+            return toLong(list.get(0)) == 1 ? toLong(list.get(1)) : 0L;
+        });
     }
 
-    public CompletionStage<Boolean> renew(Keys keys, String holder, long leaseMs, long seqTtlMs) {
-        CompletionStage<Long> reply = script.evalAsync(keys.holders(), RScript.Mode.READ_WRITE, RENEW,
-                RScript.ReturnType.LONG, List.of(keys.holders(), keys.expiry(), keys.seq()), holder,
-                Long.toString(leaseMs), Long.toString(seqTtlMs));
-        return reply.thenApply(r -> r != null && r == 1L);
+    public CompletionStage<Boolean> renew(Keys keys, String holder, long leaseMs, long seqTtlMs, long timeoutNanos) {
+        return client.evalAsync(RENEW, RedisScriptClient.Reply.LONG, List.of(keys.holders(), keys.expiry(), keys.seq()),
+                List.of(holder, Long.toString(leaseMs), Long.toString(seqTtlMs)), timeoutNanos).thenApply(ReadWriteScripts::isOne);
     }
 
-    public CompletionStage<Boolean> release(Keys keys, String holder) {
-        CompletionStage<Long> reply = script.evalAsync(keys.holders(), RScript.Mode.READ_WRITE, RELEASE,
-                RScript.ReturnType.LONG, List.of(keys.holders(), keys.expiry()), holder);
-        return reply.thenApply(r -> r != null && r == 1L);
+    public CompletionStage<Boolean> release(Keys keys, String holder, long timeoutNanos) {
+        return client.evalAsync(RELEASE, RedisScriptClient.Reply.LONG, List.of(keys.holders(), keys.expiry()),
+                List.of(holder), timeoutNanos).thenApply(ReadWriteScripts::isOne);
     }
 
-    public void abandon(Keys keys, String holder, LeaseMode mode) {
-        script.eval(keys.holders(), RScript.Mode.READ_WRITE, ABANDON, RScript.ReturnType.LONG,
-                List.of(keys.queue(), keys.tickets()), code(mode) + "|" + holder);
+    public void abandon(Keys keys, String holder, LeaseMode mode, long timeoutNanos) {
+        // Waits at most one call's time: a place not left lapses by itself.
+        try {
+            client.evalAsync(ABANDON, RedisScriptClient.Reply.LONG, List.of(keys.queue(), keys.tickets()),
+                    List.of(code(mode) + "|" + holder), timeoutNanos).toCompletableFuture().join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
+    }
+
+    private static boolean isOne(Object value) {
+        return value != null && toLong(value) == 1L;
     }
 
     private static long toLong(Object value) {

@@ -1,5 +1,6 @@
 package io.fenceguard.redis.internal;
 
+import io.fenceguard.redis.RedisScriptClient;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.LeaseUnavailableException;
 import io.fenceguard.core.ResourceName;
@@ -15,7 +16,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
-import org.redisson.client.RedisException;
 
 /**
  * Every synchronous Redis call of a lease goes through here, with one time budget: the caller's deadline.
@@ -28,12 +28,12 @@ import org.redisson.client.RedisException;
  */
 public final class RedisCalls {
 
-    private final ScriptClient client;
+    private final RedisScriptClient client;
     private final CircuitBreaker breaker;
     private final IntervalFunction backoff;
     private final int attempts;
 
-    private RedisCalls(ScriptClient client, CircuitBreaker breaker, IntervalFunction backoff, int attempts) {
+    private RedisCalls(RedisScriptClient client, CircuitBreaker breaker, IntervalFunction backoff, int attempts) {
         this.client = client;
         this.breaker = breaker;
         this.backoff = backoff;
@@ -41,19 +41,17 @@ public final class RedisCalls {
     }
 
     /** Uses {@code breaker} when given (for example one from a registry), else builds one from the config. */
-    public static RedisCalls of(ScriptClient client, RedisLeaseConfig config, CircuitBreaker breaker) {
+    public static RedisCalls of(RedisScriptClient client, RedisLeaseConfig config, CircuitBreaker breaker) {
         CircuitBreaker cb = breaker != null ? breaker : CircuitBreaker.of(config.name(), breakerConfig(config, client));
         return new RedisCalls(client, cb, IntervalFunction.ofExponentialRandomBackoff(config.backoff(), 2.0, 0.5),
                 config.attempts());
     }
 
-    /** Opens on the configured share of failed (or unanswered) Redis calls and stays open the configured time. */
-    public static CircuitBreakerConfig breakerConfig(RedisLeaseConfig config) {
-        return breakerConfig(config, null);
-    }
-
-    /** As {@link #breakerConfig(RedisLeaseConfig)}, counting the failures of {@code client} (Redisson's when null). */
-    public static CircuitBreakerConfig breakerConfig(RedisLeaseConfig config, ScriptClient client) {
+    /**
+     * Opens on the configured share of failed (or unanswered) Redis calls of {@code client} and stays open the
+     * configured time.
+     */
+    public static CircuitBreakerConfig breakerConfig(RedisLeaseConfig config, RedisScriptClient client) {
         return CircuitBreakerConfig.custom()
                 .failureRateThreshold(config.failureRateThreshold())
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
@@ -62,7 +60,7 @@ public final class RedisCalls {
                 .waitDurationInOpenState(config.openStateDuration())
                 .permittedNumberOfCallsInHalfOpenState(2)
                 .recordException(e -> e instanceof TimeoutException
-                        || (client != null ? client.isRedisFailure(e) : e instanceof RedisException))
+                        || client.isRedisFailure(e))
                 .build();
     }
 

@@ -1,12 +1,11 @@
 package io.fenceguard.redis.internal;
 
-import java.nio.charset.StandardCharsets;
+import io.fenceguard.redis.RedisScriptClient;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
-import org.redisson.connection.CRC16;
 
 /**
  * The Lua scripts behind a lease. Each is one atomic round trip, and each answers with the Redis
@@ -187,9 +186,9 @@ public final class RedisLeaseScripts {
     public record RenewItem(LeaseKeys keys, String holder, long leaseMs, long seqTtlMs) {
     }
 
-    private final ScriptClient client;
+    private final RedisScriptClient client;
 
-    public RedisLeaseScripts(ScriptClient client) {
+    public RedisLeaseScripts(RedisScriptClient client) {
         this.client = client;
     }
 
@@ -208,7 +207,7 @@ public final class RedisLeaseScripts {
         } else {
             Map<Integer, List<RenewItem>> bySlot = new LinkedHashMap<>();
             for (RenewItem item : items) {
-                bySlot.computeIfAbsent(slot(item.keys().lock()), s -> new ArrayList<>()).add(item);
+                bySlot.computeIfAbsent(client.slot(item.keys().lock()), s -> new ArrayList<>()).add(item);
             }
             groups.addAll(bySlot.values());
         }
@@ -249,22 +248,10 @@ public final class RedisLeaseScripts {
         return replies;
     }
 
-    /** The Cluster slot of a key, by its hash tag as Redis computes it. */
-    static int slot(String key) {
-        int open = key.indexOf('{');
-        if (open >= 0) {
-            int close = key.indexOf('}', open + 1);
-            if (close > open + 1) {
-                key = key.substring(open + 1, close);
-            }
-        }
-        return CRC16.crc16(key.getBytes(StandardCharsets.UTF_8)) % 16384;
-    }
-
     /** Clock floor: value is the token when acquired, else the lock's or delay's pttl. */
     public CompletionStage<AcquireReply> acquire(LeaseKeys keys, String holder, long leaseMs, long delayMs, long seqTtlMs,
                                                  long deadlineNanos) {
-        return client.eval(ACQUIRE, ScriptClient.Reply.LIST, keys.withGivenUp(keys.all(), holder), List.of(holder, Long.toString(leaseMs),
+        return client.eval(ACQUIRE, RedisScriptClient.Reply.LIST, keys.withGivenUp(keys.all(), holder), List.of(holder, Long.toString(leaseMs),
                         Long.toString(delayMs), Long.toString(seqTtlMs)), deadlineNanos)
                 .thenApply(r -> {
                     List<?> list = (List<?>) r;
@@ -276,7 +263,7 @@ public final class RedisLeaseScripts {
     public CompletionStage<AcquireReply> acquireWithEpoch(LeaseKeys keys, String holder, long leaseMs, long delayMs,
                                                          long seqTtlMs, long epoch, long claim, long freshClaim,
                                                          long deadlineNanos) {
-        return client.eval(ACQUIRE_EPOCH, ScriptClient.Reply.LIST, keys.withGivenUp(keys.allWithEpoch(), holder), List.of(holder,
+        return client.eval(ACQUIRE_EPOCH, RedisScriptClient.Reply.LIST, keys.withGivenUp(keys.allWithEpoch(), holder), List.of(holder,
                         Long.toString(leaseMs), Long.toString(delayMs), Long.toString(seqTtlMs),
                         epoch > 0 ? Long.toString(epoch) : "", claim > 0 ? Long.toString(claim) : "",
                         Long.toString(freshClaim), Long.toString(EpochTokens.PER_EPOCH)), deadlineNanos)
@@ -290,7 +277,7 @@ public final class RedisLeaseScripts {
     public CompletionStage<RenewReply> renew(LeaseKeys keys, boolean epoch, String holder, long leaseMs, long delayMs,
                                              long seqTtlMs, long timeoutNanos) {
         List<String> keyList = epoch ? List.of(keys.lock(), keys.delay(), keys.epochSeq()) : keys.all();
-        return client.evalAsync(RENEW, ScriptClient.Reply.LIST, keyList, List.of(holder, Long.toString(leaseMs),
+        return client.evalAsync(RENEW, RedisScriptClient.Reply.LIST, keyList, List.of(holder, Long.toString(leaseMs),
                         Long.toString(delayMs), Long.toString(seqTtlMs)), timeoutNanos)
                 .thenApply(r -> {
                     List<?> list = (List<?>) r;
@@ -300,19 +287,19 @@ public final class RedisLeaseScripts {
 
     /** A release the caller waits for until {@code deadlineNanos}. */
     public CompletionStage<Boolean> release(LeaseKeys keys, String holder, long deadlineNanos) {
-        return client.eval(RELEASE, ScriptClient.Reply.LONG, List.of(keys.lock(), keys.delay()),
+        return client.eval(RELEASE, RedisScriptClient.Reply.LONG, List.of(keys.lock(), keys.delay()),
                 List.of(holder, keys.channel()), deadlineNanos).thenApply(RedisLeaseScripts::released);
     }
 
     /** A release sent without blocking the caller, given up after {@code timeoutNanos}. */
     public CompletionStage<Boolean> releaseAsync(LeaseKeys keys, String holder, long timeoutNanos) {
-        return client.evalAsync(RELEASE, ScriptClient.Reply.LONG, List.of(keys.lock(), keys.delay()),
+        return client.evalAsync(RELEASE, RedisScriptClient.Reply.LONG, List.of(keys.lock(), keys.delay()),
                 List.of(holder, keys.channel()), timeoutNanos).thenApply(RedisLeaseScripts::released);
     }
 
     /** After an acquire gave up: its holder never gets the lock from a late run of it ({@link #GIVE_UP}). */
     public CompletionStage<Boolean> giveUp(LeaseKeys keys, String holder, long markerTtlMs, long timeoutNanos) {
-        return client.evalAsync(GIVE_UP, ScriptClient.Reply.LONG, List.of(keys.lock(), keys.delay(), keys.givenUp(holder)),
+        return client.evalAsync(GIVE_UP, RedisScriptClient.Reply.LONG, List.of(keys.lock(), keys.delay(), keys.givenUp(holder)),
                 List.of(holder, keys.channel(), Long.toString(markerTtlMs)), timeoutNanos).thenApply(RedisLeaseScripts::released);
     }
 

@@ -1,5 +1,6 @@
 package io.fenceguard.redis.internal;
 
+import io.fenceguard.redis.RedisScriptClient;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.ResourceName;
 import java.util.Map;
@@ -18,10 +19,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ReleaseWaiter {
 
-    private final ScriptClient client;
+    private final RedisScriptClient client;
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
 
-    public ReleaseWaiter(ScriptClient client) {
+    public ReleaseWaiter(RedisScriptClient client) {
         this.client = client;
     }
 
@@ -64,13 +65,13 @@ public final class ReleaseWaiter {
 
     /** One resource's channel in this process: one listener, one permit per announced release. */
     private static final class Channel {
-        private final ScriptClient client;
+        private final RedisScriptClient client;
         private final String name;
         private final Semaphore released = new Semaphore(0);
         private int waiters;
-        private ScriptClient.Subscription listener;
+        private RedisScriptClient.Subscription listener;
 
-        Channel(ScriptClient client, String name) {
+        Channel(RedisScriptClient client, String name) {
             this.client = client;
             this.name = name;
         }

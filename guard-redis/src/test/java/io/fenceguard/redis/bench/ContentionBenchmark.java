@@ -1,5 +1,7 @@
 package io.fenceguard.redis.bench;
 
+import io.fenceguard.redis.jedis.JedisScriptClient;
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
@@ -90,14 +92,14 @@ public final class ContentionBenchmark {
         this.jedisPools = new JedisPool[redissons.length];
         this.jedisManagers = new LeaseManager[redissons.length];
         for (int i = 0; i < redissons.length; i++) {
-            managers[i] = LeaseManager.of(RedisLeaseProvider.of(redissons[i],
+            managers[i] = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redissons[i]),
                     RedisLeaseConfig.builder().keyPrefix(prefix + "fg:").build()),
                     LeaseConfig.builder().clientName("bench" + i).build());
             JedisPoolConfig poolConfig = new JedisPoolConfig();
             poolConfig.setMaxTotal(jedisPoolSize);
             poolConfig.setMaxIdle(jedisPoolSize);
             jedisPools[i] = new JedisPool(poolConfig, URI.create(url));
-            jedisManagers[i] = LeaseManager.of(RedisLeaseProvider.ofJedis(jedisPools[i],
+            jedisManagers[i] = LeaseManager.of(RedisLeaseProvider.of(JedisScriptClient.of(jedisPools[i]),
                     RedisLeaseConfig.builder().keyPrefix(prefix + "fgj:").build()),
                     LeaseConfig.builder().clientName("benchj" + i).build());
         }

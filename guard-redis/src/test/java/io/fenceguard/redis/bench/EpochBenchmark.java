@@ -1,5 +1,6 @@
 package io.fenceguard.redis.bench;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.ResourceName;
@@ -75,7 +76,7 @@ public final class EpochBenchmark {
         configs.put(Mode.CLOCK, RedisLeaseConfig.builder().keyPrefix(prefix + "clock:").build());
         configs.put(Mode.EPOCH, RedisLeaseConfig.builder().keyPrefix(prefix + "epoch:")
                 .tokenEpochSource(JdbcTokenEpochSource.of(database, sequence, Duration.ofSeconds(5))).build());
-        configs.forEach((mode, config) -> managers.put(mode, LeaseManager.of(RedisLeaseProvider.of(redisson, config))));
+        configs.forEach((mode, config) -> managers.put(mode, LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson), config))));
     }
 
     public static void main(String[] args) {

@@ -1,5 +1,7 @@
 package io.fenceguard.redis.bench;
 
+import io.fenceguard.redis.jedis.JedisScriptClient;
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.redis.RedisLeaseConfig;
@@ -93,14 +95,14 @@ public final class LeaseBenchmark {
     private LeaseBenchmark(RedissonClient redisson, JedisPool jedis, String prefix) {
         this.redisson = redisson;
         this.jedis = jedis;
-        this.jedisManager = LeaseManager.of(RedisLeaseProvider.ofJedis(jedis,
+        this.jedisManager = LeaseManager.of(RedisLeaseProvider.of(JedisScriptClient.of(jedis),
                 RedisLeaseConfig.builder().keyPrefix(prefix + "fgj:").build()));
-        this.jedisBgManager = LeaseManager.of(RedisLeaseProvider.ofJedis(jedis,
+        this.jedisBgManager = LeaseManager.of(RedisLeaseProvider.of(JedisScriptClient.of(jedis),
                 RedisLeaseConfig.builder().keyPrefix(prefix + "fgjbg:").releaseInBackground(true).build()));
         this.prefix = prefix;
-        this.manager = LeaseManager.of(RedisLeaseProvider.of(redisson,
+        this.manager = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson),
                 RedisLeaseConfig.builder().keyPrefix(prefix + "fg:").build()));
-        this.bgManager = LeaseManager.of(RedisLeaseProvider.of(redisson,
+        this.bgManager = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson),
                 RedisLeaseConfig.builder().keyPrefix(prefix + "fgbg:").releaseInBackground(true).build()));
     }
 

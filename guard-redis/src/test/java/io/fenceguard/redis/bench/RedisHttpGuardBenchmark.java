@@ -1,5 +1,6 @@
 package io.fenceguard.redis.bench;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.http.TokenBound;
 import io.fenceguard.http.bench.HttpGuardBenchmark;
 import io.fenceguard.redis.RedisHighWaterStore;
@@ -45,7 +46,7 @@ public final class RedisHttpGuardBenchmark {
             redisson = Redisson.create(config);
             System.out.println("Redis store on " + url + ", keys under " + prefix);
             // The run presents token 42 every time: the store's floor (set when it starts) must not be above it.
-            RedisHighWaterStore store = RedisHighWaterStore.of(redisson, prefix, TokenBound.atMost(42));
+            RedisHighWaterStore store = RedisHighWaterStore.of(RedissonScriptClient.of(redisson), prefix, TokenBound.atMost(42));
             int compact = setup.start("redis", Map.of(), () -> store, false);
             int requestSigned = setup.start("redis-request", Map.of("test.request-signatures", "true"), () -> store,
                     false);

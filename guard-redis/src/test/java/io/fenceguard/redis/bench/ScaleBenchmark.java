@@ -1,5 +1,6 @@
 package io.fenceguard.redis.bench;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
@@ -88,7 +89,7 @@ public final class ScaleBenchmark {
         long heapBefore = heapAfterGc();
         long redisBefore = redisUsedMemory(redis);
         RedisLeaseConfig redisConfig = RedisLeaseConfig.builder().keyPrefix("scale:").releaseInBackground(true).build();
-        try (LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(redisson, redisConfig),
+        try (LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson), redisConfig),
                 LeaseConfig.builder().leaseTime(lease).renewInterval(interval).build())) {
             long start = System.nanoTime();
             List<Lease> leases = parallel(n, i -> manager.acquire("held-" + i, Duration.ofSeconds(10)));
@@ -134,7 +135,7 @@ public final class ScaleBenchmark {
         long memoryBefore = redisUsedMemory(redis);
         long start = System.nanoTime();
         long peakKeys;
-        try (LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(redisson, redisConfig),
+        try (LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson), redisConfig),
                 LeaseConfig.builder().leaseTime(lease).build())) {
             parallel(n, i -> {
                 manager.acquire("r-" + i, Duration.ofSeconds(10)).close();

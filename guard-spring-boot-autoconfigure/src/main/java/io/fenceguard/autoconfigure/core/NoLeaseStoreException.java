@@ -7,7 +7,8 @@ package io.fenceguard.autoconfigure.core;
 public class NoLeaseStoreException extends IllegalStateException {
 
     private static final String STARTER = "io.fenceguard:fenceguard-spring-boot-starter";
-    private static final String REDISSON_STARTER = "org.redisson:redisson-spring-boot-starter";
+    private static final String DATA_REDIS_STARTER = "org.springframework.boot:spring-boot-starter-data-redis";
+    private static final String CLIENTS = "a RedisConnectionFactory, a RedissonClient or one Jedis Pool bean";
     private static final String MEMORY = "set fenceguard.lease.store=memory (tests and single-instance applications only)";
 
     private final String problem;
@@ -22,7 +23,7 @@ public class NoLeaseStoreException extends IllegalStateException {
     /**
      * Why {@code store} gave no provider.
      *
-     * @param redisModule whether fenceguard-redis (and Redisson) are on the class path
+     * @param redisModule whether fenceguard-redis is on the class path
      */
     static NoLeaseStoreException of(LeaseStore store, boolean redisModule) {
         switch (store) {
@@ -40,14 +41,14 @@ public class NoLeaseStoreException extends IllegalStateException {
         }
         if (store == LeaseStore.REDIS) {
             return redisModule
-                    ? new NoLeaseStoreException("fenceguard.lease.store=redis but there is no RedissonClient bean and no Jedis pool bean",
-                            "add " + REDISSON_STARTER + ", or define a RedissonClient bean or one JedisPool bean")
+                    ? new NoLeaseStoreException("fenceguard.lease.store=redis but the application has no Redis client",
+                            "add " + DATA_REDIS_STARTER + " (or define " + CLIENTS + ")")
                     : new NoLeaseStoreException("fenceguard.lease.store=redis but fenceguard-redis is not on the class path",
-                            "add " + STARTER + ", or io.fenceguard:fenceguard-redis and " + REDISSON_STARTER);
+                            "add " + STARTER + " and " + DATA_REDIS_STARTER);
         }
         return redisModule
-                ? new NoLeaseStoreException("fenceguard has no lease store: no LeaseProvider bean, no RedissonClient bean and no Jedis pool bean",
-                        "add " + REDISSON_STARTER + " for leases on Redis, or " + MEMORY)
+                ? new NoLeaseStoreException("fenceguard has no lease store: no LeaseProvider bean and no Redis client",
+                        "add " + DATA_REDIS_STARTER + " for leases on Redis (or define " + CLIENTS + "), or " + MEMORY)
                 : new NoLeaseStoreException("fenceguard has no lease store: no LeaseProvider bean and fenceguard-redis is not on the class path",
                         "add " + STARTER + " for leases on Redis, or " + MEMORY);
     }

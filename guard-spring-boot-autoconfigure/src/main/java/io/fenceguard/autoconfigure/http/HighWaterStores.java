@@ -5,9 +5,9 @@ import io.fenceguard.http.InMemoryHighWaterStore;
 import io.fenceguard.http.JdbcHighWaterStore;
 import io.fenceguard.http.TokenBound;
 import io.fenceguard.redis.RedisHighWaterStore;
+import io.fenceguard.redis.RedisScriptClient;
 import io.fenceguard.redis.TokenEpochSource;
 import javax.sql.DataSource;
-import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
@@ -41,9 +41,9 @@ final class HighWaterStores {
             }
             case REDIS -> {
                 ClassLoader loader = HighWaterStores.class.getClassLoader();
-                if (!ClassUtils.isPresent("io.fenceguard.redis.RedisHighWaterStore", loader)
-                        || !ClassUtils.isPresent("org.redisson.api.RedissonClient", loader)) {
-                    throw new IllegalStateException(TYPE + "=redis needs fenceguard-redis and Redisson on the class path");
+                if (!ClassUtils.isPresent("io.fenceguard.redis.RedisHighWaterStore", loader)) {
+                    throw new IllegalStateException(TYPE + "=redis needs fenceguard-redis on the class path, and a Redis "
+                            + "client (Spring Data Redis, Redisson or Jedis)");
                 }
                 yield Redis.store(beans, store.getKeyPrefix(), bound);
             }
@@ -64,10 +64,10 @@ final class HighWaterStores {
                         + "or a TokenEpochSource bean) from then on.",
                         "Keep the high-water marks in the database: " + TYPE + "=jdbc.");
             }
-            RedissonClient client = beans.getBeanProvider(RedissonClient.class).getIfUnique();
+            RedisScriptClient client = beans.getBeanProvider(RedisScriptClient.class).getIfUnique();
             if (client == null) {
-                throw new IllegalStateException(TYPE + "=redis needs exactly one RedissonClient bean, or a HighWaterStore "
-                        + "bean of your own");
+                throw new IllegalStateException(TYPE + "=redis needs the application's Redis client (a RedisConnectionFactory "
+                        + "of Spring Data Redis, a RedissonClient or a Jedis Pool bean), or a HighWaterStore bean of your own");
             }
             return RedisHighWaterStore.of(client, keyPrefix, bound);
         }

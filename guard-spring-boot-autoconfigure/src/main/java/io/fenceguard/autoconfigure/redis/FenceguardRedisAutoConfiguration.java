@@ -1,20 +1,22 @@
 package io.fenceguard.autoconfigure.redis;
 
+import io.fenceguard.redis.jedis.JedisScriptClient;
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.autoconfigure.core.ConditionalOnLeaseStore;
 import io.fenceguard.autoconfigure.core.FenceguardLeaseAutoConfiguration;
 import io.fenceguard.autoconfigure.core.LeaseStore;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.redis.RedisLeaseProvider;
+import io.fenceguard.redis.RedisScriptClient;
+import io.fenceguard.redis.jedis.JedisScriptClient;
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.redis.JdbcTokenEpochSource;
 import io.fenceguard.redis.TokenEpochSource;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.time.Duration;
-import java.util.function.BiFunction;
-import java.util.function.Function;
 import javax.sql.DataSource;
-import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -25,72 +27,79 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.util.Pool;
 
 /**
- * A {@link RedisLeaseProvider} on the application's {@link RedissonClient} (the Redisson starter's or
- * its own; never a second client), else on its one Jedis pool, when {@code fenceguard.lease.store} is {@code auto} or {@code redis}
- * and the application has no {@link LeaseProvider} of its own. The circuit breaker comes from
- * resilience4j's {@link CircuitBreakerRegistry} when there is one, so that it shows in its metrics.
+ * A {@link RedisLeaseProvider} on the Redis client the application already has, never a second one: its
+ * {@code RedissonClient} (its own or the Redisson starter's), else its one Jedis {@code Pool}; when
+ * {@code fenceguard.lease.store} is {@code auto} or {@code redis} and the application has no {@link LeaseProvider}
+ * of its own. Each client is wired in a nested configuration of its own, conditional on its classes, so that an
+ * application without it never loads a type that names it. The circuit breaker comes from resilience4j's
+ * {@link CircuitBreakerRegistry} when there is one, so that it shows in its metrics.
  */
 @AutoConfiguration(before = FenceguardLeaseAutoConfiguration.class, afterName = {
         "org.redisson.spring.starter.RedissonAutoConfigurationV4",
         "org.redisson.spring.starter.RedissonAutoConfigurationV2",
         "org.redisson.spring.starter.RedissonAutoConfiguration",
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
         "io.github.resilience4j.springboot3.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration"})
-@ConditionalOnClass({RedissonClient.class, RedisLeaseProvider.class})
+@ConditionalOnClass(RedisLeaseProvider.class)
 @ConditionalOnBooleanProperty(name = "fenceguard.enabled", matchIfMissing = true)
 @ConditionalOnLeaseStore({LeaseStore.AUTO, LeaseStore.REDIS})
 @EnableConfigurationProperties(FenceguardRedisProperties.class)
 public class FenceguardRedisAutoConfiguration {
 
-    /** Closed with the context; the RedissonClient stays the application's. */
+    /** Closed with the context; the client under it stays the application's. */
     @Bean
-    @ConditionalOnBean(RedissonClient.class)
+    @ConditionalOnBean(RedisScriptClient.class)
     @ConditionalOnMissingBean(LeaseProvider.class)
-    public RedisLeaseProvider redisLeaseProvider(RedissonClient redisson, FenceguardRedisProperties properties,
+    public RedisLeaseProvider redisLeaseProvider(RedisScriptClient client, FenceguardRedisProperties properties,
                                                  ObjectProvider<CircuitBreakerRegistry> registry,
                                                  ObjectProvider<TokenEpochSource> epochSources,
                                                  ObjectProvider<DataSource> dataSources) {
-        return provider(properties, registry, epochSources, dataSources, config -> RedisLeaseProvider.of(redisson, config),
-                (config, breaker) -> RedisLeaseProvider.of(redisson, config, breaker));
+        return provider(client, properties, registry, epochSources, dataSources);
+    }
+
+    /** On the application's RedissonClient (its own or the Redisson starter's). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.redisson.api.RedissonClient")
+    static class OnRedisson {
+
+        @Bean
+        @ConditionalOnSingleCandidate(type = "org.redisson.api.RedissonClient")
+        @ConditionalOnMissingBean(RedisScriptClient.class)
+        RedisScriptClient redissonScriptClient(org.redisson.api.RedissonClient redisson) {
+            return RedissonScriptClient.of(redisson);
+        }
     }
 
     /**
      * Without a RedissonClient, on the application's one Jedis {@code Pool} bean ({@code JedisPool},
-     * {@code JedisSentinelPool}): lease calls on the caller's thread ({@link RedisLeaseProvider#ofJedis}).
+     * {@code JedisSentinelPool}): lease calls on the caller's thread ({@link JedisScriptClient}).
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "redis.clients.jedis.util.Pool")
     static class OnJedis {
 
         @Bean
-        @ConditionalOnMissingBean(type = {"io.fenceguard.core.spi.LeaseProvider", "org.redisson.api.RedissonClient"})
+        @ConditionalOnMissingBean(type = {"io.fenceguard.redis.RedisScriptClient", "org.redisson.api.RedissonClient"})
         @ConditionalOnSingleCandidate(type = "redis.clients.jedis.util.Pool")
-        RedisLeaseProvider jedisRedisLeaseProvider(Pool<Jedis> jedis, FenceguardRedisProperties properties,
-                                                   ObjectProvider<CircuitBreakerRegistry> registry,
-                                                   ObjectProvider<TokenEpochSource> epochSources,
-                                                   ObjectProvider<DataSource> dataSources) {
-            return provider(properties, registry, epochSources, dataSources,
-                    config -> RedisLeaseProvider.ofJedis(jedis, config),
-                    (config, breaker) -> RedisLeaseProvider.ofJedis(jedis, config, breaker));
+        RedisScriptClient jedisScriptClient(redis.clients.jedis.util.Pool<redis.clients.jedis.Jedis> jedis) {
+            return JedisScriptClient.of(jedis);
         }
     }
 
     /** The config from the properties, and the breaker from the application's registry when it has one. */
-    private static RedisLeaseProvider provider(FenceguardRedisProperties properties,
-                                               ObjectProvider<CircuitBreakerRegistry> registry,
-                                               ObjectProvider<TokenEpochSource> epochSources,
-                                               ObjectProvider<DataSource> dataSources,
-                                               Function<RedisLeaseConfig, RedisLeaseProvider> withOwnBreaker,
-                                               BiFunction<RedisLeaseConfig, CircuitBreaker, RedisLeaseProvider> withBreaker) {
+    private static RedisLeaseProvider provider(RedisScriptClient client, FenceguardRedisProperties properties,
+                                       ObjectProvider<CircuitBreakerRegistry> registry,
+                                       ObjectProvider<TokenEpochSource> epochSources,
+                                       ObjectProvider<DataSource> dataSources) {
         RedisLeaseConfig config = properties.toRedisLeaseConfig(epochSource(properties, epochSources, dataSources));
         CircuitBreakerRegistry breakers = registry.getIfAvailable();
         if (breakers == null) {
-            return withOwnBreaker.apply(config);
+            return RedisLeaseProvider.of(client, config);
         }
-        return withBreaker.apply(config, breakers.circuitBreaker(config.name(), RedisLeaseProvider.breakerConfig(config)));
+        return RedisLeaseProvider.of(client, config,
+                breakers.circuitBreaker(config.name(), RedisLeaseProvider.breakerConfig(config, client)));
     }
 
     /** The application's own source, else a sequence in its DataSource when asked for, else none (clock floor). */

@@ -86,12 +86,12 @@ class LeaseStoreSelectionTest {
             assertThat(context).hasFailed();
             NoLeaseStoreException failure = rootOf(context.getStartupFailure());
             assertThat(failure.getMessage()).doesNotContain("\n")
-                    .contains("no LeaseProvider bean, no RedissonClient bean and no Jedis pool bean")
-                    .contains("org.redisson:redisson-spring-boot-starter")
+                    .contains("no LeaseProvider bean and no Redis client")
+                    .contains("org.springframework.boot:spring-boot-starter-data-redis")
                     .contains("fenceguard.lease.store=memory");
             FailureAnalysis analysis = new NoLeaseStoreFailureAnalyzer().analyze(context.getStartupFailure());
             assertThat(analysis.getDescription()).isEqualTo(failure.problem() + ".").doesNotContain("\n");
-            assertThat(analysis.getAction()).startsWith("Add org.redisson:redisson-spring-boot-starter")
+            assertThat(analysis.getAction()).startsWith("Add org.springframework.boot:spring-boot-starter-data-redis")
                     .doesNotContain("\n");
         });
     }
@@ -100,8 +100,8 @@ class LeaseStoreSelectionTest {
     void theFailureNamesWhatIsMissingForEachCase() {
         runner.withPropertyValues("fenceguard.lease.store=redis").run(context -> assertThat(
                 rootOf(context.getStartupFailure()).getMessage())
-                .startsWith("fenceguard.lease.store=redis but there is no RedissonClient bean and no Jedis pool bean:")
-                .contains("org.redisson:redisson-spring-boot-starter").doesNotContain("memory"));
+                .startsWith("fenceguard.lease.store=redis but the application has no Redis client:")
+                .contains("org.springframework.boot:spring-boot-starter-data-redis").doesNotContain("memory"));
         FilteredClassLoader noRedisModule = new FilteredClassLoader(RedisLeaseProvider.class);
         runner.withClassLoader(noRedisModule).run(context -> assertThat(rootOf(context.getStartupFailure()).getMessage())
                 .contains("fenceguard-redis is not on the class path")
@@ -129,10 +129,11 @@ class LeaseStoreSelectionTest {
         }
         assertThat(output).contains("APPLICATION FAILED TO START")
                 .contains("Description:" + System.lineSeparator() + System.lineSeparator()
-                        + "fenceguard has no lease store: no LeaseProvider bean, no RedissonClient bean and no Jedis pool bean."
+                        + "fenceguard has no lease store: no LeaseProvider bean and no Redis client."
                         + System.lineSeparator())
                 .contains("Action:" + System.lineSeparator() + System.lineSeparator()
-                        + "Add org.redisson:redisson-spring-boot-starter for leases on Redis, or set "
+                        + "Add org.springframework.boot:spring-boot-starter-data-redis for leases on Redis (or define a "
+                        + "RedisConnectionFactory, a RedissonClient or one Jedis Pool bean), or set "
                         + "fenceguard.lease.store=memory (tests and single-instance applications only)."
                         + System.lineSeparator())
                 // No stack trace: Boot shows the analysis instead.

@@ -1,5 +1,6 @@
 package io.fenceguard.autoconfigure.observability;
 
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -60,7 +61,7 @@ class FenceguardObservationTest {
         }
     }
 
-    private final PausableLeaseProvider provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(TestRedisson.shared(),
+    private final PausableLeaseProvider provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(RedissonScriptClient.of(TestRedisson.shared()),
             RedisLeaseConfig.builder().keyPrefix("fgobsv" + UUID.randomUUID().toString().substring(0, 6) + ":")
                     .lockDelay(Duration.ofMillis(100)).build()));
 
@@ -242,7 +243,7 @@ class FenceguardObservationTest {
     void healthContributesTheHighWaterStoreAndIsDownWhileItCannotAnswer() {
         java.util.concurrent.atomic.AtomicBoolean broken = new java.util.concurrent.atomic.AtomicBoolean();
         // tokens from 1 up: a new store's floor is otherwise the clock (plus skew), above these small tokens
-        io.fenceguard.http.HighWaterStore redisMarks = io.fenceguard.redis.RedisHighWaterStore.of(TestRedisson.shared(),
+        io.fenceguard.http.HighWaterStore redisMarks = io.fenceguard.redis.RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()),
                 "fgobsv-hw-" + UUID.randomUUID().toString().substring(0, 6) + ":", io.fenceguard.http.TokenBound.atMost(1));
         io.fenceguard.http.HighWaterStore store = fence -> {
             if (broken.get()) {
@@ -267,7 +268,7 @@ class FenceguardObservationTest {
     @Test
     void theEndpointShowsTheHighWaterMarksTheAutoConfiguredStoreAnswered() {
         // tokens from 1 up: a new store's floor is otherwise the clock (plus skew), above these small tokens
-        io.fenceguard.http.HighWaterStore redisMarks = io.fenceguard.redis.RedisHighWaterStore.of(TestRedisson.shared(),
+        io.fenceguard.http.HighWaterStore redisMarks = io.fenceguard.redis.RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()),
                 "fgobsv-hw-" + UUID.randomUUID().toString().substring(0, 6) + ":", io.fenceguard.http.TokenBound.atMost(1));
         runner.withBean("highWaterStore", io.fenceguard.http.HighWaterStore.class, () -> redisMarks).run(context -> {
             io.fenceguard.http.HighWaterStore store = context.getBean("highWaterStore", io.fenceguard.http.HighWaterStore.class);

@@ -29,7 +29,7 @@ import java.util.function.Consumer;
  * the wrapped provider.
  *
  * <pre>{@code
- * PausableLeaseProvider provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(redisson));
+ * PausableLeaseProvider provider = PausableLeaseProvider.wrap(RedisLeaseProvider.of(RedissonScriptClient.of(redisson)));
  * LeaseManager manager = LeaseManager.of(provider, config);
  * Lease lease = manager.acquire("account:1", wait);
  * provider.pauseRenewals(lease.resource(), Duration.ofSeconds(30));   // the pause begins

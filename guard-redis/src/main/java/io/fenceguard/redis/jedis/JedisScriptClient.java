@@ -1,5 +1,6 @@
-package io.fenceguard.redis.internal;
+package io.fenceguard.redis.jedis;
 
+import io.fenceguard.redis.RedisScriptClient;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -39,7 +40,7 @@ import redis.clients.jedis.util.Pool;
  * client while the caller waits at most its time. Release channels share one subscribed connection of the pool,
  * read by a thread of their own, reconnected after a failure.
  */
-public final class JedisScriptClient implements ScriptClient {
+public final class JedisScriptClient implements RedisScriptClient {
 
     private static final Logger log = LoggerFactory.getLogger(JedisScriptClient.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
@@ -49,7 +50,20 @@ public final class JedisScriptClient implements ScriptClient {
     private final Map<String, String> shas = new ConcurrentHashMap<>();
     private final Channels channels = new Channels();
 
-    public JedisScriptClient(Pool<Jedis> pool) {
+    /**
+     * On {@code pool} ({@code JedisPool} for one Redis, {@code JedisSentinelPool} for Sentinel; not Cluster), which
+     * stays the application's: {@link #close()} stops this client's threads and gives back its subscribed
+     * connection, and leaves the pool open.
+     *
+     * <pre>{@code
+     * LeaseManager guard = LeaseManager.of(RedisLeaseProvider.of(JedisScriptClient.of(pool), RedisLeaseConfig.defaults()));
+     * }</pre>
+     */
+    public static JedisScriptClient of(Pool<Jedis> pool) {
+        return new JedisScriptClient(java.util.Objects.requireNonNull(pool, "pool"));
+    }
+
+    private JedisScriptClient(Pool<Jedis> pool) {
         this.pool = pool;
         ThreadPoolExecutor executor = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 r -> daemon(r, "fenceguard-jedis-io-" + THREADS.incrementAndGet()));
@@ -142,6 +156,11 @@ public final class JedisScriptClient implements ScriptClient {
     @Override
     public boolean cluster() {
         return false;
+    }
+
+    @Override
+    public int slot(String key) {
+        return redis.clients.jedis.util.JedisClusterCRC16.getSlot(key);
     }
 
     @Override

@@ -1,5 +1,6 @@
-package io.fenceguard.redis.internal;
+package io.fenceguard.redis.redisson;
 
+import io.fenceguard.redis.RedisScriptClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,18 +20,32 @@ import org.redisson.client.RedisReconnectedException;
 import org.redisson.client.RedisRetryException;
 import org.redisson.client.RedisTimeoutException;
 import org.redisson.client.codec.StringCodec;
+import org.redisson.connection.CRC16;
+import java.nio.charset.StandardCharsets;
 
-/** Scripts and release channels through a {@link RedissonClient}: asynchronous, on Redisson's I/O threads. */
-public final class RedissonScriptClient implements ScriptClient {
+/**
+ * Scripts and release channels through the application's {@link RedissonClient}: asynchronous, on Redisson's I/O
+ * threads; single, Sentinel, replicated and Cluster set-ups alike.
+ *
+ * <pre>{@code
+ * LeaseManager guard = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson)));
+ * }</pre>
+ */
+public final class RedissonScriptClient implements RedisScriptClient {
 
     private final RedissonClient redisson;
     private final RScript script;
     private final boolean cluster;
 
-    public RedissonScriptClient(RedissonClient redisson) {
+    private RedissonScriptClient(RedissonClient redisson) {
         this.redisson = redisson;
         this.script = redisson.getScript(StringCodec.INSTANCE);
         this.cluster = redisson.getConfig().isClusterConfig();
+    }
+
+    /** On {@code redisson}, which stays the application's: {@link #close()} leaves it open. */
+    public static RedissonScriptClient of(RedissonClient redisson) {
+        return new RedissonScriptClient(java.util.Objects.requireNonNull(redisson, "redisson"));
     }
 
     @Override
@@ -82,6 +97,18 @@ public final class RedissonScriptClient implements ScriptClient {
     @Override
     public boolean cluster() {
         return cluster;
+    }
+
+    @Override
+    public int slot(String key) {
+        int open = key.indexOf('{');
+        if (open >= 0) {
+            int close = key.indexOf('}', open + 1);
+            if (close > open + 1) {
+                key = key.substring(open + 1, close);
+            }
+        }
+        return CRC16.crc16(key.getBytes(StandardCharsets.UTF_8)) % 16384;
     }
 
     @Override

@@ -1,14 +1,15 @@
-package io.fenceguard.redis.internal;
+package io.fenceguard.redis;
 
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
  * What a lease needs from a Redis client: run a Lua script, hear of releases on a channel, and tell a Redis
- * failure (and a transient one) from any other error. One implementation per client library, so that the
- * lease logic above it is written once.
+ * failure (and a transient one) from any other error. One implementation per client library, each in a package of
+ * its own ({@code redisson}, {@code jedis}, {@code springdata}) so that no class loaded for one client names
+ * another client's types; the lease logic above it is written once.
  */
-public interface ScriptClient extends AutoCloseable {
+public interface RedisScriptClient extends AutoCloseable {
 
     /** How a script's answer is read. */
     enum Reply { LIST, LONG }
@@ -34,6 +35,9 @@ public interface ScriptClient extends AutoCloseable {
 
     /** Whether keys of different hash slots may live on different nodes (Redis Cluster). */
     boolean cluster();
+
+    /** The Cluster hash slot of {@code key} (hash tags honoured); asked only when {@link #cluster()} is true. */
+    int slot(String key);
 
     /** Calls {@code onMessage} on every message to {@code channel}; the stage completes once Redis confirmed. */
     Subscription subscribe(String channel, Runnable onMessage);
