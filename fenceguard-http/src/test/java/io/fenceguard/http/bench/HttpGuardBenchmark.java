@@ -1,0 +1,327 @@
+package io.fenceguard.http.bench;
+
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
+import io.fenceguard.http.FenceHeader;
+import io.fenceguard.http.HighWaterStore;
+import io.fenceguard.http.RequestSignatures;
+import io.fenceguard.http.SigningKeys;
+import io.fenceguard.http.support.Instances;
+import io.fenceguard.http.support.TestApp;
+import io.fenceguard.http.support.TestWiring;
+import io.fenceguard.testsupport.bench.BenchTable;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+
+/**
+ * Requests/s and median latency of PUT /accounts/bench through the fencing filter against the same
+ * endpoint with the filter switched off: in memory unsigned, compact signed and request-signed (a new
+ * RFC 9421 signature and nonce per request, signed on the client thread), and on the JDBC store compact
+ * and request-signed, and PUT /writes/bench, whose handler inserts a row in the same PostgreSQL, without the
+ * filter (that row's anchor), with the JDBC store, and with the JDBC store's admission in the handler's
+ * transaction (one commit); the same token each time, so every request consults the store (request-signed:
+ * the nonce cache too). Stores this module cannot depend on add their rows through an {@link Extension}
+ * (fenceguard-redis's {@code RedisHttpGuardBenchmark}: the Redis store, in the same run). All are warmed up first, then measured in rounds in a
+ * rotating order (so neither JIT warm-up nor a drift in machine load favours one); figures are over all
+ * rounds. The header's parse and verification alone are the JMH micro-benchmark {@link FenceHeaderBenchmark}.
+ *
+ * <p>Transient client errors are retried and reported ({@link LoadDriver}); every request has a
+ * timeout, the whole run a deadline, and the JVM always exits: 0 with figures, 1 on a failure, 3 when
+ * the deadline passed.
+ *
+ * <pre>
+ * ./mvnw -B -pl fenceguard-redis -am -Dbench=http -DskipTests verify   (with the Redis store; see RedisHttpGuardBenchmark)
+ *   env GUARD_TEST_POSTGRES_URL, _USER, _PASSWORD (default jdbc:postgresql://127.0.0.1:5432/test, postgres)
+ *   -Dbench.http.seconds=8 (per endpoint, over all rounds) -Dbench.http.rounds=4 -Dbench.http.warmup=3
+ *   -Dbench.http.threads=8 -Dbench.http.request-timeout=5 -Dbench.http.attempts=3
+ *   -Dbench.http.deadline=0 (seconds; 0: 120 + 3 × (warm-up + measurement))
+ * </pre>
+ */
+public final class HttpGuardBenchmark {
+
+    private static final int THREADS = Integer.getInteger("bench.http.threads", 8);
+    private static final Duration WARMUP = seconds("bench.http.warmup", "3");
+    private static final Duration MEASURE = seconds("bench.http.seconds", "8");
+    private static final int ROUNDS = Math.max(1, Integer.getInteger("bench.http.rounds", 4));
+    private static final Duration REQUEST_TIMEOUT = seconds("bench.http.request-timeout", "5");
+    private static final int ATTEMPTS = Math.max(1, Integer.getInteger("bench.http.attempts", 3));
+    private static final Duration DEADLINE = deadline();
+    /** A run whose requests fail every attempt more often than this has no figures worth printing. */
+    private static final double MAX_FAILED_SHARE = 0.01;
+
+    /** {@code bench.http.deadline} seconds; unset or 0: two minutes for start-up and shutdown plus 3 × the load. */
+    private static Duration deadline() {
+        Duration given = seconds("bench.http.deadline", "0");
+        return given.isZero() ? WARMUP.plus(MEASURE).multipliedBy(3).plusSeconds(120) : given;
+    }
+
+    private static Duration seconds(String property, String fallback) {
+        return Duration.ofMillis((long) (1000 * Double.parseDouble(System.getProperty(property, fallback))));
+    }
+
+    public static void main(String[] args) {
+        main(setup -> List.of());
+    }
+
+    /** Runs the benchmark with {@code extension}'s rows after this module's, then exits the JVM. */
+    public static void main(Extension extension) {
+        startDeadline();
+        int status = 1;
+        try {
+            status = run(extension);
+        } catch (Throwable e) {
+            System.err.println("HTTP benchmark failed: " + e);
+            e.printStackTrace();
+        } finally {
+            System.out.flush();
+            System.err.flush();
+            // Exits even while application contexts or client threads are still running.
+            System.exit(status);
+        }
+    }
+
+    /** A daemon that stops the JVM at the deadline, whatever the benchmark or its shutdown is doing. */
+    private static void startDeadline() {
+        Thread deadline = new Thread(() -> {
+            try {
+                Thread.sleep(DEADLINE.toMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+            System.err.printf("%nHTTP benchmark: deadline of %d s passed; stopping.%n", DEADLINE.toSeconds());
+            System.err.flush();
+            Runtime.getRuntime().halt(3);
+        }, "bench-deadline");
+        deadline.setDaemon(true);
+        deadline.start();
+    }
+
+    /** One endpoint of the table: its name, its request and the row it is compared with (its anchor). */
+    public record Row(String name, Supplier<HttpRequest> request, int anchor) {
+    }
+
+    /**
+     * More rows measured in the same run, for stores this module cannot depend on (the Redis store lives in
+     * fenceguard-redis, which depends on this module): they start their own instances through {@link Setup}.
+     */
+    public interface Extension extends AutoCloseable {
+
+        List<Row> rows(Setup setup) throws Exception;
+
+        @Override
+        default void close() throws Exception {
+        }
+    }
+
+    /** What an {@link Extension} needs: instances, the headers and the signer of this run. */
+    public static final class Setup {
+
+        private final Instances instances;
+        private final BenchPostgres postgres;
+        private final RequestSignatures signer;
+        private final String unsigned;
+        private final String compact;
+        private final List<Row> rows = new ArrayList<>();
+
+        private Setup(Instances instances, BenchPostgres postgres, RequestSignatures signer, String unsigned,
+                String compact) {
+            this.instances = instances;
+            this.postgres = postgres;
+            this.signer = signer;
+            this.unsigned = unsigned;
+            this.compact = compact;
+        }
+
+        /**
+         * Starts an instance of the test app with {@code settings} and {@code store} (else the one the settings
+         * name), with the run's PostgreSQL pool as its DataSource when {@code dataSource}; answers its port.
+         */
+        public int start(String name, Map<String, String> settings, Supplier<HighWaterStore> store, boolean dataSource) {
+            Map<String, Object> properties = new LinkedHashMap<>(Instances.defaults());
+            properties.putAll(settings);
+            return Instances.port(instances.start(name, properties, ctx -> {
+                if (dataSource) {
+                    ctx.registerBean(DataSource.class, () -> postgres.pool(THREADS));
+                }
+                if (store != null) {
+                    ctx.registerBean(TestWiring.CustomStore.class, () -> store::get);
+                }
+            }));
+        }
+
+        /** The index of the row named {@code name}, the anchor of rows compared with it. */
+        public int indexOf(String name) {
+            for (int i = 0; i < rows.size(); i++) {
+                if (rows.get(i).name().equals(name)) {
+                    return i;
+                }
+            }
+            throw new IllegalArgumentException("no row " + name);
+        }
+
+        /** The same request every time, with the compact signed header ({@code null} path: /accounts/bench). */
+        public Supplier<HttpRequest> compact(int port, String path) {
+            return fixed(port, compact, path == null ? "/accounts/bench" : path);
+        }
+
+        /** A new request signature and nonce for every request. */
+        public Supplier<HttpRequest> requestSigned(int port) {
+            return signed(port, signer, unsigned);
+        }
+    }
+
+    private static int run(Extension extension) throws Exception {
+        SigningKeys keys = SigningKeys.of(Map.of("k1", Base64.getDecoder().decode(Instances.KEY_A)), "k1");
+        Fence fence = new Fence(ResourceName.of("account:bench"), FencingToken.of(42));
+        String unsigned = FenceHeader.of(fence).value();
+        String compact = keys.header(fence).value();
+        RequestSignatures signer = RequestSignatures.of(keys, "Fencing-Token");
+        try (BenchPostgres postgres = new BenchPostgres(); Instances instances = new Instances();
+                LoadDriver driver = new LoadDriver(THREADS, ATTEMPTS, REQUEST_TIMEOUT); extension) {
+            Setup setup = new Setup(instances, postgres, signer, unsigned, compact);
+            List<Row> rows = setup.rows;
+            int openPort = setup.start("open", Map.of("test.fencing", "false"), null, false);
+            rows.add(new Row("no filter", fixed(openPort, null), 0));
+            int unsignedPort = setup.start("memory-unsigned", Map.of("test.unsigned", "true"), null, false);
+            rows.add(new Row("in-memory, unsigned", fixed(unsignedPort, unsigned), 0));
+            int memoryPort = setup.start("memory", Map.of(), null, false);
+            rows.add(new Row("in-memory, compact signed", fixed(memoryPort, compact), 0));
+            int memoryRequestPort = setup.start("memory-request", Map.of("test.request-signatures", "true"), null, false);
+            rows.add(new Row("in-memory, request-signed", signed(memoryRequestPort, signer, unsigned), 0));
+            int jdbcPort = setup.start("jdbc", Map.of("test.store", "jdbc"), null, true);
+            rows.add(new Row("JDBC, compact signed", fixed(jdbcPort, compact), 0));
+            int jdbcRequestPort = setup.start("jdbc-request", Map.of("test.store", "jdbc",
+                    "test.request-signatures", "true"), null, true);
+            rows.add(new Row("JDBC, request-signed", signed(jdbcRequestPort, signer, unsigned), 0));
+            int openWritesPort = setup.start("open-writes", Map.of("test.fencing", "false"), null, true);
+            int writesAnchor = rows.size();
+            rows.add(new Row("no filter, handler writes", fixed(openWritesPort, null, "/writes/bench"), writesAnchor));
+            int jdbcWritesPort = setup.start("jdbc-writes", Map.of("test.store", "jdbc"), null, true);
+            rows.add(new Row("JDBC, handler writes", fixed(jdbcWritesPort, compact, "/writes/bench"), writesAnchor));
+            int joinedWritesPort = setup.start("jdbc-joined-writes", Map.of("test.store", "jdbc",
+                    "test.join-transaction", "true"), null, true);
+            rows.add(new Row("JDBC joined, handler writes", fixed(joinedWritesPort, compact, "/writes/bench"),
+                    writesAnchor));
+            rows.addAll(extension.rows(setup));
+            postgres.createWritesTable();
+
+            System.out.printf("%nfenceguard HTTP benchmark: PUT /accounts/bench, %d client threads (java.net.http, "
+                    + "HTTP/1.1), %.1f s per endpoint in %d rounds after %.1f s warm-up each; JDBC store on %s%n",
+                    THREADS, MEASURE.toMillis() / 1e3, ROUNDS, WARMUP.toMillis() / 1e3, postgres.describe());
+            System.out.printf("request timeout %.1f s, %d attempts per request, deadline %d s%n",
+                    REQUEST_TIMEOUT.toMillis() / 1e3, ATTEMPTS, DEADLINE.toSeconds());
+            for (Row row : rows) {
+                driver.drive(row.request(), WARMUP);
+                TestApp.REACHED.clear();
+            }
+            long warmupErrors = driver.errorCount();
+            long warmupFailed = driver.failedCount();
+            Duration slice = MEASURE.dividedBy(ROUNDS);
+            List<List<long[]>> samples = new ArrayList<>();
+            long[] failed = new long[rows.size()];
+            double[][] perRound = new double[rows.size()][ROUNDS];
+            for (int i = 0; i < rows.size(); i++) {
+                samples.add(new ArrayList<>());
+            }
+            for (int round = 0; round < ROUNDS; round++) {
+                for (int k = 0; k < rows.size(); k++) {
+                    int i = (k + round) % rows.size();
+                    LoadDriver.Samples got = driver.drive(rows.get(i).request(), slice);
+                    TestApp.REACHED.clear();
+                    samples.get(i).add(got.latencies());
+                    failed[i] += got.failed();
+                    perRound[i][round] = got.latencies().length * 1e9 / slice.toNanos();
+                }
+            }
+            System.out.printf("%-34s %10s %10s %8s  %-28s %16s %8s%n", "endpoint", "req/s", "p50 µs", "ratio",
+                    "anchor", "rounds req/s", "failed");
+            long[][] results = new long[rows.size()][];
+            for (int i = 0; i < rows.size(); i++) {
+                results[i] = summary(samples.get(i), slice.multipliedBy(ROUNDS));
+            }
+            for (int i = 0; i < rows.size(); i++) {
+                Row row = rows.get(i);
+                long anchor = results[row.anchor()][0];
+                System.out.printf("%-34s %10d %10d %8.2f  %-28s %16s %8d%n", row.name(), results[i][0], results[i][1],
+                        anchor == 0 ? 0 : (double) results[i][0] / anchor, rows.get(row.anchor()).name(),
+                        String.format("%.0f..%.0f", Arrays.stream(perRound[i]).min().orElse(0),
+                                Arrays.stream(perRound[i]).max().orElse(0)), failed[i]);
+            }
+            for (int i = 0; i < rows.size(); i++) {
+                Row row = rows.get(i);
+                long anchor = results[row.anchor()][0];
+                BenchTable.row("http", "PUT, " + THREADS + " client threads: " + row.name(), results[i][0], "req/s",
+                        rows.get(row.anchor()).name(), anchor == 0 ? Double.NaN : (double) results[i][0] / anchor,
+                        Double.NaN);
+            }
+            BenchTable.print();
+            return report(driver, warmupErrors, warmupFailed);
+        }
+    }
+
+    private static Supplier<HttpRequest> fixed(int port, String header) {
+        return fixed(port, header, "/accounts/bench");
+    }
+
+    private static Supplier<HttpRequest> fixed(int port, String header, String path) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(REQUEST_TIMEOUT)
+                .PUT(HttpRequest.BodyPublishers.noBody());
+        if (header != null) {
+            builder.header("Fencing-Token", header);
+        }
+        HttpRequest request = builder.build();
+        return () -> request;
+    }
+
+    /** A new signature (and nonce) for every request, made on the client thread as a real caller would. */
+    private static Supplier<HttpRequest> signed(int port, RequestSignatures signer, String fencing) {
+        URI uri = uri(port);
+        return () -> {
+            HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT)
+                    .PUT(HttpRequest.BodyPublishers.noBody());
+            signer.sign("PUT", uri, fencing, new byte[0]).forEach(builder::header);
+            return builder.build();
+        };
+    }
+
+    private static URI uri(int port) {
+        return URI.create("http://127.0.0.1:" + port + "/accounts/bench");
+    }
+
+    /** Prints the transient errors; the exit status: 1 when too many requests failed every attempt. */
+    private static int report(LoadDriver driver, long warmupErrors, long warmupFailed) {
+        long errors = driver.errorCount();
+        System.out.printf("transient client errors, retried: %d (%d of them in warm-up) over %d answered requests%n",
+                errors, warmupErrors, driver.answeredCount());
+        driver.errors().forEach((kind, count) -> System.out.printf("  %8d × %s%n", count, kind));
+        long failed = driver.failedCount();
+        double share = failed / (double) Math.max(1, failed + driver.answeredCount());
+        if (failed > 0) {
+            System.out.printf("requests that failed all %d attempts: %d (%d of them in warm-up)%n", ATTEMPTS, failed,
+                    warmupFailed);
+        }
+        if (share > MAX_FAILED_SHARE) {
+            System.err.printf("HTTP benchmark: %.2f %% of the requests failed every attempt (more than %.0f %%); the "
+                    + "figures above are not reliable%n", 100 * share, 100 * MAX_FAILED_SHARE);
+            return 1;
+        }
+        return 0;
+    }
+
+    /** {requests per second, median latency in µs} of the latencies over {@code measured}. */
+    private static long[] summary(List<long[]> parts, Duration measured) {
+        long[] all = parts.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        int count = all.length;
+        return new long[] {count * 1_000_000_000L / measured.toNanos(), count == 0 ? 0 : all[count / 2] / 1_000};
+    }
+}

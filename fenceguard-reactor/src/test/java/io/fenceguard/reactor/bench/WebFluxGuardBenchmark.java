@@ -1,0 +1,285 @@
+package io.fenceguard.reactor.bench;
+
+import io.fenceguard.redis.redisson.RedissonScriptClient;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
+import io.fenceguard.http.FencedRoute;
+import io.fenceguard.http.HighWaterStore;
+import io.fenceguard.http.InMemoryHighWaterStore;
+import io.fenceguard.http.InboundFence;
+import io.fenceguard.http.JdbcHighWaterStore;
+import io.fenceguard.http.SigningKeys;
+import io.fenceguard.reactor.r2dbc.TestR2dbc;
+import io.fenceguard.reactor.webflux.FencingWebFilter;
+import io.fenceguard.reactor.webflux.NettyServer;
+import io.fenceguard.redis.RedisHighWaterStore;
+import io.fenceguard.testsupport.JdbcEndpoint;
+import io.fenceguard.testsupport.TestRedisson;
+import io.fenceguard.testsupport.TestServers;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.springframework.http.server.reactive.HttpHandler;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Requests/s and median latency of PUT /accounts/bench on Reactor Netty through the WebFlux
+ * {@link FencingWebFilter} (signed header, same token each time, so every request consults the store:
+ * in-memory on the event loop; PostgreSQL and Redis on boundedElastic) against the same handler without
+ * the filter, in the same run. All are warmed up, then measured in rounds in a rotating order; figures are
+ * over all rounds, ratios against the unfenced server.
+ *
+ * <p>Every request has a timeout, transient errors are retried and counted, the run has a deadline, and
+ * the JVM always exits: 0 with figures, 1 on a failure, 3 when the deadline passed.
+ *
+ * <pre>
+ * ./mvnw -B -pl fenceguard-reactor -am -Dbench=webflux -DskipTests verify
+ *   env GUARD_TEST_POSTGRES_URL (and _USER, _PASSWORD), GUARD_TEST_REDIS_URL: else embedded servers
+ *   -Dbench.webflux.seconds=8 -Dbench.webflux.rounds=4 -Dbench.webflux.warmup=3 -Dbench.webflux.threads=8
+ *   -Dbench.webflux.request-timeout=5 -Dbench.webflux.attempts=3 -Dbench.webflux.deadline=0
+ * </pre>
+ */
+public final class WebFluxGuardBenchmark {
+
+    private static final int THREADS = Integer.getInteger("bench.webflux.threads", 8);
+    private static final Duration WARMUP = seconds("bench.webflux.warmup", "3");
+    private static final Duration MEASURE = seconds("bench.webflux.seconds", "8");
+    private static final int ROUNDS = Math.max(1, Integer.getInteger("bench.webflux.rounds", 4));
+    private static final Duration REQUEST_TIMEOUT = seconds("bench.webflux.request-timeout", "5");
+    private static final int ATTEMPTS = Math.max(1, Integer.getInteger("bench.webflux.attempts", 3));
+    private static final Duration DEADLINE = deadline();
+    private static final double MAX_FAILED_SHARE = 0.01;
+
+    private static final AtomicLong ERRORS = new AtomicLong();
+    private static final AtomicLong FAILED = new AtomicLong();
+    private static final Map<String, AtomicLong> ERROR_KINDS = new ConcurrentHashMap<>();
+
+    private static Duration deadline() {
+        Duration given = seconds("bench.webflux.deadline", "0");
+        return given.isZero() ? WARMUP.plus(MEASURE).multipliedBy(4).plusSeconds(120) : given;
+    }
+
+    private static Duration seconds(String property, String fallback) {
+        return Duration.ofMillis((long) (1000 * Double.parseDouble(System.getProperty(property, fallback))));
+    }
+
+    public static void main(String[] args) {
+        startDeadline();
+        int status = 1;
+        try {
+            status = run();
+        } catch (Throwable e) {
+            System.err.println("WebFlux benchmark failed: " + e);
+            e.printStackTrace();
+        } finally {
+            System.out.flush();
+            System.err.flush();
+            System.exit(status);
+        }
+    }
+
+    private static void startDeadline() {
+        Thread deadline = new Thread(() -> {
+            try {
+                Thread.sleep(DEADLINE.toMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+            System.err.printf("%nWebFlux benchmark: deadline of %d s passed; stopping.%n", DEADLINE.toSeconds());
+            System.err.flush();
+            Runtime.getRuntime().halt(3);
+        }, "bench-deadline");
+        deadline.setDaemon(true);
+        deadline.start();
+    }
+
+    private static NettyServer server(HighWaterStore store, SigningKeys keys, boolean immediate) {
+        RouterFunction<ServerResponse> routes = RouterFunctions.route()
+                .PUT("/accounts/{id}", request -> ServerResponse.ok().bodyValue("ok")).build();
+        WebHttpHandlerBuilder builder = WebHttpHandlerBuilder.webHandler(RouterFunctions.toWebHandler(routes));
+        if (store != null) {
+            InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("PUT"), "/accounts/{id}", "account:{id}")),
+                    store, keys);
+            builder.filter(FencingWebFilter.of(fence, (m, p, problem) -> { },
+                    immediate ? Schedulers.immediate() : Schedulers.boundedElastic()));
+        }
+        HttpHandler handler = builder.build();
+        return NettyServer.start(handler);
+    }
+
+    private static int run() throws Exception {
+        SigningKeys keys = SigningKeys.of(Map.of("k1", "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII)),
+                "k1");
+        TestR2dbc.jdbc();                                 // the guard's migrations: the high-water table
+        JdbcEndpoint postgres = TestServers.postgres();
+        HikariConfig pool = new HikariConfig();
+        pool.setJdbcUrl(postgres.url());
+        pool.setUsername(postgres.user());
+        pool.setPassword(postgres.password());
+        pool.setMaximumPoolSize(THREADS);
+        String[] names = {"no filter", "WebFilter, in-memory store", "WebFilter, JDBC store (PostgreSQL)",
+                "WebFilter, Redis store"};
+        List<NettyServer> servers = new ArrayList<>();
+        ExecutorService clients = Executors.newFixedThreadPool(THREADS);
+        try (HikariDataSource dataSource = new HikariDataSource(pool)) {
+            servers.add(server(null, keys, true));
+            servers.add(server(InMemoryHighWaterStore.create(), keys, true));
+            servers.add(server(JdbcHighWaterStore.of(dataSource), keys, false));
+            RedisHighWaterStore redisStore = RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()), "fg:bench:" + System.nanoTime() + ":");
+            servers.add(server(redisStore, keys, false));
+            // a token of now, as a clock-floor lease mints it: not below the floor the Redis store set when it started
+            long token = Math.max(System.currentTimeMillis() * 1000,
+                    redisStore.floor().map(FencingToken::value).orElse(0L));
+            String header = keys.header(new Fence(ResourceName.of("account:bench"), FencingToken.of(token))).value();
+            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(REQUEST_TIMEOUT).executor(Executors.newFixedThreadPool(2)).build();
+            List<HttpRequest> requests = new ArrayList<>();
+            requests.add(request(servers.get(0), null));
+            for (int i = 1; i < servers.size(); i++) {
+                requests.add(request(servers.get(i), header));
+            }
+            System.out.printf("%nfenceguard WebFlux benchmark: PUT /accounts/bench on Reactor Netty, %d client threads "
+                    + "(java.net.http, HTTP/1.1), %.1f s per server in %d rounds after %.1f s warm-up each; PostgreSQL %s, "
+                    + "Redis %s%n", THREADS, MEASURE.toMillis() / 1e3, ROUNDS, WARMUP.toMillis() / 1e3, postgres.url(),
+                    TestServers.redis().uri());
+            for (HttpRequest request : requests) {
+                drive(http, clients, request, WARMUP);
+            }
+            long warmupFailed = FAILED.get();
+            Duration slice = MEASURE.dividedBy(ROUNDS);
+            List<List<long[]>> samples = new ArrayList<>();
+            double[][] perRound = new double[requests.size()][ROUNDS];
+            for (int i = 0; i < requests.size(); i++) {
+                samples.add(new ArrayList<>());
+            }
+            for (int round = 0; round < ROUNDS; round++) {
+                for (int k = 0; k < requests.size(); k++) {
+                    int i = (k + round) % requests.size();
+                    long[] latencies = drive(http, clients, requests.get(i), slice);
+                    samples.get(i).add(latencies);
+                    perRound[i][round] = latencies.length * 1e9 / slice.toNanos();
+                }
+            }
+            System.out.printf("%-36s %10s %10s %10s %14s %20s%n", "server", "req/s", "p50 µs", "p99 µs", "vs no filter",
+                    "rounds req/s");
+            long[][] results = new long[requests.size()][];
+            for (int i = 0; i < requests.size(); i++) {
+                results[i] = summary(samples.get(i), slice.multipliedBy(ROUNDS));
+            }
+            for (int i = 0; i < requests.size(); i++) {
+                System.out.printf("%-36s %10d %10d %10d %14.2f %20s%n", names[i], results[i][0], results[i][1],
+                        results[i][2], results[0][0] == 0 ? 0 : (double) results[i][0] / results[0][0],
+                        String.format("%.0f..%.0f", Arrays.stream(perRound[i]).min().orElse(0),
+                                Arrays.stream(perRound[i]).max().orElse(0)));
+                io.fenceguard.testsupport.bench.BenchTable.row("webflux", "PUT, " + THREADS + " client threads: "
+                        + names[i], results[i][0], "req/s", names[0],
+                        results[0][0] == 0 ? Double.NaN : (double) results[i][0] / results[0][0], Double.NaN);
+            }
+            System.out.printf("transient client errors, retried: %d%n", ERRORS.get());
+            new TreeMap<>(ERROR_KINDS).forEach((kind, count) -> System.out.printf("  %8d × %s%n", count.get(), kind));
+            long answered = Arrays.stream(results).mapToLong(r -> r[3]).sum();
+            double share = FAILED.get() / (double) Math.max(1, FAILED.get() + answered);
+            if (FAILED.get() > 0) {
+                System.out.printf("requests that failed all %d attempts: %d (%d in warm-up)%n", ATTEMPTS, FAILED.get(),
+                        warmupFailed);
+            }
+            if (share > MAX_FAILED_SHARE) {
+                System.err.printf("WebFlux benchmark: %.2f %% of the requests failed; the figures are not reliable%n",
+                        100 * share);
+                return 1;
+            }
+            return 0;
+        } finally {
+            clients.shutdownNow();
+            servers.forEach(NettyServer::close);
+        }
+    }
+
+    private static HttpRequest request(NettyServer server, String header) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(server.baseUrl() + "/accounts/bench"))
+                .timeout(REQUEST_TIMEOUT).PUT(HttpRequest.BodyPublishers.noBody());
+        if (header != null) {
+            builder.header("Fencing-Token", header);
+        }
+        return builder.build();
+    }
+
+    /** Latencies (ns) of the requests answered 200 in {@code duration} by {@link #THREADS} closed-loop clients. */
+    private static long[] drive(HttpClient http, ExecutorService clients, HttpRequest request, Duration duration)
+            throws Exception {
+        long end = System.nanoTime() + duration.toNanos();
+        List<Future<long[]>> futures = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+            futures.add(clients.submit(() -> {
+                long[] latencies = new long[1024];
+                int count = 0;
+                while (System.nanoTime() < end) {
+                    long start = System.nanoTime();
+                    if (send(http, request)) {
+                        if (count == latencies.length) {
+                            latencies = Arrays.copyOf(latencies, count * 2);
+                        }
+                        latencies[count++] = System.nanoTime() - start;
+                    }
+                }
+                return Arrays.copyOf(latencies, count);
+            }));
+        }
+        List<long[]> parts = new ArrayList<>();
+        for (Future<long[]> future : futures) {
+            parts.add(future.get(duration.toMillis() + REQUEST_TIMEOUT.toMillis() * ATTEMPTS + 10_000, TimeUnit.MILLISECONDS));
+        }
+        return parts.stream().flatMapToLong(Arrays::stream).toArray();
+    }
+
+    private static boolean send(HttpClient http, HttpRequest request) {
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            try {
+                HttpResponse<Void> response = http.send(request, HttpResponse.BodyHandlers.discarding());
+                if (response.statusCode() == 200) {
+                    return true;
+                }
+                throw new IllegalStateException("status " + response.statusCode());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (Exception e) {
+                ERRORS.incrementAndGet();
+                ERROR_KINDS.computeIfAbsent(e.getClass().getSimpleName() + ": " + e.getMessage(), k -> new AtomicLong())
+                        .incrementAndGet();
+            }
+        }
+        FAILED.incrementAndGet();
+        return false;
+    }
+
+    /** {req/s, p50 µs, p99 µs, count}. */
+    private static long[] summary(List<long[]> parts, Duration measured) {
+        long[] all = parts.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        int count = all.length;
+        return new long[] {count * 1_000_000_000L / measured.toNanos(), count == 0 ? 0 : all[count / 2] / 1_000,
+                count == 0 ? 0 : all[(int) Math.min(count - 1, (long) (count * 0.99))] / 1_000, count};
+    }
+}
