@@ -1,0 +1,4 @@
+/**
+ * fenceguard in a Spring application, without Spring Boot.
+ */
+package io.fenceguard.spring;
