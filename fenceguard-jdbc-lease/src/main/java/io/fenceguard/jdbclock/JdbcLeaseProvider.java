@@ -1,11 +1,10 @@
 package io.fenceguard.jdbclock;
 
-import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.LeaseUnavailableException;
+import io.fenceguard.core.spi.AbstractLeaseProvider;
 import io.fenceguard.core.spi.Grant;
-import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.core.spi.LeaseRequest;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -40,7 +39,7 @@ import javax.sql.DataSource;
  * lease statements commit on their own. Create the table with {@link JdbcLeaseSchema#create(DataSource)}
  * or the Flyway-style scripts under {@code fenceguard/db/lease/<dialect>/}.
  */
-public final class JdbcLeaseProvider implements LeaseProvider {
+public final class JdbcLeaseProvider extends AbstractLeaseProvider {
 
     /** Width of the holder column. */
     static final int MAX_HOLDER = 255;
@@ -73,14 +72,8 @@ public final class JdbcLeaseProvider implements LeaseProvider {
     }
 
     @Override
-    public Grant acquire(LeaseRequest request, Duration wait) {
-        Objects.requireNonNull(request, "request");
-        Objects.requireNonNull(wait, "wait");
-        if (wait.isNegative()) {
-            throw new IllegalArgumentException("wait must not be negative, got " + wait);
-        }
+    protected Grant acquire(LeaseRequest request, Duration wait, long deadline) {
         checkHolder(request);
-        long deadline = System.nanoTime() + saturatedNanos(wait);
         long pause = config.minPoll().toNanos();
         while (true) {
             ensureOpen(request);
@@ -94,7 +87,7 @@ public final class JdbcLeaseProvider implements LeaseProvider {
                 throw new LeaseTimeoutException(request.resource(), wait,
                         "another holder has it until it releases or its lease expires by the database's clock");
             }
-            sleep(request, Math.min(left, jittered(pause)));
+            pause(request.resource(), Math.min(left, jittered(pause)));
             pause = Math.min(pause * 2, config.maxPoll().toNanos());
         }
     }
@@ -200,21 +193,5 @@ public final class JdbcLeaseProvider implements LeaseProvider {
         return nanos / 2 + ThreadLocalRandom.current().nextLong(nanos + 1);
     }
 
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE / 2;
-        }
-    }
 
-    private static void sleep(LeaseRequest request, long nanos) {
-        try {
-            TimeUnit.NANOSECONDS.sleep(nanos);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new FenceguardException("interrupted while waiting for a lease on '" + request.resource() + "'",
-                    request.resource(), null, e);
-        }
-    }
 }

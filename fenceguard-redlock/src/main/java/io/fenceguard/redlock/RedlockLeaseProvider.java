@@ -4,8 +4,8 @@ import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.LeaseUnavailableException;
+import io.fenceguard.core.spi.AbstractLeaseProvider;
 import io.fenceguard.core.spi.Grant;
-import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.core.spi.LeaseRequest;
 import io.fenceguard.redlock.internal.RedlockKeys;
 import io.fenceguard.redlock.internal.RedlockScripts;
@@ -62,7 +62,7 @@ import org.redisson.api.RedissonClient;
  * LeaseManager guard = LeaseManager.of(RedlockLeaseProvider.of(List.of(redisA, redisB, redisC)));
  * }</pre>
  */
-public final class RedlockLeaseProvider implements LeaseProvider {
+public final class RedlockLeaseProvider extends AbstractLeaseProvider {
 
     private final RedlockLeaseConfig config;
     private final RedlockScripts scripts;
@@ -111,12 +111,7 @@ public final class RedlockLeaseProvider implements LeaseProvider {
     }
 
     @Override
-    public Grant acquire(LeaseRequest request, Duration wait) {
-        Objects.requireNonNull(request, "request");
-        if (wait == null || wait.isNegative()) {
-            throw new IllegalArgumentException("wait must be zero or positive, got " + wait);
-        }
-        long deadline = System.nanoTime() + saturatedNanos(wait);
+    protected Grant acquire(LeaseRequest request, Duration wait, long deadline) {
         RedlockKeys keys = RedlockKeys.of(config.keyPrefix(), request.resource());
         for (int n = 1; ; n++) {
             ensureOpen(request);
@@ -129,7 +124,7 @@ public final class RedlockLeaseProvider implements LeaseProvider {
             if (left <= 0) {
                 throw failure(request, wait, a);
             }
-            sleep(request, Math.min(left, TimeUnit.MILLISECONDS.toNanos(pauses.apply(n))));
+            pause(request.resource(), Math.min(left, TimeUnit.MILLISECONDS.toNanos(pauses.apply(n))));
         }
     }
 
@@ -280,21 +275,5 @@ public final class RedlockLeaseProvider implements LeaseProvider {
         }
     }
 
-    private static void sleep(LeaseRequest request, long nanos) {
-        try {
-            TimeUnit.NANOSECONDS.sleep(nanos);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new FenceguardException("interrupted while waiting for a lease on '" + request.resource() + "'",
-                    request.resource(), null, e);
-        }
-    }
 
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE / 2;
-        }
-    }
 }

@@ -7,6 +7,7 @@ import io.fenceguard.core.LeaseMode;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.LeaseUnavailableException;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.core.spi.AbstractLeaseProvider;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.core.spi.LeaseRequest;
@@ -72,7 +73,7 @@ import org.slf4j.LoggerFactory;
  * deletes the node then, so a lease left open does not block the resource for the session's lifetime.
  * {@link #renew} answers, without blocking, whether the holder's node still exists.
  */
-public final class ZooKeeperLeaseProvider implements LeaseProvider {
+public final class ZooKeeperLeaseProvider extends AbstractLeaseProvider {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperLeaseProvider.class);
 
@@ -108,16 +109,10 @@ public final class ZooKeeperLeaseProvider implements LeaseProvider {
     }
 
     @Override
-    public Grant acquire(LeaseRequest request, Duration wait) {
-        Objects.requireNonNull(request, "request");
-        Objects.requireNonNull(wait, "wait");
-        if (wait.isNegative()) {
-            throw new IllegalArgumentException("wait must not be negative, got " + wait);
-        }
+    protected Grant acquire(LeaseRequest request, Duration wait, long deadline) {
         ResourceName resource = request.resource();
         boolean shared = request.mode() == LeaseMode.SHARED;
         long sent = System.nanoTime();
-        long deadline = sent + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
         usable(resource);
         String dir = ZKPaths.makePath(config.basePath(), NodeNames.encode(resource));
         String path = null;
