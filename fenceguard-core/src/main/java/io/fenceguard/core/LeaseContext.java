@@ -64,7 +64,7 @@ public final class LeaseContext {
         after.addAll(before);
         after.add(lease);
         BOUND.set(Collections.unmodifiableList(after));
-        return new Scope(before);
+        return new Scope(before, lease);
     }
 
     /** Runs {@code task} with the leases bound now, wherever it runs. */
@@ -103,28 +103,48 @@ public final class LeaseContext {
     private static Scope restore(List<Lease> leases) {
         List<Lease> before = BOUND.get();
         BOUND.set(leases);
-        return new Scope(before);
+        return new Scope(before, null);
     }
 
-    /** Restores what was bound before; closing twice does nothing. */
+    /**
+     * Ends a binding; closing twice does nothing. A scope of {@link #bind} takes out just its own lease, so
+     * that scopes closed out of order (two ShedLock locks unlocked in the order they were taken) never bind a
+     * lease again that an earlier close took out; a scope of {@link #wrap} restores what the thread had.
+     */
     public static final class Scope implements AutoCloseable {
         private final List<Lease> previous;
+        private final Lease bound;
         private boolean closed;
 
-        private Scope(List<Lease> previous) {
+        private Scope(List<Lease> previous, Lease bound) {
             this.previous = previous;
+            this.bound = bound;
         }
 
         @Override
         public void close() {
-            if (!closed) {
-                closed = true;
-                if (previous.isEmpty()) {
-                    BOUND.remove();
-                } else {
-                    BOUND.set(previous);
+            if (closed) {
+                return;
+            }
+            closed = true;
+            List<Lease> now = bound == null ? previous : without(BOUND.get(), bound);
+            if (now.isEmpty()) {
+                BOUND.remove();
+            } else {
+                BOUND.set(now);
+            }
+        }
+
+        /** {@code leases} without the innermost occurrence of {@code lease} (by identity). */
+        private static List<Lease> without(List<Lease> leases, Lease lease) {
+            for (int i = leases.size() - 1; i >= 0; i--) {
+                if (leases.get(i) == lease) {
+                    List<Lease> rest = new ArrayList<>(leases);
+                    rest.remove(i);
+                    return Collections.unmodifiableList(rest);
                 }
             }
+            return leases;
         }
     }
 }

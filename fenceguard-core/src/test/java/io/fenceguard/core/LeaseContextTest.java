@@ -27,6 +27,24 @@ class LeaseContextTest {
     }
 
     @Test
+    void scopesClosedOutOfOrderNeverBindAClosedLeaseAgain() {
+        try (Lease first = manager.acquire("ctx:first:" + System.nanoTime(), Duration.ofSeconds(1));
+             Lease second = manager.acquire("ctx:second:" + System.nanoTime(), Duration.ofSeconds(1))) {
+            LeaseContext.Scope firstScope = LeaseContext.bind(first);
+            LeaseContext.Scope secondScope = LeaseContext.bind(second);
+
+            firstScope.close();
+            // The second lease stays bound; the first is gone.
+            assertThat(LeaseContext.all()).containsExactly(second);
+
+            secondScope.close();
+            // Restoring "what was bound before the second bind" would bind the first lease again.
+            assertThat(LeaseContext.all()).isEmpty();
+            assertThat(LeaseContext.current()).isEmpty();
+        }
+    }
+
+    @Test
     void callbackFormBindsTheLeaseAndAlwaysUnbindsAndReleases() {
         String resource = "ctx:" + System.nanoTime();
         FencingToken seen = manager.callWithLease(resource, Duration.ofSeconds(1), lease -> {

@@ -15,6 +15,8 @@ final class HeldLock {
     private final Thread owner;
     private final FenceguardLockProvider provider;
     private ScheduledFuture<?> release;
+    /** When the scheduled release is due ({@link System#nanoTime()}); the lock ends then, also if the release runs late. */
+    private long releaseAtNanos;
     private boolean closed;
 
     HeldLock(String name, Lease lease, LeaseContext.Scope scope, Thread owner, FenceguardLockProvider provider) {
@@ -37,6 +39,7 @@ final class HeldLock {
         if (release != null) {
             release.cancel(false);
         }
+        releaseAtNanos = System.nanoTime() + nanos;
         if (nanos <= 0) {
             close();
             return;
@@ -49,9 +52,12 @@ final class HeldLock {
         }
     }
 
-    /** Whether the lease is still held here, neither released nor lost. */
+    /**
+     * Whether the lease is still held here: neither released nor lost, and its release time not passed by the
+     * clock (the scheduled release may run late; the deadline does not move with it).
+     */
     synchronized boolean isHeld() {
-        return !closed && lease.isValid();
+        return !closed && lease.isValid() && System.nanoTime() - releaseAtNanos < 0;
     }
 
     /** Unbinds the lease from the job's thread; a binding can only be undone on that thread. */

@@ -205,6 +205,41 @@ abstract class LockProviderContract {
     }
 
     @Test
+    void aLockPastLockAtMostForCannotBeExtendedEvenWhenItsReleaseRunsLate() throws Exception {
+        SimpleLock lock = first.lock(config(Duration.ofMillis(200), Duration.ZERO)).orElseThrow();
+        // Hold up the provider's release thread, so that the scheduled release at lockAtMostFor runs late.
+        java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
+        first.scheduler().execute(() -> {
+            try {
+                busy.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            sleep(Duration.ofMillis(400));
+            assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO))
+                    .as("lockAtMostFor has passed by the clock, whatever the release thread did").isEmpty();
+        } finally {
+            busy.countDown();
+        }
+        assertThat(LeaseContext.all()).isEmpty();
+    }
+
+    @Test
+    void twoLocksUnlockedInTheOrderTheyWereTakenLeaveNothingBound() {
+        SimpleLock a = first.lock(config(Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+        String other = name + "-b";
+        SimpleLock b = first.lock(new LockConfiguration(Instant.now(), other, Duration.ofSeconds(10), Duration.ZERO))
+                .orElseThrow();
+        a.unlock();
+        assertThat(LeaseContext.all()).hasSize(1);
+        assertThat(LeaseContext.current().orElseThrow().resource()).isEqualTo(first.resourceFor(other));
+        b.unlock();
+        assertThat(LeaseContext.all()).as("the first lock's closed lease is not bound again").isEmpty();
+    }
+
+    @Test
     void lockExtenderWorksInsideAJob() throws Throwable {
         DefaultLockingTaskExecutor executor = new DefaultLockingTaskExecutor(first);
         executor.executeWithLock((Runnable) () -> {
