@@ -54,9 +54,11 @@ import org.slf4j.LoggerFactory;
  * {@code <prefix><resource>/<lease id>} on it. The keys of one resource are ordered by their create revision:
  * the first holds the lock; every other waiter watches only the key just before its own (a shared waiter: the
  * nearest exclusive key before it) and is woken by its deletion, so the lock goes in the order of arrival. While
- * it waits, a waiter keeps its own etcd lease alive. After every wait, and once more before the grant is
- * returned, the waiter's own etcd lease is checked to be alive: a waiter whose lease expired while it waited
- * (a paused process) is never told it holds the lock.
+ * it waits, a waiter keeps its own etcd lease alive. After every wait the waiter's own etcd lease is checked to be
+ * alive, and its key to be still in the queue (etcd deletes a key with its lease): a waiter whose lease ended while
+ * it waited (a paused process) is never told it holds the lock. Uncontended, an acquire is two round trips (the
+ * lease grant; the key's put and the queue's read in one transaction), a release one (a compare-and-delete; the
+ * lease is revoked without waiting).
  *
  * <p><b>Token</b>: the key's create revision. etcd numbers every change of the whole cluster in one history of
  * revisions that only grow, across leader changes and restarts, with no clock: a key created later has a
@@ -125,25 +127,22 @@ public final class EtcdLeaseProvider extends AbstractLeaseProvider {
         ByteSequence key = bytes(directory(resource) + Long.toHexString(leaseId));
         boolean granted = false;
         try {
-            call(resource, "put", giveUpAt, () -> kv.put(key, bytes((shared ? SHARED : EXCLUSIVE) + request.holder()),
-                    PutOption.builder().withLeaseId(leaseId).build()));
+            // The key and the queue in one round trip: a transaction without conditions runs both.
+            GetOption queueOrder = GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
+                    .withSortOrder(GetOption.SortOrder.ASCEND).build();
+            ByteSequence dir = bytes(directory(resource));
+            GetResponse queue = call(resource, "put", giveUpAt, () -> kv.txn().Then(
+                    Op.put(key, bytes((shared ? SHARED : EXCLUSIVE) + request.holder()),
+                            PutOption.builder().withLeaseId(leaseId).build()),
+                    Op.get(dir, queueOrder)).commit()).getGetResponses().get(0);
             while (true) {
-                GetResponse queue = call(resource, "range", giveUpAt, () -> kv.get(bytes(directory(resource)),
-                        GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
-                                .withSortOrder(GetOption.SortOrder.ASCEND).build()));
+                // The key is deleted with its lease: found in the queue, the lease was alive at that revision.
                 KeyValue mine = find(queue.getKvs(), key);
                 if (mine == null) {
                     throw new LeaseUnavailableException("the etcd lease of this waiter on '" + resource
-                            + "' expired while it waited (its key is gone)", resource, null);
+                            + "' ended while it waited (its key is gone)", resource, null);
                 }
                 KeyValue blocker = blocker(queue.getKvs(), mine, shared);
-                // Whether the waiter's own lease is still alive, after every wait and right before a grant.
-                long checkSent = System.nanoTime();
-                if (!alive(resource, leaseId, giveUpAt)) {
-                    throw new LeaseUnavailableException("the etcd lease of this waiter on '" + resource
-                            + "' expired while it waited", resource, null);
-                }
-                aliveFrom = checkSent;
                 if (blocker == null) {
                     FencingToken token = FencingToken.of(mine.getCreateRevision());
                     held.put(Key.of(request), new Held(key, leaseId, token));
@@ -159,6 +158,14 @@ public final class EtcdLeaseProvider extends AbstractLeaseProvider {
                 long slice = Math.min(left, Math.max(TimeUnit.MILLISECONDS.toNanos(100),
                         TimeUnit.SECONDS.toNanos(ttl) / 3 - (System.nanoTime() - aliveFrom)));
                 awaitDeletion(resource, blocker.getKey(), queue.getHeader().getRevision() + 1, slice);
+                // After every wait: the waiter's own lease kept alive, or found ended (then never granted).
+                long sent = System.nanoTime();
+                if (!alive(resource, leaseId, giveUpAt)) {
+                    throw new LeaseUnavailableException("the etcd lease of this waiter on '" + resource
+                            + "' ended while it waited", resource, null);
+                }
+                aliveFrom = sent;
+                queue = call(resource, "range", giveUpAt, () -> kv.get(dir, queueOrder));
             }
         } finally {
             if (!granted) {

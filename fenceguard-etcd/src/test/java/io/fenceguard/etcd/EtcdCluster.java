@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Assumptions;
  * directory of its own, so that tests can kill a member or the leader. The binary is {@code GUARD_TEST_ETCD_BINARY}
  * or {@code etcd} on the PATH (Debian's {@code etcd-server}); without one, the tests that need it are skipped.
  */
-final class EtcdCluster implements AutoCloseable {
+public final class EtcdCluster implements AutoCloseable {
 
     private final List<Member> members = new ArrayList<>();
     private final Path dir;
@@ -40,7 +40,7 @@ final class EtcdCluster implements AutoCloseable {
         this.dir = dir;
     }
 
-    static EtcdCluster start(int n) {
+    public static EtcdCluster start(int n) {
         String binary = binary();
         Assumptions.assumeTrue(binary != null, "no etcd binary: install Debian's etcd-server or set GUARD_TEST_ETCD_BINARY");
         try {
@@ -92,14 +92,14 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** Every member's client URL. */
-    String endpoints() {
+    public String endpoints() {
         return members.stream().map(Member::clientUrl).collect(Collectors.joining(","));
     }
 
     /** Calls that wait for a loaded test machine; production keeps the default. */
-    static final EtcdLeaseConfig CONFIG = new EtcdLeaseConfig(EtcdLeaseConfig.DEFAULT_KEY_PREFIX, Duration.ofSeconds(5));
+    public static final EtcdLeaseConfig CONFIG = new EtcdLeaseConfig(EtcdLeaseConfig.DEFAULT_KEY_PREFIX, Duration.ofSeconds(5));
 
-    Client client() {
+    public Client client() {
         return Client.builder().endpoints(members.stream().map(Member::clientUrl).toArray(String[]::new)).build();
     }
 
