@@ -2,7 +2,6 @@ package io.fenceguard.jdbc.internal.sql;
 
 import io.fenceguard.jdbc.FencedTable;
 import io.fenceguard.jdbc.FencingRefusedException.Reason;
-import io.fenceguard.jdbc.SqlDialect;
 import java.util.List;
 import java.util.Optional;
 import net.sf.jsqlparser.expression.Expression;
@@ -28,11 +27,11 @@ import net.sf.jsqlparser.statement.update.UpdateSet;
 /** The rewrite of one UPDATE, DELETE or INSERT whose target may be fenced. */
 final class WriteRewriter {
 
-    private final StatementPlanner rewriter;
+    private final StatementPlanner planner;
     private final String sql;
 
-    WriteRewriter(StatementPlanner rewriter, String sql) {
-        this.rewriter = rewriter;
+    WriteRewriter(StatementPlanner planner, String sql) {
+        this.planner = planner;
         this.sql = sql;
     }
 
@@ -46,7 +45,7 @@ final class WriteRewriter {
                         + " may write it; update one fenced table per statement");
             }
         }
-        Optional<FencedTable> target = rewriter.fenced(update.getTable());
+        Optional<FencedTable> target = planner.fenced(update.getTable());
         if (target.isEmpty()) {
             return StatementPlan.passThrough(sql, false);
         }
@@ -58,8 +57,7 @@ final class WriteRewriter {
             return refuse(table, "it sets " + table.tokenColumn() + ", which the guard maintains");
         }
         FenceExpressions fence = fence(update.getTable(), table);
-        // MariaDB needs the qualifier when joined tables have the same column; PostgreSQL forbids it.
-        boolean qualified = rewriter.dialect() == SqlDialect.MARIADB && !startJoins.isEmpty();
+        boolean qualified = planner.quirks().qualifiesSetTarget(!startJoins.isEmpty());
         update.getUpdateSets().add(new UpdateSet(fence.target(qualified), fence.newRowToken()));
         return render(update, fence, table);
     }
@@ -68,12 +66,12 @@ final class WriteRewriter {
     StatementPlan delete(Delete delete) {
         if (delete.getTables() != null && !delete.getTables().isEmpty()) {
             for (Table table : delete.getTables()) {
-                Optional<FencedTable> named = rewriter.fenced(table);
+                Optional<FencedTable> named = planner.fenced(table);
                 if (named.isPresent()) {
                     return refuse(named.get(), "a multi-table DELETE cannot be fenced");
                 }
             }
-            Optional<FencedTable> from = rewriter.fenced(delete.getTable());
+            Optional<FencedTable> from = planner.fenced(delete.getTable());
             if (from.isPresent()) {
                 return refuse(from.get(), "a multi-table DELETE cannot be fenced");
             }
@@ -85,7 +83,7 @@ final class WriteRewriter {
             }
             return StatementPlan.passThrough(sql, false);
         }
-        Optional<FencedTable> target = rewriter.fenced(delete.getTable());
+        Optional<FencedTable> target = planner.fenced(delete.getTable());
         if (target.isEmpty()) {
             return StatementPlan.passThrough(sql, false);
         }
@@ -109,7 +107,7 @@ final class WriteRewriter {
      * because MariaDB evaluates ON DUPLICATE KEY UPDATE assignments left to right.
      */
     StatementPlan insert(Insert insert) {
-        Optional<FencedTable> target = rewriter.fenced(insert.getTable());
+        Optional<FencedTable> target = planner.fenced(insert.getTable());
         if (target.isEmpty()) {
             return StatementPlan.passThrough(sql, false);
         }
@@ -149,7 +147,7 @@ final class WriteRewriter {
             return refuse(table, "this INSERT source cannot carry the token; use VALUES or a plain SELECT");
         }
         if (tokenIndex < 0) {
-            columns.add(new Column(rewriter.tokenColumnSql(table)));
+            columns.add(new Column(planner.quirks().tokenColumnSql(table)));
         }
         if (insert.getConflictAction() != null
                 && insert.getConflictAction().getConflictActionType() == ConflictActionType.DO_UPDATE) {
@@ -171,7 +169,7 @@ final class WriteRewriter {
     /** Replaces the value at {@code index} of every row with the stamped token; a reason when it cannot. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private String stampGiven(Select source, int index, FenceExpressions fence) {
-        boolean cast = rewriter.dialect() != SqlDialect.MARIADB;
+        boolean cast = planner.quirks().castsGivenToken();
         if (source instanceof Values values) {
             ExpressionList<Expression> rows = values.getExpressions();
             boolean multiRow = !rows.isEmpty() && rows.stream().allMatch(e -> e instanceof ExpressionList<?>);
@@ -211,8 +209,8 @@ final class WriteRewriter {
     }
 
     private FenceExpressions fence(Table written, FencedTable table) {
-        return new FenceExpressions(FenceExpressions.qualifierOf(written), rewriter.tokenColumnSql(table),
-                table.qualifiedName(), rewriter.staleFunction());
+        return new FenceExpressions(FenceExpressions.qualifierOf(written), planner.quirks().tokenColumnSql(table),
+                table.qualifiedName(), planner.staleFunction());
     }
 
     private StatementPlan render(Statement statement, FenceExpressions fence, FencedTable table) {
@@ -225,7 +223,7 @@ final class WriteRewriter {
     }
 
     private Optional<FencedTable> fenced(FromItem item) {
-        return item instanceof Table table ? rewriter.fenced(table) : Optional.empty();
+        return item instanceof Table table ? planner.fenced(table) : Optional.empty();
     }
 
     private static boolean setsTokenColumn(List<UpdateSet> sets, FencedTable table) {
