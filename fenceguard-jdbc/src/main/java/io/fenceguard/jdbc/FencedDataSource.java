@@ -1,7 +1,7 @@
 package io.fenceguard.jdbc;
 
-import io.fenceguard.jdbc.internal.JdbcGuard;
-import io.fenceguard.jdbc.internal.Wrapping;
+import io.fenceguard.jdbc.internal.proxy.JdbcGuard;
+import io.fenceguard.jdbc.internal.proxy.Wrapping;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -18,7 +18,7 @@ public class FencingRefusedException extends SQLFeatureNotSupportedException {
     public enum Reason {
         /** JSqlParser could not parse it and it names a fenced table. */
         UNPARSEABLE,
-        /** A write form the rewriter cannot fence (see the message). */
+        /** A write form the guard cannot rewrite to carry the token (see the message). */
         UNSUPPORTED_FORM,
         /** A plain {@code Statement} write, which would need the token inlined into the SQL. */
         TOKEN_WOULD_BE_INLINED,

@@ -1,7 +1,7 @@
 package io.fenceguard.jdbc;
 
 import io.fenceguard.core.Fence;
-import io.fenceguard.jdbc.internal.GateClaims;
+import io.fenceguard.jdbc.internal.sql.GateClaims;
 import java.sql.Connection;
 import java.sql.SQLException;
 

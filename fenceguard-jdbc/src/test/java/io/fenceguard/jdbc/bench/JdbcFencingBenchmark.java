@@ -8,8 +8,9 @@ import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.Gate;
 import io.fenceguard.jdbc.GateMode;
 import io.fenceguard.jdbc.SqlDialect;
-import io.fenceguard.jdbc.internal.FencedSqlPlanner;
-import io.fenceguard.jdbc.internal.GateClaims;
+import io.fenceguard.jdbc.internal.sql.GateClaims;
+import io.fenceguard.jdbc.sql.SqlFencePlan;
+import io.fenceguard.jdbc.sql.SqlFencePlanner;
 import io.fenceguard.testsupport.bench.BenchTable;
 import io.fenceguard.testsupport.bench.ProcessCpu;
 import com.zaxxer.hikari.HikariDataSource;
@@ -59,7 +60,7 @@ public final class JdbcFencingBenchmark {
         FencingConfig config = FencingConfig.builder().fence(TABLE).build();
         FencedDataSource fenced = FencedDataSource.wrap(raw, config);
         // The anchor for the guard's own cost: the fence's SQL, as the guard rewrites it, written by hand on the raw pool.
-        FencedSqlPlanner.Plan fencePlan = FencedSqlPlanner.of(config, SqlDialect.POSTGRESQL).plan(UPDATE);
+        SqlFencePlan fencePlan = SqlFencePlanner.of(config, SqlDialect.POSTGRESQL).plan(UPDATE);
 
         // Warm-up until the compiler is done with both paths: its threads would otherwise take CPU from (and be
         // counted in) whichever rounds run while it works, the guarded path's more than the raw one's.
@@ -247,7 +248,7 @@ public final class JdbcFencingBenchmark {
     }
 
     /** The fence's rewritten UPDATE on the raw pool, each parameter and the token bound where the plan puts them. */
-    private static double fencedByHand(DataSource raw, FencedSqlPlanner.Plan plan, long millis) throws Exception {
+    private static double fencedByHand(DataSource raw, SqlFencePlan plan, long millis) throws Exception {
         return rate("by hand ", raw, millis, plan.rewrittenSql(), UPDATE, byHand(plan));
     }
 
@@ -259,7 +260,7 @@ public final class JdbcFencingBenchmark {
     }
 
     /** One UPDATE of a random row with the fence's SQL prepared from {@code plan}, the token bound by hand. */
-    private static StatementRun byHand(FencedSqlPlanner.Plan plan) {
+    private static StatementRun byHand(SqlFencePlan plan) {
         int[] amount = plan.positionsOf(1);
         int[] id = plan.positionsOf(2);
         int[] token = plan.tokenPositions();
@@ -283,7 +284,7 @@ public final class JdbcFencingBenchmark {
      * windows of {@link #ROUND_MILLIS}: every thread runs blocks of 100 statements of the three kinds in turn, so the
      * three meet the same machine at the same moments and its drift cancels out of their ratios.
      */
-    private static double[][] interleaved(DataSource raw, DataSource fenced, FencedSqlPlanner.Plan plan, int windows)
+    private static double[][] interleaved(DataSource raw, DataSource fenced, SqlFencePlan plan, int windows)
             throws Exception {
         long[][] nanos = new long[3][windows];
         long[][] counts = new long[3][windows];

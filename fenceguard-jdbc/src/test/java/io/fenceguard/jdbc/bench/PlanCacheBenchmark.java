@@ -2,7 +2,7 @@ package io.fenceguard.jdbc.bench;
 
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.SqlDialect;
-import io.fenceguard.jdbc.internal.JdbcGuard;
+import io.fenceguard.jdbc.internal.proxy.JdbcGuard;
 import java.util.concurrent.TimeUnit;
 import io.fenceguard.testsupport.JmhRun;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -5,15 +5,15 @@ import java.util.List;
 
 /**
  * PostgreSQL's {@code $n} bind markers and JDBC's {@code ?}, translated both ways outside literals,
- * quoted identifiers, comments and dollar-quoted strings, so that the JDBC module's rewriter (which reads
- * {@code ?}) serves R2DBC statements.
+ * quoted identifiers, comments and dollar-quoted strings, so that the JDBC module's
+ * {@code SqlFencePlanner} (which reads {@code ?}) serves R2DBC statements.
  */
 final class BindMarkers {
 
     /**
      * SQL with a {@code ?} in place of each {@code $n}, and for each {@code ?} (1-based) the {@code n} it
      * stands for; {@code bareQuestionMark} when the SQL already had a {@code ?} outside literals (an
-     * operator on PostgreSQL), which the rewriter would take for a marker.
+     * operator on PostgreSQL), which the planner would take for a marker.
      */
     record Translation(String jdbcSql, int[] markerNumbers, boolean bareQuestionMark) {
 

@@ -5,7 +5,8 @@ import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.Lease;
 import io.fenceguard.jdbc.FencingRefusedException;
 import io.fenceguard.jdbc.FencingRefusedException.Reason;
-import io.fenceguard.jdbc.internal.FencedSqlPlanner;
+import io.fenceguard.jdbc.sql.SqlFencePlan;
+import io.fenceguard.jdbc.sql.SqlFencePlanner;
 import io.fenceguard.reactor.ReactiveLeaseContext;
 import io.r2dbc.spi.Batch;
 import io.r2dbc.spi.Result;
@@ -22,19 +23,19 @@ import reactor.core.publisher.Flux;
 final class FencedBatch implements Batch {
 
     private final Batch raw;
-    private final FencedSqlPlanner planner;
-    private final List<FencedSqlPlanner.Plan> fenced = new ArrayList<>();
+    private final SqlFencePlanner planner;
+    private final List<SqlFencePlan> fenced = new ArrayList<>();
     private final List<String> sql = new ArrayList<>();
 
-    FencedBatch(Batch raw, FencedSqlPlanner planner) {
+    FencedBatch(Batch raw, SqlFencePlanner planner) {
         this.raw = raw;
         this.planner = planner;
     }
 
     @Override
     public Batch add(String statement) {
-        FencedSqlPlanner.Plan plan = planner.plan(statement);
-        if (plan.kind() != FencedSqlPlanner.Plan.Kind.PASS_THROUGH) {
+        SqlFencePlan plan = planner.plan(statement);
+        if (plan.kind() != SqlFencePlan.Kind.PASS_THROUGH) {
             fenced.add(plan);
         }
         sql.add(statement);

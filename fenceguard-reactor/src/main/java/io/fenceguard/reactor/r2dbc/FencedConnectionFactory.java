@@ -3,7 +3,7 @@ package io.fenceguard.reactor.r2dbc;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.GateMode;
 import io.fenceguard.jdbc.SqlDialect;
-import io.fenceguard.jdbc.internal.FencedSqlPlanner;
+import io.fenceguard.jdbc.sql.SqlFencePlanner;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.ConnectionFactoryMetadata;
@@ -18,9 +18,9 @@ import reactor.core.publisher.Mono;
 /**
  * Row fencing for R2DBC, with the rules of {@code FencedDataSource}: while a lease is in the Reactor
  * Context ({@code ReactiveLeaseContext}), every UPDATE, DELETE and INSERT on a fenced table is rewritten
- * by the JDBC module's rewriter to carry the lease's token as bind parameters, so the database itself
- * refuses an older token ({@link io.fenceguard.jdbc.StaleTokenException}, SQLSTATE 40F01, the statement
- * having no effect). A write that cannot be fenced, a write without a lease and any statement under a
+ * by the JDBC module's planner ({@link io.fenceguard.jdbc.sql.SqlFencePlanner}) to carry the lease's
+ * token as bind parameters, so the database itself refuses an older token
+ * ({@link io.fenceguard.jdbc.StaleTokenException}, SQLSTATE 40F01, the statement having no effect). A write that cannot be fenced, a write without a lease and any statement under a
  * lost lease are refused with {@link io.fenceguard.jdbc.FencingRefusedException} before anything is sent.
  *
  * <p>PostgreSQL ({@code r2dbc-postgresql}, {@code $n} markers). Wrap the outermost factory, such as the
@@ -36,9 +36,9 @@ import reactor.core.publisher.Mono;
 public final class FencedConnectionFactory implements ConnectionFactory, Wrapped<ConnectionFactory> {
 
     private final ConnectionFactory delegate;
-    private final FencedSqlPlanner planner;
+    private final SqlFencePlanner planner;
 
-    private FencedConnectionFactory(ConnectionFactory delegate, FencedSqlPlanner planner) {
+    private FencedConnectionFactory(ConnectionFactory delegate, SqlFencePlanner planner) {
         this.delegate = delegate;
         this.planner = planner;
     }
@@ -65,7 +65,7 @@ public final class FencedConnectionFactory implements ConnectionFactory, Wrapped
             throw new IllegalArgumentException("R2DBC fencing supports PostgreSQL ($n bind markers); the factory is '"
                     + name + "'");
         }
-        return new FencedConnectionFactory(delegate, FencedSqlPlanner.of(config, dialect));
+        return new FencedConnectionFactory(delegate, SqlFencePlanner.of(config, dialect));
     }
 
     /** Whether {@code factory} is fenced. */

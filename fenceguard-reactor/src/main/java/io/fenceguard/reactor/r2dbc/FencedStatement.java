@@ -6,7 +6,8 @@ import io.fenceguard.core.Lease;
 import io.fenceguard.jdbc.FencingRefusedException;
 import io.fenceguard.jdbc.FencingRefusedException.Reason;
 import io.fenceguard.jdbc.StaleTokenException;
-import io.fenceguard.jdbc.internal.FencedSqlPlanner;
+import io.fenceguard.jdbc.sql.SqlFencePlan;
+import io.fenceguard.jdbc.sql.SqlFencePlanner;
 import io.fenceguard.reactor.ReactiveLeaseContext;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.R2dbcException;
@@ -28,7 +29,7 @@ import reactor.core.publisher.Flux;
 final class FencedStatement implements Statement {
 
     private final Statement raw;
-    private final FencedSqlPlanner.Plan plan;
+    private final SqlFencePlan plan;
     private final BindMarkers.Translation translation;
     /** Rewritten writes only: the binding sets, by the application's 0-based index. */
     private final List<Map<Integer, Object>> bindings = new ArrayList<>();
@@ -36,7 +37,7 @@ final class FencedStatement implements Statement {
     /** The application's SQL, with its own markers. */
     private final String sql;
 
-    private FencedStatement(String sql, Statement raw, FencedSqlPlanner.Plan plan, BindMarkers.Translation translation,
+    private FencedStatement(String sql, Statement raw, SqlFencePlan plan, BindMarkers.Translation translation,
             FencingRefusedException refusedAsWritten) {
         this.sql = sql;
         this.raw = raw;
@@ -46,18 +47,18 @@ final class FencedStatement implements Statement {
         bindings.add(new HashMap<>());
     }
 
-    static Statement create(Connection connection, FencedSqlPlanner planner, String sql) {
+    static Statement create(Connection connection, SqlFencePlanner planner, String sql) {
         BindMarkers.Translation translation = BindMarkers.toJdbc(sql);
         if (translation.bareQuestionMark()) {
             // A ? operator would be read as a marker: fenced writes with it are refused, the rest passes as written.
-            FencedSqlPlanner.Plan plan = planner.plan(sql);
-            if (plan.kind() == FencedSqlPlanner.Plan.Kind.PASS_THROUGH) {
+            SqlFencePlan plan = planner.plan(sql);
+            if (plan.kind() == SqlFencePlan.Kind.PASS_THROUGH) {
                 return new FencedStatement(sql, connection.createStatement(sql), plan, null, null);
             }
             return new FencedStatement(sql, null, plan, null, new FencingRefusedException(Reason.UNSUPPORTED_FORM,
                     "a ? outside literals (an operator) in a write to a fenced table cannot be fenced on R2DBC", sql, null));
         }
-        FencedSqlPlanner.Plan plan = planner.plan(translation.jdbcSql());
+        SqlFencePlan plan = planner.plan(translation.jdbcSql());
         return switch (plan.kind()) {
             case PASS_THROUGH -> new FencedStatement(sql, connection.createStatement(sql), plan, null, null);
             case NOT_REWRITABLE -> new FencedStatement(sql, null, plan, translation, null);
@@ -67,7 +68,7 @@ final class FencedStatement implements Statement {
     }
 
     private boolean rewritten() {
-        return plan.kind() == FencedSqlPlanner.Plan.Kind.REWRITTEN && translation != null;
+        return plan.kind() == SqlFencePlan.Kind.REWRITTEN && translation != null;
     }
 
     @Override
@@ -238,7 +239,7 @@ final class FencedStatement implements Statement {
         if (error instanceof R2dbcException r2dbc && StaleTokenException.SQL_STATE.equals(r2dbc.getSqlState())) {
             return true;
         }
-        return FencedSqlPlanner.isStale(error);
+        return SqlFencePlanner.isStale(error);
     }
 
     private record NullValue(Class<?> type) {
