@@ -83,6 +83,24 @@ public final class RedisLeaseProvider implements LeaseProvider {
         this.calls = RedisCalls.of(client, config, breaker);
         this.waiter = new ReleaseWaiter(client);
         this.contention = new ContentionRetry(config);
+        loadScripts(client, RedisLeaseScripts.all(), config);
+    }
+
+    /**
+     * The scripts in the server's cache before their first use, waited for at most one call timeout: a first
+     * renewal or give-up mark then costs one round trip. A server that cannot be reached now gets them at their
+     * first use instead.
+     */
+    static void loadScripts(RedisScriptClient client, List<String> scripts, RedisLeaseConfig config) {
+        Duration timeout = config.callTimeout() != null ? config.callTimeout() : Duration.ofSeconds(1);
+        try {
+            client.load(scripts).toCompletableFuture().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.info("fenceguard: could not load the lease scripts into Redis now ({}); each is sent at its first use",
+                    e.toString());
+        }
     }
 
     public static RedisLeaseProvider of(RedisScriptClient client) {

@@ -55,6 +55,7 @@ public final class RedisReadWriteLeaseProvider implements LeaseProvider {
         Objects.requireNonNull(client, "client");
         this.scripts = new ReadWriteScripts(client);
         this.calls = RedisCalls.of(client, config, null);
+        RedisLeaseProvider.loadScripts(client, ReadWriteScripts.all(), config);
         this.pauses = IntervalFunction.ofExponentialRandomBackoff(config.contentionBackoff(), 1.5, 0.5,
                 config.contentionBackoffMax());
     }

@@ -30,6 +30,16 @@ public interface RedisScriptClient extends AutoCloseable {
     List<CompletionStage<Object>> evalAllAsync(String script, List<List<String>> keys, List<List<String>> args,
                                                long timeoutNanos);
 
+    /**
+     * Loads {@code scripts} into the script cache of every master ahead of their first use, so that the first call
+     * of each (a renewal, a give-up mark sent after a timeout) is one round trip instead of a refused EVALSHA, a
+     * load and a retry. A server that lost its cache later (a restart, a failover) costs that again once per script.
+     * Completes when the server confirmed; by default does nothing.
+     */
+    default CompletionStage<?> load(List<String> scripts) {
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+
     /** The client library, for descriptions: {@code Redisson}, {@code Jedis}. */
     String name();
 

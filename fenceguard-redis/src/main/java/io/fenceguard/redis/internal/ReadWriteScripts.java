@@ -144,6 +144,11 @@ public final class ReadWriteScripts {
         }
     }
 
+    /** Every script of the read-write lease, for loading them before their first use. */
+    public static List<String> all() {
+        return List.of(ACQUIRE, RENEW, RELEASE, ABANDON);
+    }
+
     private final RedisScriptClient client;
 
     public ReadWriteScripts(RedisScriptClient client) {

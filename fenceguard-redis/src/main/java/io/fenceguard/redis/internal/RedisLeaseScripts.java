@@ -182,6 +182,11 @@ public final class RedisLeaseScripts {
     public record RenewReply(boolean ours, long serverMicros) {
     }
 
+    /** Every script of the exclusive lease, for loading them before their first use. */
+    public static List<String> all() {
+        return List.of(ACQUIRE, ACQUIRE_EPOCH, RENEW, RENEW_MANY, RELEASE, GIVE_UP);
+    }
+
     /** One lease of a {@link #renewAll}. */
     public record RenewItem(LeaseKeys keys, String holder, long leaseMs, long seqTtlMs) {
     }

@@ -153,6 +153,22 @@ public final class JedisScriptClient implements RedisScriptClient {
         return "Jedis";
     }
 
+    /** {@code SCRIPT LOAD} of each script on one connection of the pool, on an I/O thread. */
+    @Override
+    public CompletionStage<?> load(List<String> scripts) {
+        try {
+            return CompletableFuture.runAsync(() -> {
+                try (Jedis jedis = pool.getResource()) {
+                    for (String script : scripts) {
+                        shas.put(script, jedis.scriptLoad(script));
+                    }
+                }
+            }, io);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            return CompletableFuture.failedFuture(closed);
+        }
+    }
+
     @Override
     public boolean cluster() {
         return false;

@@ -89,6 +89,15 @@ public final class RedissonScriptClient implements RedisScriptClient {
         return on.evalAsync(keys.get(0), RScript.Mode.READ_WRITE, text, type, new ArrayList<>(keys), args.toArray());
     }
 
+    /** {@code SCRIPT LOAD} of each script on every master, through Redisson's own script cache. */
+    @Override
+    public CompletionStage<?> load(List<String> scripts) {
+        CompletableFuture<?>[] loads = scripts.stream()
+                .map(text -> script.scriptLoadAsync(text).toCompletableFuture())
+                .toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(loads);
+    }
+
     @Override
     public String name() {
         return "Redisson";
