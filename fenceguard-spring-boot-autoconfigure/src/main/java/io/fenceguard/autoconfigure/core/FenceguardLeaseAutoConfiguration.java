@@ -17,9 +17,10 @@ import org.springframework.util.ClassUtils;
  * Redis one ({@code FenceguardRedisAutoConfiguration}, when there is a RedissonClient bean), or the
  * in-memory one when {@code fenceguard.lease.store=memory}. With none, startup fails with one line
  * saying what to add ({@link NoLeaseStoreException}): memory is never chosen silently, because its
- * tokens restart at 1 and a second instance would not see its leases.
+ * tokens restart at 1 and a second instance would not see its leases. Each store's auto-configuration
+ * (Redis, ZooKeeper, JDBC, Redlock) orders itself before this one.
  */
-@AutoConfiguration(afterName = "io.fenceguard.autoconfigure.redis.FenceguardRedisAutoConfiguration")
+@AutoConfiguration
 @ConditionalOnBooleanProperty(name = "fenceguard.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FenceguardProperties.class)
 public class FenceguardLeaseAutoConfiguration {

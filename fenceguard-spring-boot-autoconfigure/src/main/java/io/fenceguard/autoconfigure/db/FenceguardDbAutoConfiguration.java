@@ -3,6 +3,7 @@ package io.fenceguard.autoconfigure.db;
 import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.db.FenceguardTriggers;
 import io.fenceguard.db.FenceguardTriggers.FencedColumn;
+import io.fenceguard.spring.schema.FenceguardMigrationInitializer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,6 @@
 package io.fenceguard.autoconfigure.db;
 
+import io.fenceguard.spring.schema.FenceguardMigrationInitializer;
 import java.util.Set;
 import org.springframework.boot.sql.init.dependency.AbstractBeansOfTypeDatabaseInitializerDetector;
 

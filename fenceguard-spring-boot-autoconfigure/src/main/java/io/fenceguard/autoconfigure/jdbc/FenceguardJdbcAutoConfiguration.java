@@ -2,6 +2,9 @@ package io.fenceguard.autoconfigure.jdbc;
 
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.Unfenced;
+import io.fenceguard.spring.jdbc.FencedDataSourcePostProcessor;
+import java.util.Set;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -14,6 +17,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Fences the DataSources of a Spring Boot application ({@link FencedDataSourcePostProcessor}) and
@@ -25,10 +29,13 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 @EnableConfigurationProperties(FenceguardJdbcProperties.class)
 public class FenceguardJdbcAutoConfiguration {
 
+    /** Binds {@code fenceguard.jdbc.*} itself, at the first DataSource: a post-processor must not pull other beans in early. */
     @Bean
     @ConditionalOnMissingBean
     static FencedDataSourcePostProcessor fencedDataSourcePostProcessor(Environment environment) {
-        return new FencedDataSourcePostProcessor(environment);
+        Supplier<FenceguardJdbcProperties> properties = SingletonSupplier.of(() -> FenceguardJdbcProperties.bind(environment));
+        return new FencedDataSourcePostProcessor(refusals -> properties.get().toConfig(refusals),
+                () -> Set.copyOf(properties.get().getExcludedBeans()));
     }
 
     /**

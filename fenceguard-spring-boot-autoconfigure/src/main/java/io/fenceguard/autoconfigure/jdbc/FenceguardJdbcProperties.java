@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
 
 /**
  * {@code fenceguard.jdbc.*}: which DataSources are fenced and how. Each physical DataSource bean is
@@ -83,6 +85,12 @@ public class FenceguardJdbcProperties {
      * may write, CALL and DO are refused outside Unfenced. Default: none.
      */
     private List<String> allowedRoutines = new ArrayList<>();
+
+    /** {@code fenceguard.jdbc.*} bound from {@code environment} as Boot binds it, for beans created before binding. */
+    public static FenceguardJdbcProperties bind(Environment environment) {
+        return Binder.get(environment).bind("fenceguard.jdbc", FenceguardJdbcProperties.class)
+                .orElseGet(FenceguardJdbcProperties::new);
+    }
 
     FencingConfig toConfig() {
         return toConfig(refusal -> { });

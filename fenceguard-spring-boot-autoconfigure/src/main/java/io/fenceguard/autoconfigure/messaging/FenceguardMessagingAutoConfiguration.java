@@ -13,6 +13,8 @@ import io.fenceguard.messaging.amqp.RabbitFencing;
 import io.fenceguard.messaging.kafka.FencingProducerInterceptor;
 import io.fenceguard.messaging.kafka.FencingRecordInterceptor;
 import io.fenceguard.messaging.kafka.KafkaFencing;
+import io.fenceguard.spring.messaging.amqp.FencingRabbitListenerFactoryPostProcessor;
+import io.fenceguard.spring.messaging.kafka.FencingKafkaTemplatePostProcessor;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;

@@ -4,6 +4,7 @@ import io.fenceguard.core.InvalidResourceNameException;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.spring.observation.FenceguardActivity;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;

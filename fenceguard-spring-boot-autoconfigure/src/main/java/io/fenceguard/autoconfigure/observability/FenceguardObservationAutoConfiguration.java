@@ -1,29 +1,39 @@
 package io.fenceguard.autoconfigure.observability;
 
+import io.fenceguard.autoconfigure.core.FenceguardHealthIndicator;
 import io.fenceguard.autoconfigure.core.FenceguardLeaseAutoConfiguration;
+import io.fenceguard.autoconfigure.core.LeaseStoreHealth;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.http.HighWaterStore;
-import io.fenceguard.http.Problem;
 import io.fenceguard.http.RefusalListener;
-import io.fenceguard.jdbc.FencingRefusedException;
-import io.fenceguard.jdbc.StaleTokenException;
 import io.fenceguard.jdbc.StatementRefusalListener;
 import io.fenceguard.messaging.MessageRefusalListener;
+import io.fenceguard.spring.metrics.FenceguardLeaseMetrics;
+import io.fenceguard.spring.observation.FenceguardActivity;
+import io.fenceguard.spring.observation.ObservedHttpRefusals;
+import io.fenceguard.spring.observation.ObservedLeases;
+import io.fenceguard.spring.observation.ObservedMessageRefusals;
+import io.fenceguard.spring.observation.ObservedRefusals;
+import io.fenceguard.spring.observation.ObservedStatementRefusals;
+import io.fenceguard.spring.observation.RecordingHighWaterStorePostProcessor;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.observation.ObservationRegistry;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Observations of leases and refusals (Micrometer Observation API: meters and spans from one instrument),
- * and the {@code fenceguard} actuator endpoint, each when its library is present.
+ * Observability of leases and refusals, each part when its library is present: observations (Micrometer
+ * Observation API: meters and spans from one instrument), lease meters (a {@link MeterBinder} that Boot binds
+ * to its registries), the {@code fenceguard} health indicator, and the {@code fenceguard} actuator endpoint.
  */
 @AutoConfiguration(after = FenceguardLeaseAutoConfiguration.class,
         afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
@@ -62,6 +72,41 @@ public class FenceguardObservationAutoConfiguration {
         }
     }
 
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterBinder.class)
+    static class Metrics {
+
+        /** With an ObservationRegistry bean, acquire and lost are the observations' meters: only held and renewals here. */
+        @Bean
+        @ConditionalOnMissingBean
+        FenceguardLeaseMetrics fenceguardLeaseMetrics(LeaseManager leases, ListableBeanFactory beans) {
+            return new FenceguardLeaseMetrics(leases,
+                    beans.getBeanNamesForType(ObservationRegistry.class, false, false).length > 0);
+        }
+    }
+
+    /**
+     * Nested twice: the condition class of {@code @ConditionalOnEnabledHealthIndicator} lives in
+     * spring-boot-health, so it may be read only once the library is known to be there.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+    static class HealthCheck {
+
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnEnabledHealthIndicator("fenceguard")
+        static class Indicator {
+
+            /** The bean name gives the indicator's name: {@code fenceguard}. */
+            @Bean
+            @ConditionalOnMissingBean(name = "fenceguardHealthIndicator")
+            FenceguardHealthIndicator fenceguardHealthIndicator(LeaseManager leases,
+                                                                ObjectProvider<LeaseStoreHealth> stores) {
+                return new FenceguardHealthIndicator(leases, stores.orderedStream().toList());
+            }
+        }
+    }
+
     /** HTTP refusals (stale tokens, signing failures, …) into observations and the endpoint. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(RefusalListener.class)
@@ -69,15 +114,7 @@ public class FenceguardObservationAutoConfiguration {
 
         @Bean
         RefusalListener fenceguardObservedHttpRefusals(ObservedRefusals refusals) {
-            return (method, path, problem) -> refusals.refused("http", reason(problem),
-                    problem.resource().map(Object::toString).orElse(null),
-                    problem.token().map(Object::toString).orElse(null),
-                    problem.highWater().map(Object::toString).orElse(null), problem.detail());
-        }
-
-        private static String reason(Problem problem) {
-            String type = problem.type();
-            return type.startsWith(Problem.TYPE_PREFIX) ? type.substring(Problem.TYPE_PREFIX.length()) : String.valueOf(problem.status());
+            return new ObservedHttpRefusals(refusals);
         }
 
         /** The high-water stores in the {@code fenceguard} health. */
@@ -90,18 +127,9 @@ public class FenceguardObservationAutoConfiguration {
 
         /** Notes the answers of the auto-configured high-water store for the endpoint. */
         @Bean
-        static BeanPostProcessor fenceguardHighWaterRecorder(ObjectProvider<FenceguardActivity> activity) {
-            return new BeanPostProcessor() {
-                @Override
-                public Object postProcessAfterInitialization(Object bean, String beanName) {
-                    if ("highWaterStore".equals(beanName) && bean instanceof HighWaterStore store
-                            && !(bean instanceof RecordingHighWaterStore)) {
-                        FenceguardActivity seen = activity.getIfAvailable();
-                        return seen == null ? bean : new RecordingHighWaterStore(store, seen);
-                    }
-                    return bean;
-                }
-            };
+        static RecordingHighWaterStorePostProcessor fenceguardHighWaterRecorder(
+                ObjectProvider<FenceguardActivity> activity) {
+            return new RecordingHighWaterStorePostProcessor("highWaterStore", activity);
         }
     }
 
@@ -112,18 +140,7 @@ public class FenceguardObservationAutoConfiguration {
 
         @Bean
         StatementRefusalListener fenceguardObservedStatementRefusals(ObservedRefusals refusals) {
-            return refusal -> {
-                if (refusal instanceof StaleTokenException stale) {
-                    refusals.refused("jdbc", "stale", stale.resource() == null ? null : stale.resource().value(),
-                            stale.token() == null ? null : String.valueOf(stale.token().value()), null,
-                            stale.getMessage());
-                } else if (refusal instanceof FencingRefusedException refused) {
-                    refusals.refused("jdbc", refused.reason().name().toLowerCase(java.util.Locale.ROOT),
-                            refused.fence().map(f -> f.resource().value()).orElse(null),
-                            refused.fence().map(f -> String.valueOf(f.token().value())).orElse(null), null,
-                            refused.getMessage());
-                }
-            };
+            return new ObservedStatementRefusals(refusals);
         }
     }
 
@@ -135,10 +152,7 @@ public class FenceguardObservationAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         MessageRefusalListener fenceguardObservedMessageRefusals(ObservedRefusals refusals) {
-            return (source, refusal) -> refusals.refused("messaging", refusal.reason().name().toLowerCase(java.util.Locale.ROOT),
-                    refusal.resource() == null ? null : refusal.resource().value(),
-                    refusal.token() == null ? null : String.valueOf(refusal.token().value()),
-                    refusal.highWater().map(hw -> String.valueOf(hw.value())).orElse(null), refusal.getMessage());
+            return new ObservedMessageRefusals(refusals);
         }
     }
 

@@ -4,6 +4,7 @@ import io.fenceguard.autoconfigure.core.FenceguardLeaseAutoConfiguration;
 import io.fenceguard.autoconfigure.http.FenceguardHttpAutoConfiguration;
 import io.fenceguard.autoconfigure.http.FenceguardHttpProperties;
 import io.fenceguard.autoconfigure.http.HttpServerSupport;
+import io.fenceguard.autoconfigure.jdbc.FenceguardJdbcProperties;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.http.FencedRoute;
 import io.fenceguard.http.HighWaterStore;
@@ -13,6 +14,7 @@ import io.fenceguard.http.OutboundFence;
 import io.fenceguard.http.RefusalListener;
 import io.fenceguard.http.SigningKeys;
 import io.fenceguard.http.TokenBound;
+import io.fenceguard.jdbc.FencedTable;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.reactor.ReactiveLeases;
 import io.fenceguard.reactor.r2dbc.FencedConnectionFactory;
@@ -21,7 +23,10 @@ import io.fenceguard.reactor.webflux.FencedEndpointWebFilter;
 import io.fenceguard.reactor.webflux.FencingWebFilter;
 import io.fenceguard.reactor.webflux.ReactiveFencedHandlerRoutes;
 import io.fenceguard.reactor.webflux.ReactiveFencingExchangeFilterFunction;
+import io.fenceguard.spring.r2dbc.FencedConnectionFactoryPostProcessor;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -35,6 +40,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.server.WebFilter;
@@ -85,9 +91,21 @@ public class FenceguardReactiveAutoConfiguration {
     @ConditionalOnBooleanProperty(name = "fenceguard.jdbc.enabled", matchIfMissing = true)
     static class R2dbc {
 
+        /** Binds {@code fenceguard.jdbc.*} itself, at the first factory: a post-processor must not pull other beans in early. */
         @Bean
         static FencedConnectionFactoryPostProcessor fencedConnectionFactoryPostProcessor(Environment environment) {
-            return new FencedConnectionFactoryPostProcessor(environment);
+            Supplier<FenceguardJdbcProperties> properties = SingletonSupplier.of(() -> FenceguardJdbcProperties.bind(environment));
+            return new FencedConnectionFactoryPostProcessor(() -> config(properties.get()),
+                    () -> Set.copyOf(properties.get().getExcludedBeans()));
+        }
+
+        private static FencingConfig config(FenceguardJdbcProperties props) {
+            FencingConfig.Builder builder = FencingConfig.builder().gateMode(props.getGateMode())
+                    .gateTable(props.getGateTable()).dialect(props.getDialect()).planCacheSize(props.getPlanCacheSize());
+            for (String table : props.getTables()) {
+                builder.fence(FencedTable.of(table, props.getTokenColumns().getOrDefault(table, props.getTokenColumn())));
+            }
+            return builder.build();
         }
     }
 

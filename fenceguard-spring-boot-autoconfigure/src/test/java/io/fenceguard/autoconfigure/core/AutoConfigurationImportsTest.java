@@ -25,13 +25,14 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  */
 class AutoConfigurationImportsTest {
 
-    /** This module's lease and Redis auto-configurations, as listed in its imports file. */
+    /** This module's lease, Redis and observation auto-configurations, as listed in its imports file. */
     private static List<String> leaseAutoConfigurations() {
         List<String> names = new ArrayList<>();
         ImportCandidates.load(AutoConfiguration.class, AutoConfigurationImportsTest.class.getClassLoader())
                 .forEach(name -> {
                     if (name.startsWith("io.fenceguard.autoconfigure.core.")
-                            || name.startsWith("io.fenceguard.autoconfigure.redis.")) {
+                            || name.startsWith("io.fenceguard.autoconfigure.redis.")
+                            || name.startsWith("io.fenceguard.autoconfigure.observability.")) {
                         names.add(name);
                     }
                 });
@@ -50,7 +51,7 @@ class AutoConfigurationImportsTest {
         assertThat(leaseAutoConfigurations()).containsExactlyInAnyOrder(
                 FenceguardLeaseAutoConfiguration.class.getName(),
                 FenceguardFencedMethodAutoConfiguration.class.getName(),
-                FenceguardObservabilityAutoConfiguration.class.getName(),
+                "io.fenceguard.autoconfigure.observability.FenceguardObservationAutoConfiguration",
                 "io.fenceguard.autoconfigure.redis.FenceguardRedisAutoConfiguration");
     }
 

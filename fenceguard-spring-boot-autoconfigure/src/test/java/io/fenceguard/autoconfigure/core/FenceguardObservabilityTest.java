@@ -2,12 +2,14 @@ package io.fenceguard.autoconfigure.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.autoconfigure.observability.FenceguardObservationAutoConfiguration;
 import io.fenceguard.autoconfigure.redis.FenceguardRedisAutoConfiguration;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseLossReason;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.redis.RedisLeaseProvider;
+import io.fenceguard.spring.metrics.FenceguardLeaseMetrics;
 import io.fenceguard.testsupport.TestRedisson;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -33,7 +35,7 @@ class FenceguardObservabilityTest {
             .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
                     SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
                     FenceguardRedisAutoConfiguration.class, FenceguardLeaseAutoConfiguration.class,
-                    FenceguardObservabilityAutoConfiguration.class))
+                    FenceguardObservationAutoConfiguration.class))
             .withPropertyValues("fenceguard.redis.key-prefix=fgobs" + System.nanoTime() + ":");
 
     @Test
@@ -132,7 +134,7 @@ class FenceguardObservabilityTest {
                         .doesNotHaveBean("fenceguardHealthIndicator").hasSingleBean(FenceguardLeaseMetrics.class));
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(FenceguardLeaseAutoConfiguration.class,
-                        FenceguardObservabilityAutoConfiguration.class))
+                        FenceguardObservationAutoConfiguration.class))
                 .withPropertyValues("fenceguard.lease.store=memory")
                 .withClassLoader(new FilteredClassLoader("io.micrometer.core"))
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LeaseManager.class)

@@ -8,6 +8,7 @@ import io.fenceguard.autoconfigure.jdbc.FencedWrites;
 import io.fenceguard.autoconfigure.jdbc.FenceguardJdbcAutoConfiguration;
 import io.fenceguard.autoconfigure.jdbc.Metadata;
 import io.fenceguard.autoconfigure.jdbc.ScratchDatabase;
+import io.fenceguard.spring.schema.FenceguardMigrationInitializer;
 import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfigurationException;

@@ -7,6 +7,8 @@ import io.fenceguard.jdbc.FencedTable;
 import io.fenceguard.jdbc.FencingConfigurationException;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.GateMode;
+import io.fenceguard.spring.jdbc.FencedDataSourcePostProcessor;
+import io.fenceguard.spring.jdbc.FencedTablesConfigurationException;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
@@ -150,8 +152,12 @@ class FenceguardJdbcAutoConfigurationTest {
         @Bean
         static FencedDataSourcePostProcessor fencedDataSourcePostProcessor() {
             // a no-op replacement: nothing is wrapped
-            return new FencedDataSourcePostProcessor(new org.springframework.mock.env.MockEnvironment()
-                    .withProperty("fenceguard.jdbc.enabled", "false"));
+            return new FencedDataSourcePostProcessor(refusals -> FencingConfig.builder().onRefusal(refusals).build()) {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String beanName) {
+                    return bean;
+                }
+            };
         }
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fenceguard.autoconfigure.core.FenceguardLeaseAutoConfiguration;
-import io.fenceguard.autoconfigure.core.FenceguardObservabilityAutoConfiguration;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
@@ -18,6 +17,9 @@ import io.fenceguard.messaging.MessageRefusalListener;
 import io.fenceguard.messaging.MessageRefusedException;
 import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.redis.RedisLeaseProvider;
+import io.fenceguard.spring.observation.FenceguardActivity;
+import io.fenceguard.spring.observation.ObservedLeases;
+import io.fenceguard.spring.observation.ObservedRefusals;
 import io.fenceguard.testsupport.TestRedisson;
 import io.fenceguard.testsupport.faults.PausableLeaseProvider;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -68,8 +70,7 @@ class FenceguardObservationTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, MetricsAutoConfiguration.class,
                     SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
-                    FenceguardLeaseAutoConfiguration.class, FenceguardObservabilityAutoConfiguration.class,
-                    FenceguardObservationAutoConfiguration.class))
+                    FenceguardLeaseAutoConfiguration.class, FenceguardObservationAutoConfiguration.class))
             .withBean(LeaseProvider.class, () -> provider)
             .withBean(Spans.class, Spans::new)
             .withPropertyValues("fenceguard.lease.lease-time=600ms", "management.endpoints.web.exposure.include=fenceguard");
@@ -296,8 +297,7 @@ class FenceguardObservationTest {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
                         SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
-                        FenceguardLeaseAutoConfiguration.class, FenceguardObservabilityAutoConfiguration.class,
-                        FenceguardObservationAutoConfiguration.class))
+                        FenceguardLeaseAutoConfiguration.class, FenceguardObservationAutoConfiguration.class))
                 .withPropertyValues("fenceguard.lease.store=memory", "management.endpoints.web.exposure.include=fenceguard")
                 .run(context -> {
                     assertThat(context).doesNotHaveBean(ObservedLeases.class).hasSingleBean(FenceguardEndpoint.class);

@@ -1,4 +1,4 @@
-package io.fenceguard.autoconfigure.messaging;
+package io.fenceguard.spring.messaging.amqp;
 
 import io.fenceguard.messaging.amqp.FencingListenerAdvice;
 import java.util.ArrayList;
@@ -12,13 +12,15 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 /**
  * Puts the fencing advice first in the advice chain of every Rabbit listener container factory bean (Boot's
  * and the application's, after Boot's configurer has set its retry advice): a refused message is never
- * retried, and an admitted one is retried under its fence.
+ * retried, and an admitted one is retried under its fence. Loaded only with spring-rabbit and
+ * fenceguard-messaging.
  */
-class FencingRabbitListenerFactoryPostProcessor implements BeanPostProcessor {
+public class FencingRabbitListenerFactoryPostProcessor implements BeanPostProcessor {
 
     private final ObjectProvider<FencingListenerAdvice> advice;
 
-    FencingRabbitListenerFactoryPostProcessor(ObjectProvider<FencingListenerAdvice> advice) {
+    /** @param advice looked up at each factory: a post-processor is created before other beans */
+    public FencingRabbitListenerFactoryPostProcessor(ObjectProvider<FencingListenerAdvice> advice) {
         this.advice = advice;
     }
 

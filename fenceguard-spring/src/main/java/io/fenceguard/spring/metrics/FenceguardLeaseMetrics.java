@@ -1,4 +1,4 @@
-package io.fenceguard.autoconfigure.core;
+package io.fenceguard.spring.metrics;
 
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseLossReason;
@@ -16,7 +16,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The manager's lease metrics, bound by Boot to each meter registry:
+ * The manager's lease metrics, a {@link MeterBinder} (Boot binds it to each meter registry; without Boot,
+ * call {@link #bindTo}):
  * <ul>
  *   <li>{@code fenceguard.lease.acquire} timer, {@code outcome=acquired|not_obtained}: time to obtain a
  *       new lease, waiting included (re-entries are not counted);</li>

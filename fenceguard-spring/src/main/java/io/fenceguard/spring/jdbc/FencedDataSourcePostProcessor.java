@@ -1,4 +1,4 @@
-package io.fenceguard.autoconfigure.jdbc;
+package io.fenceguard.spring.jdbc;
 
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
@@ -10,6 +10,8 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,11 +21,10 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
 import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Fences every physical DataSource of the application exactly once:
@@ -37,24 +38,41 @@ import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
  *       place, unless it is fenced already (a bean wrapped before it), so the proxy stays outermost;</li>
  *   <li>a routing one ({@link AbstractRoutingDataSource}): each of its targets, likewise;</li>
  *   <li>a fenced one (a {@link FencedDataSource}, or a wrapper of one) is left as it is;</li>
- *   <li>excluded bean names ({@code fenceguard.jdbc.excluded-beans}) are left unfenced, also where
- *       they are the target of a delegating or routing DataSource.</li>
+ *   <li>excluded bean names are left unfenced, also where they are the target of a delegating or routing
+ *       DataSource.</li>
  * </ul>
- * Binds {@code fenceguard.jdbc.*} itself, lazily, because a post-processor must not pull other beans in early.
+ * Every {@link StatementRefusalListener} bean hears of each refused statement. Its configuration is made at
+ * the first DataSource, because a post-processor must not pull other beans in early. Loaded only with
+ * fenceguard-jdbc and spring-jdbc.
  */
 public class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton {
 
     private static final Logger log = LoggerFactory.getLogger(FencedDataSourcePostProcessor.class);
 
-    private final Environment environment;
+    private final Function<StatementRefusalListener, FencingConfig> configuration;
+    private final Supplier<Set<String>> excludedBeans;
     private ConfigurableListableBeanFactory beanFactory;
-    private volatile FenceguardJdbcProperties properties;
     private volatile FencingConfig config;
     /** Each physical DataSource's one fence, however many paths lead to it. */
     private final Map<DataSource, FencedDataSource> fences = Collections.synchronizedMap(new IdentityHashMap<>());
 
-    public FencedDataSourcePostProcessor(Environment environment) {
-        this.environment = environment;
+    /**
+     * @param configuration the fence's configuration, made once at the first DataSource, given the listener that
+     *        tells every {@link StatementRefusalListener} bean (pass it to {@link FencingConfig.Builder#onRefusal})
+     * @param excludedBeans the names of DataSource beans to leave unfenced, asked once at the first DataSource
+     */
+    public FencedDataSourcePostProcessor(Function<StatementRefusalListener, FencingConfig> configuration,
+                                         Supplier<Set<String>> excludedBeans) {
+        if (configuration == null || excludedBeans == null) {
+            throw new IllegalArgumentException("configuration and excludedBeans must not be null");
+        }
+        this.configuration = configuration;
+        this.excludedBeans = SingletonSupplier.of(() -> Set.copyOf(excludedBeans.get()));
+    }
+
+    /** Fences every DataSource bean with the configuration {@code configuration} makes. */
+    public FencedDataSourcePostProcessor(Function<StatementRefusalListener, FencingConfig> configuration) {
+        this(configuration, Set::of);
     }
 
     @Override
@@ -69,11 +87,11 @@ public class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanFac
         if (!(bean instanceof DataSource dataSource)) {
             return bean;
         }
-        FenceguardJdbcProperties props = properties();
-        if (!props.isEnabled() || props.getExcludedBeans().contains(beanName)) {
+        Set<String> excluded = excludedBeans.get();
+        if (excluded.contains(beanName)) {
             return bean;
         }
-        DataSource fenced = fenceOnce(dataSource, "bean '" + beanName + "'", excludedInstances(props));
+        DataSource fenced = fenceOnce(dataSource, "bean '" + beanName + "'", excludedInstances(excluded));
         if (fenced instanceof FencedDataSource fence && fence.target() == dataSource
                 && injectedByItsClass(beanName, dataSource)) {
             try {
@@ -183,12 +201,12 @@ public class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanFac
     }
 
     /** The excluded beans that exist by now, by identity: only those can be targets of the DataSource at hand. */
-    private Set<Object> excludedInstances(FenceguardJdbcProperties props) {
-        if (beanFactory == null || props.getExcludedBeans().isEmpty()) {
+    private Set<Object> excludedInstances(Set<String> excluded) {
+        if (beanFactory == null || excluded.isEmpty()) {
             return Set.of();
         }
         Set<Object> instances = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (String name : props.getExcludedBeans()) {
+        for (String name : excluded) {
             if (beanFactory.containsSingleton(name)) {
                 instances.add(beanFactory.getSingleton(name));
             }
@@ -200,7 +218,7 @@ public class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanFac
      * Checks every fence against its database's catalog once all singletons exist (so after the
      * application's migrations and schema scripts ran): a configuration that does not fit stops the start-up
      * with the one line that names the fix, rather than failing the first write
-     * ({@code fenceguard.jdbc.verify-catalog=false} turns the check off).
+     * ({@link FencingConfig#verifyCatalog()} false turns the check off).
      */
     @Override
     public void afterSingletonsInstantiated() {
@@ -225,23 +243,13 @@ public class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanFac
         if (current == null) {
             // The listener beans are looked up at each refusal: this post-processor exists before them.
             ConfigurableListableBeanFactory beans = beanFactory;
-            current = properties().toConfig(refusal -> {
+            current = configuration.apply(refusal -> {
                 if (beans != null) {
                     beans.getBeanProvider(StatementRefusalListener.class).orderedStream()
                             .forEach(listener -> listener.refused(refusal));
                 }
             });
             config = current;
-        }
-        return current;
-    }
-
-    private FenceguardJdbcProperties properties() {
-        FenceguardJdbcProperties current = properties;
-        if (current == null) {
-            current = Binder.get(environment).bind("fenceguard.jdbc", FenceguardJdbcProperties.class)
-                    .orElseGet(FenceguardJdbcProperties::new);
-            properties = current;
         }
         return current;
     }

@@ -1,4 +1,4 @@
-package io.fenceguard.autoconfigure.messaging;
+package io.fenceguard.spring.messaging.kafka;
 
 import io.fenceguard.messaging.kafka.FencingProducerInterceptor;
 import java.util.Map;
@@ -14,12 +14,14 @@ import org.springframework.kafka.core.KafkaTemplate;
  * Sets the fencing producer interceptor on every {@link KafkaTemplate} bean (Boot offers no customizer of
  * the template). The template calls it on the sending thread and lets its exception through, so a send
  * under a lost lease fails and nothing is sent. An interceptor the template already has runs after it.
+ * Loaded only with spring-kafka and fenceguard-messaging.
  */
-class FencingKafkaTemplatePostProcessor implements BeanPostProcessor {
+public class FencingKafkaTemplatePostProcessor implements BeanPostProcessor {
 
     private final ObjectProvider<FencingProducerInterceptor<Object, Object>> interceptor;
 
-    FencingKafkaTemplatePostProcessor(ObjectProvider<FencingProducerInterceptor<Object, Object>> interceptor) {
+    /** @param interceptor looked up at each template: a post-processor is created before other beans */
+    public FencingKafkaTemplatePostProcessor(ObjectProvider<FencingProducerInterceptor<Object, Object>> interceptor) {
         this.interceptor = interceptor;
     }
 

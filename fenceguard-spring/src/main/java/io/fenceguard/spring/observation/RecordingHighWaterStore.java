@@ -1,17 +1,20 @@
-package io.fenceguard.autoconfigure.observability;
+package io.fenceguard.spring.observation;
 
 import io.fenceguard.core.Fence;
 import io.fenceguard.http.Admission;
 import io.fenceguard.http.HighWaterStore;
 import java.util.Locale;
 
-/** A {@link HighWaterStore} that notes each answer in {@link FenceguardActivity}; the decision is the store's. */
-final class RecordingHighWaterStore implements HighWaterStore {
+/**
+ * A {@link HighWaterStore} that notes each answer in {@link FenceguardActivity}; the decision is the store's.
+ * Loaded only with fenceguard-http.
+ */
+public final class RecordingHighWaterStore implements HighWaterStore {
 
     private final HighWaterStore store;
     private final FenceguardActivity activity;
 
-    RecordingHighWaterStore(HighWaterStore store, FenceguardActivity activity) {
+    public RecordingHighWaterStore(HighWaterStore store, FenceguardActivity activity) {
         this.store = store;
         this.activity = activity;
     }
@@ -34,7 +37,8 @@ final class RecordingHighWaterStore implements HighWaterStore {
         return store.reset(resource, expected, mark);
     }
 
-    HighWaterStore store() {
+    /** The store that decides. */
+    public HighWaterStore store() {
         return store;
     }
 

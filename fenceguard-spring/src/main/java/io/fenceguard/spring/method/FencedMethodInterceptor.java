@@ -1,37 +1,56 @@
-package io.fenceguard.autoconfigure.core;
+package io.fenceguard.spring.method;
 
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.annotation.Fenced;
+import io.fenceguard.spring.transaction.LeaseRelease;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
-import org.springframework.boot.convert.DurationStyle;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Applies {@link Fenced}: evaluates the resource, takes the lease, binds it, runs the method, releases it,
- * or, when the method ran inside a still open transaction, releases it after that transaction completes.
+ * or, when the method ran inside a still open transaction, releases it after that transaction completes
+ * ({@link LeaseRelease}). {@link FencedMethodAdvisor} applies it to the beans of a context.
  */
 public class FencedMethodInterceptor implements MethodInterceptor {
 
-    private final LeaseManager leases;
+    private final Supplier<LeaseManager> leases;
     private final SpelExpressionParser parser = new SpelExpressionParser();
     private final ParameterNameDiscoverer names = new DefaultParameterNameDiscoverer();
     private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
 
     public FencedMethodInterceptor(LeaseManager leases) {
-        this.leases = leases;
+        if (leases == null) {
+            throw new IllegalArgumentException("leases must not be null");
+        }
+        this.leases = () -> leases;
+    }
+
+    /**
+     * Takes the manager from {@code leases} at the first call, so that the interceptor (and its advisor) can be
+     * created early, as infrastructure, before the manager's bean.
+     */
+    public FencedMethodInterceptor(ObjectProvider<LeaseManager> leases) {
+        if (leases == null) {
+            throw new IllegalArgumentException("leases must not be null");
+        }
+        this.leases = SingletonSupplier.of(leases::getObject);
     }
 
     @Override
@@ -39,7 +58,8 @@ public class FencedMethodInterceptor implements MethodInterceptor {
         Method method = invocation.getMethod();
         Plan plan = plans.computeIfAbsent(method, this::plan);
         String resource = plan.resourceFor(invocation, names);
-        Lease lease = leases.acquire(resource, plan.waitFor() != null ? plan.waitFor() : leases.config().defaultWait());
+        LeaseManager manager = leases.get();
+        Lease lease = manager.acquire(resource, plan.waitFor() != null ? plan.waitFor() : manager.config().defaultWait());
         try (LeaseContext.Scope scope = LeaseContext.bind(lease)) {
             return invocation.proceed();
         } finally {
@@ -63,7 +83,7 @@ public class FencedMethodInterceptor implements MethodInterceptor {
         Duration waitFor = null;
         if (!fenced.waitFor().isBlank()) {
             try {
-                waitFor = DurationStyle.detectAndParse(fenced.waitFor());
+                waitFor = DurationFormatterUtils.detectAndParse(fenced.waitFor().trim());
             } catch (RuntimeException e) {
                 throw new FenceguardException("@Fenced on " + method.toGenericString() + ": wait '" + fenced.waitFor()
                         + "' is not a duration such as 500ms or 5s", null, null, e);

@@ -1,4 +1,4 @@
-package io.fenceguard.autoconfigure.db;
+package io.fenceguard.spring.schema;
 
 import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.db.FenceguardTriggers;
@@ -13,9 +13,9 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Migrates the guard's own tables when it is initialised, on the physical DataSource under the fence
- * (the guard's scripts need no lease). A database initializer to Spring Boot
- * ({@link FenceguardMigrationInitializerDetector}): it runs after the application's Flyway, and the
- * beans that depend on database initialization (JdbcTemplate, JPA, ...) wait for it.
+ * (the guard's scripts need no lease). Spring Boot treats it as a database initializer: it runs after the
+ * application's Flyway, and the beans that depend on database initialization (JdbcTemplate, JPA, ...) wait
+ * for it. Loaded only with fenceguard-jdbc-schema; fenceguard-jdbc is used when present.
  */
 public class FenceguardMigrationInitializer implements InitializingBean {
 

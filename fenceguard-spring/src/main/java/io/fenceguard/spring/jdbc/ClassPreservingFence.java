@@ -1,4 +1,4 @@
-package io.fenceguard.autoconfigure.jdbc;
+package io.fenceguard.spring.jdbc;
 
 import io.fenceguard.jdbc.FencedDataSource;
 import java.lang.reflect.Method;

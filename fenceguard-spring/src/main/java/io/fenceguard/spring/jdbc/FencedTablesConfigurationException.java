@@ -1,6 +1,6 @@
-package io.fenceguard.autoconfigure.jdbc;
+package io.fenceguard.spring.jdbc;
 
-/** The fenced tables of {@code fenceguard.jdbc.*} do not fit the database's catalog: start-up stops with why. */
+/** The fenced tables do not fit the database's catalog: start-up stops with why. */
 public class FencedTablesConfigurationException extends IllegalStateException {
 
     public FencedTablesConfigurationException(java.sql.SQLException cause) {

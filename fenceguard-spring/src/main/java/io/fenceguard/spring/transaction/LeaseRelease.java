@@ -1,4 +1,4 @@
-package io.fenceguard.autoconfigure.core;
+package io.fenceguard.spring.transaction;
 
 import io.fenceguard.core.Lease;
 import org.springframework.core.Ordered;
@@ -11,9 +11,9 @@ import org.springframework.util.ClassUtils;
  * still open (a {@code @Fenced} DAO called from a {@code @Transactional} service or a
  * {@code TransactionTemplate}), after that transaction has committed or rolled back. The transaction's
  * writes were fenced with the lease's token; releasing before the commit would let a new holder in while
- * they can still be committed.
+ * they can still be committed. Without spring-tx on the class path, always at once.
  */
-final class LeaseRelease {
+public final class LeaseRelease {
 
     private static final boolean TRANSACTIONS = ClassUtils.isPresent(
             "org.springframework.transaction.support.TransactionSynchronizationManager", LeaseRelease.class.getClassLoader());
@@ -21,7 +21,8 @@ final class LeaseRelease {
     private LeaseRelease() {
     }
 
-    static void release(Lease lease) {
+    /** Closes {@code lease} now, or registers its closing after the current transaction's completion. */
+    public static void release(Lease lease) {
         if (TRANSACTIONS && AfterCompletion.defer(lease)) {
             return;
         }

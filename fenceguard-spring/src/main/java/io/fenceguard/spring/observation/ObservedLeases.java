@@ -1,4 +1,4 @@
-package io.fenceguard.autoconfigure.observability;
+package io.fenceguard.spring.observation;
 
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseLossReason;
@@ -19,7 +19,7 @@ import java.util.Locale;
  *   <li>{@code fenceguard.lease.lost}, one per lost lease: {@code reason=expired|renewal_rejected|revoked}.</li>
  * </ul>
  * Tags are low-cardinality; the resource name is added as a high-cardinality value (spans, not meters) only
- * when {@code fenceguard.observability.include-resource=true}.
+ * when asked ({@code includeResource}; with Boot, {@code fenceguard.observability.include-resource=true}).
  */
 public class ObservedLeases implements LeaseObserver {
 

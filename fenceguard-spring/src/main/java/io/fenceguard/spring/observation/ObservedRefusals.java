@@ -1,4 +1,4 @@
-package io.fenceguard.autoconfigure.observability;
+package io.fenceguard.spring.observation;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;

@@ -1,4 +1,4 @@
-package io.fenceguard.autoconfigure.observability;
+package io.fenceguard.spring.observation;
 
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.Lease;

@@ -1,0 +1,4 @@
+/**
+ * Lease meters with Micrometer (micrometer-core, optional).
+ */
+package io.fenceguard.spring.metrics;

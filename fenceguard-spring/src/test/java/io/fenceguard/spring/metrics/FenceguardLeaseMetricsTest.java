@@ -1,0 +1,47 @@
+package io.fenceguard.spring.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.LeaseTimeoutException;
+import io.fenceguard.core.memory.InMemoryLeaseProvider;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/** The lease meters bound by hand to a registry, as an application without Boot does. */
+class FenceguardLeaseMetricsTest {
+
+    @Test
+    void countsAcquiredAndRefusedLeasesAndShowsTheHeldOnes() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (LeaseManager leases = LeaseManager.of(InMemoryLeaseProvider.create())) {
+            new FenceguardLeaseMetrics(leases).bindTo(registry);
+            try (Lease held = leases.acquire("account:1", Duration.ofSeconds(1))) {
+                assertThat(registry.get("fenceguard.lease.held").gauge().value()).isEqualTo(1.0);
+                // another thread is another holder: it gives up after its wait
+                CompletableFuture<Lease> other = CompletableFuture.supplyAsync(
+                        () -> leases.acquire("account:1", Duration.ofMillis(50)));
+                assertThatThrownBy(other::join).hasCauseInstanceOf(LeaseTimeoutException.class);
+            }
+            assertThat(registry.get("fenceguard.lease.held").gauge().value()).isEqualTo(0.0);
+            assertThat(registry.get("fenceguard.lease.acquire").tag("outcome", "acquired").timer().count()).isEqualTo(1);
+            assertThat(registry.get("fenceguard.lease.acquire").tag("outcome", "not_obtained").timer().count())
+                    .isEqualTo(1);
+        }
+    }
+
+    @Test
+    void heldOnlyLeavesAcquireToTheObservations() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (LeaseManager leases = LeaseManager.of(InMemoryLeaseProvider.create())) {
+            new FenceguardLeaseMetrics(leases, true).bindTo(registry);
+            leases.acquire("account:2", Duration.ofSeconds(1)).close();
+            assertThat(registry.find("fenceguard.lease.acquire").timer()).isNull();
+            assertThat(registry.find("fenceguard.lease.held").gauge()).isNotNull();
+        }
+    }
+}
