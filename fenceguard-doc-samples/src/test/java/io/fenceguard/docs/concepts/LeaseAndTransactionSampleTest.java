@@ -19,10 +19,11 @@ class LeaseAndTransactionSampleTest {
 
     static Integer debit(LeaseManager guard, TransactionTemplate transactionTemplate, JdbcTemplate jdbc) {
         // tag::lease-around-transaction[]
-        return guard.callWithLease("account:42", Duration.ofSeconds(5), lease ->
+        Integer updated = guard.callWithLease("account:42", Duration.ofSeconds(5), lease ->
                 transactionTemplate.execute(status -> jdbc.update(
                         "UPDATE accounts SET balance = balance - ? WHERE id = ?", 100, "42")));   // commit under the lease
         // end::lease-around-transaction[]
+        return updated;
     }
 
     @Test
