@@ -132,6 +132,14 @@ class DocSamplesTest {
         return regions;
     }
 
+    /** docs/guide/x.md as docs/guide/x.md, README.md as README.md: the path below the repository root. */
+    private static String name(Path doc) {
+        Path parent = doc.toAbsolutePath().getParent();
+        boolean inDocs = parent != null && parent.getParent() != null && parent.getParent().getFileName() != null
+                && parent.getParent().getFileName().toString().equals("docs");
+        return inDocs ? "docs/" + parent.getFileName() + "/" + doc.getFileName() : doc.getFileName().toString();
+    }
+
     private static boolean isEnd(String line, String name) {
         Matcher end = END.matcher(line);
         return end.matches() && end.group(1).equals(name);
@@ -165,7 +173,7 @@ class DocSamplesTest {
                     }
                     List<String> block = lines.subList(i + 1, Math.min(close, lines.size()));
                     if (line.trim().equals("```java")) {
-                        String where = doc.getFileName() + ":" + (i + 1);
+                        String where = name(doc) + ":" + (i + 1);
                         if (pending == null) {
                             problems.add(where + ": a Java block with no <!-- sample: name --> marker before it");
                         } else {
@@ -173,7 +181,7 @@ class DocSamplesTest {
                             compare(where, pending, block, regions.get(pending), problems);
                         }
                     } else if (pending != null) {
-                        problems.add(doc.getFileName() + ":" + pendingLine + ": sample '" + pending
+                        problems.add(name(doc) + ":" + pendingLine + ": sample '" + pending
                                 + "' is not followed by a Java block");
                     }
                     pending = null;
@@ -181,7 +189,7 @@ class DocSamplesTest {
                     continue;
                 }
                 if (!line.isBlank() && pending != null) {
-                    problems.add(doc.getFileName() + ":" + pendingLine + ": sample '" + pending
+                    problems.add(name(doc) + ":" + pendingLine + ": sample '" + pending
                             + "' is not followed by a Java block");
                     pending = null;
                 }
