@@ -10,7 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
 
-/** The SQL-fencing guide's configuration samples (compiled; the fencing itself is run by the README's sample). */
+/** The SQL-fencing guide's samples; trigger mode and the maintenance scope run in {@link TriggerModeSampleTest}. */
 final class SqlFencingSamples {
 
     static DataSource configured(DataSource pool) {
