@@ -29,10 +29,10 @@ import org.springframework.web.server.WebFilter;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-/** Compiled: the reactive guide's samples (the module's own tests run them against Netty, Redis, PostgreSQL). */
+/** The reactive guide's samples; the lease forms run in {@link ReactiveLeasesSampleTest}, the rest is compiled. */
 final class ReactiveSamples {
 
-    record Receipt(long balance) {
+    record Receipt(long token) {
     }
 
     record Row(String id, long amount) {
@@ -60,7 +60,7 @@ final class ReactiveSamples {
         Mono<Entry> record(String id, EntryBody body, FencingToken token);
     }
 
-    static void leases(LeaseManager leaseManager, Ledger ledger, Repository repository, JdbcDao jdbcDao) {
+    static Mono<Receipt> leases(LeaseManager leaseManager, Ledger ledger, Repository repository, JdbcDao jdbcDao) {
         // tag::reactive-leases[]
         ReactiveLeases leases = ReactiveLeases.of(leaseManager);             // Boot: a ReactiveLeases bean
 
@@ -79,6 +79,7 @@ final class ReactiveSamples {
         Mono<Integer> legacy = ReactiveLeaseContext.blocking(() -> jdbcDao.update(42));   // blocking code on boundedElastic,
                                                                               // with the chain's leases bound to LeaseContext
         // end::reactive-leases[]
+        return deposit;
     }
 
     static WebFilter filter(List<FencedRoute> routes, DataSource dataSource, SigningKeys keys) {
