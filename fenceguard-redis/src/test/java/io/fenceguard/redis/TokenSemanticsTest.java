@@ -22,7 +22,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
-/** Token rules 1-3 of the README against a real Redis. */
+/** Token rules 1-3 (docs/guide/lock-stores.md) against a real Redis. */
 class TokenSemanticsTest {
 
     private static final int CLIENTS = 4;
