@@ -5,6 +5,7 @@ import io.fenceguard.core.LeaseLossReason;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.LeaseUnavailableException;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.core.spi.AbstractLeaseProvider;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.core.spi.LeaseRequest;
@@ -49,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * LeaseManager guard = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson)));
  * }</pre>
  */
-public final class RedisLeaseProvider implements LeaseProvider {
+public final class RedisLeaseProvider extends AbstractLeaseProvider {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLeaseProvider.class);
     /** Tries of the loss path of a durable-epoch grant before giving up: claim, epoch, install. */
@@ -64,6 +65,9 @@ public final class RedisLeaseProvider implements LeaseProvider {
     private final RedisCalls calls;
     private final ReleaseWaiter waiter;
     private final ContentionRetry contention;
+    /** The server's clock as every reply of this provider reports it (not on a Cluster). */
+    private final ServerClockWatch serverClock = new ServerClockWatch(null);
+    private final java.util.concurrent.atomic.AtomicReference<Jump> lastJump = new java.util.concurrent.atomic.AtomicReference<>();
     /** Each held lease's last view of the server clock, by holder. */
     private final Map<String, ServerClockWatch> clocks = new ConcurrentHashMap<>();
     private final AtomicLong pruneClocksAt = new AtomicLong(4096);
@@ -152,16 +156,10 @@ public final class RedisLeaseProvider implements LeaseProvider {
     }
 
     @Override
-    public Grant acquire(LeaseRequest request, Duration wait) {
-        Objects.requireNonNull(request, "request");
-        if (wait == null || wait.isNegative()) {
-            throw new IllegalArgumentException("wait must be zero or positive, got " + wait);
-        }
+    protected Grant acquire(LeaseRequest request, Duration wait, long deadline) {
         ResourceName resource = request.resource();
         LeaseKeys keys = LeaseKeys.of(config.keyPrefix(), resource);
-        long start = System.nanoTime();
         long callTimeout = config.callTimeout(request.leaseTime()).toNanos();
-        long deadline = start + wait.toNanos();
         // One budget for everything below: the wait, plus one call's time for the answer to the last try.
         long giveUpAt = deadline + callTimeout;
         ContentionRetry.Attempt attempt = attempt(request, keys, giveUpAt);
@@ -175,7 +173,85 @@ public final class RedisLeaseProvider implements LeaseProvider {
             throw new LeaseTimeoutException(resource, wait, attempt.describe());
         }
         track(request, attempt.reading());
-        return new Grant(FencingToken.of(attempt.value()), attempt.sentAtNanos());
+        Grant grant = new Grant(FencingToken.of(attempt.value()), attempt.sentAtNanos());
+        Jump jump = lastJump.get();
+        if (jump != null) {
+            long holdUntil = jump.seenAtNanos() + Math.min(jump.excessNanos(),
+                    request.leaseTime().toNanos() + config.lockDelay().toNanos());
+            if (holdUntil - System.nanoTime() > 0) {
+                return holdAfterJump(request, wait, grant, holdUntil, deadline, jump);
+            }
+        }
+        return grant;
+    }
+
+    /**
+     * A forward jump of the server's clock, seen by this provider, expired locks in Redis early: a holder that Redis
+     * dropped may still believe it holds its lease until its own deadline, up to the jump later. The new grant is
+     * kept (renewed, so that nobody else gets it) but handed out only once that time has passed; when that is past
+     * the caller's wait, it is given back and the acquire fails, saying why.
+     */
+    private Grant holdAfterJump(LeaseRequest request, Duration wait, Grant grant, long holdUntil, long deadline, Jump jump) {
+        ResourceName resource = request.resource();
+        String why = "the Redis server's clock jumped forward by " + jump.excessNanos() / 1_000_000 + " ms more than "
+                + "passed here, so Redis may have expired an earlier holder's lock while that holder still holds it";
+        if (holdUntil - deadline > 0) {
+            releaseQuietly(request, grant);
+            throw new LeaseTimeoutException(resource, wait, why + "; the resource stays closed for "
+                    + (holdUntil - System.nanoTime()) / 1_000_000 + " ms more");
+        }
+        log.warn("{}: the lease on '{}' is handed out in {} ms", why, resource, (holdUntil - System.nanoTime()) / 1_000_000);
+        long aliveFrom = grant.sentAtNanos();
+        long step = Math.max(1, request.leaseTime().toNanos() / 3);
+        try {
+            for (long left = holdUntil - System.nanoTime(); left > 0; left = holdUntil - System.nanoTime()) {
+                pause(resource, Math.min(left, step));
+                long sent = System.nanoTime();
+                Boolean ours = renew(request, grant).toCompletableFuture()
+                        .get(request.leaseTime().toNanos(), TimeUnit.NANOSECONDS);
+                if (!Boolean.TRUE.equals(ours)) {
+                    throw new LeaseUnavailableException("lost the lease on '" + resource + "' while waiting out a "
+                            + "forward jump of the Redis server's clock", resource, null);
+                }
+                aliveFrom = sent;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            releaseQuietly(request, grant);
+            throw new io.fenceguard.core.FenceguardException("interrupted while waiting for a lease on '" + resource
+                    + "'", resource, null, e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            releaseQuietly(request, grant);
+            throw new LeaseUnavailableException("could not renew the lease on '" + resource + "' while waiting out a "
+                    + "forward jump of the Redis server's clock: " + e, resource, e);
+        } catch (RuntimeException e) {
+            releaseQuietly(request, grant);
+            throw e;
+        }
+        return new Grant(grant.token(), aliveFrom);
+    }
+
+    private void releaseQuietly(LeaseRequest request, Grant grant) {
+        try {
+            release(request, grant);
+        } catch (RuntimeException e) {
+            log.debug("could not give back the lease on '{}'; it expires with its lease: {}", request.resource(), e.toString());
+        }
+    }
+
+    /** What a reply of any lease call tells of the server's clock: a forward jump holds the grants that follow. */
+    private void observeServer(ServerClockWatch.Reading reading) {
+        if (client.cluster()) {
+            return; // the nodes of a Cluster keep clocks of their own
+        }
+        ServerClockWatch.Step step = serverClock.observe(reading);
+        if (step.forward()) {
+            lastJump.set(new Jump(System.nanoTime(), step.excessNanos()));
+        }
+    }
+
+    /** A forward jump of the server's clock: when it was seen here and how far it went beyond what passed here. */
+    private record Jump(long seenAtNanos, long excessNanos) {
     }
 
     private ContentionRetry.Attempt attempt(LeaseRequest request, LeaseKeys keys, long giveUpAt) {
@@ -266,8 +342,10 @@ public final class RedisLeaseProvider implements LeaseProvider {
         return ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
     }
 
-    private static ServerClockWatch.Reading reading(RedisLeaseScripts.AcquireReply reply, long sentAt) {
-        return new ServerClockWatch.Reading(reply.serverMicros(), sentAt, System.nanoTime());
+    private ServerClockWatch.Reading reading(RedisLeaseScripts.AcquireReply reply, long sentAt) {
+        ServerClockWatch.Reading reading = new ServerClockWatch.Reading(reply.serverMicros(), sentAt, System.nanoTime());
+        observeServer(reading);
+        return reading;
     }
 
     /** Keeps the grant's server time as the lease's first reading; leases never watched nor released are dropped. */
@@ -335,6 +413,7 @@ public final class RedisLeaseProvider implements LeaseProvider {
 
     /** False when the server's clock jumped forward: the lease is told it is lost ({@code CLOCK_JUMP}). */
     private boolean checkClock(LeaseRequest request, ServerClockWatch.Reading reading) {
+        observeServer(reading);
         ServerClockWatch watch = clocks.computeIfAbsent(request.holder(), h -> new ServerClockWatch(null));
         ServerClockWatch.Step step = watch.observe(reading);
         if (step.forward()) {

@@ -105,4 +105,35 @@ class ClockJumpTest {
             assertThat(provider.forwardClockJumps() + provider.backwardClockJumps()).isZero();
         }
     }
+
+    /**
+     * Another process that has talked to this Redis before asks for the lock right after a +20 s step. Redis has
+     * already dropped the first holder's lock (its wall clock passed the expiry), but the first holder still holds
+     * its lease until its next renewal tells it of the jump. The second grant waits that out: when it comes, the
+     * first holder has been told it lost its lease.
+     */
+    @Test
+    void afterAForwardStepNoSecondHolderIsGrantedWhileTheFirstStillHolds() throws Exception {
+        try (LeaseManager other = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(client),
+                RedisClients.fastRedis().build()), LeaseConfig.builder().leaseTime(LEASE).renewInterval(RENEW).build())) {
+            other.acquire("warm-up", Duration.ofSeconds(1)).close(); // the second process has talked to Redis before
+            Lease first = manager.acquire("account:4", Duration.ofSeconds(1));
+            CompletableFuture<Long> lostAt = new CompletableFuture<>();
+            first.onLost((l, r) -> lostAt.complete(System.nanoTime()));
+            Thread.sleep(300);
+            clock.shiftBy(Duration.ofSeconds(20));
+
+            try (Lease second = other.acquire("account:4", Duration.ofSeconds(10))) {
+                long grantedAt = System.nanoTime();
+                assertThat(first.isValid()).as("the first holder still believes it holds when the second is granted")
+                        .isFalse();
+                assertThat(lostAt).isDone();
+                assertThat(grantedAt - lostAt.get()).isPositive();
+                assertThat(second.token()).isGreaterThan(first.token());
+                System.out.printf("+20 s step: second holder granted %.0f ms after the first learned of its loss%n",
+                        (grantedAt - lostAt.get()) / 1e6);
+            }
+            first.close();
+        }
+    }
 }
