@@ -1,7 +1,8 @@
 package io.fenceguard.http.spring;
 
-import io.fenceguard.http.FencedEndpoint;
-import io.fenceguard.http.FencedRoute;
+import io.fenceguard.admission.FencedEndpoint;
+import io.fenceguard.admission.FencedRoute;
+import io.fenceguard.spring.web.AbstractFencedHandlerRoutes;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package io.fenceguard.reactor.webflux;
 
-import io.fenceguard.http.FencedEndpoint;
-import io.fenceguard.http.FencedRoute;
-import io.fenceguard.http.spring.AbstractFencedHandlerRoutes;
+import io.fenceguard.admission.FencedEndpoint;
+import io.fenceguard.admission.FencedRoute;
+import io.fenceguard.spring.web.AbstractFencedHandlerRoutes;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

@@ -1,9 +1,9 @@
 package io.fenceguard.redis.bench;
 
-import io.fenceguard.redis.redisson.RedissonScriptClient;
-import io.fenceguard.http.TokenBound;
+import io.fenceguard.admission.TokenBound;
 import io.fenceguard.http.bench.HttpGuardBenchmark;
 import io.fenceguard.redis.RedisHighWaterStore;
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;

@@ -1,10 +1,10 @@
 package io.fenceguard.autoconfigure.observability;
 
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.Problem;
+import io.fenceguard.admission.RefusalListener;
 import io.fenceguard.autoconfigure.core.FenceguardLeaseAutoConfiguration;
 import io.fenceguard.core.LeaseManager;
-import io.fenceguard.http.HighWaterStore;
-import io.fenceguard.http.Problem;
-import io.fenceguard.http.RefusalListener;
 import io.fenceguard.jdbc.FencingRefusedException;
 import io.fenceguard.jdbc.StaleTokenException;
 import io.fenceguard.jdbc.StatementRefusalListener;

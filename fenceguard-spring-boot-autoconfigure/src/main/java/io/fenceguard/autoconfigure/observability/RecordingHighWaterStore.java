@@ -1,8 +1,8 @@
 package io.fenceguard.autoconfigure.observability;
 
+import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.core.Fence;
-import io.fenceguard.http.Admission;
-import io.fenceguard.http.HighWaterStore;
 import java.util.Locale;
 
 /** A {@link HighWaterStore} that notes each answer in {@link FenceguardActivity}; the decision is the store's. */
