@@ -25,7 +25,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.URI;
 import java.util.Collections;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -137,9 +136,9 @@ public final class FencingFilter implements Filter {
         }
         // Held back until the commit, so that a client never sees a success that did not commit.
         BufferedResponse buffered = new BufferedResponse(out);
-        AtomicReference<Outcome> ran = new AtomicReference<>();
+        AtomicReference<RequestOutcome> ran = new AtomicReference<>();
         AdmissionTransaction.Work work = () -> {
-            Outcome outcome = admitAndRun(http, buffered, chain, path);
+            RequestOutcome outcome = admitAndRun(http, buffered, chain, path);
             ran.set(outcome);
             outcome.rethrowFailure(); // the transaction rolls back on it as on any failure
             return outcome.commit();
@@ -151,14 +150,14 @@ public final class FencingFilter implements Filter {
                 transaction.run(work);
             }
         } catch (IOException | ServletException | RuntimeException e) {
-            Outcome outcome = ran.get();
+            RequestOutcome outcome = ran.get();
             if (outcome == null || outcome.admitted() == null || outcome.handlerFailed()) {
                 throw e;
             }
             refuseUncommitted(http, out, path, outcome.admitted(), e);
             return;
         } catch (Exception e) {
-            Outcome outcome = ran.get();
+            RequestOutcome outcome = ran.get();
             if (outcome == null || outcome.admitted() == null) {
                 throw new ServletException(e);
             }
@@ -181,27 +180,27 @@ public final class FencingFilter implements Filter {
      * Checks the request and, when it is admitted, runs it: its idempotency key, its turn in the handler order,
      * then the handler. A failure before the admission is thrown; one after it is in the outcome.
      */
-    private Outcome admitAndRun(HttpServletRequest http, HttpServletResponse out, FilterChain chain, String path)
+    private RequestOutcome admitAndRun(HttpServletRequest http, HttpServletResponse out, FilterChain chain, String path)
             throws IOException, ServletException {
         Checked checked = check(http, path);
         if (checked.refusal() != null) {
             refuse(http, out, path, checked.refusal());
-            return Outcome.of(false, null);
+            return RequestOutcome.of(false, null);
         }
         Verdict verdict = checked.verdict();
         if (!verdict.fenced()) {
             chain.doFilter(checked.request(), out);
-            return Outcome.of(true, null);
+            return RequestOutcome.of(true, null);
         }
         if (verdict.problem().isPresent()) {
             refuse(checked.request(), out, path, verdict.problem().get());
-            return Outcome.of(false, null);
+            return RequestOutcome.of(false, null);
         }
         Admission admission = verdict.admission().orElseThrow();
         try {
             return runAdmitted(admission, checked, out, chain, path);
         } catch (IOException | RuntimeException e) {
-            return Outcome.failed(admission.presented(), e, false);
+            return RequestOutcome.failed(admission.presented(), e, false);
         }
     }
 
@@ -225,7 +224,7 @@ public final class FencingFilter implements Filter {
     }
 
     /** An admitted request: its idempotency key, its turn in the handler order, then its handler. */
-    private Outcome runAdmitted(Admission admission, Checked checked, HttpServletResponse out, FilterChain chain,
+    private RequestOutcome runAdmitted(Admission admission, Checked checked, HttpServletResponse out, FilterChain chain,
             String path) throws IOException {
         Fence presented = admission.presented();
         KeyClaim claim = claimIdempotencyKey(presented, checked, out, path);
@@ -238,10 +237,10 @@ public final class FencingFilter implements Filter {
             if (newerStarted.isPresent()) {
                 abandon(presented, claim.key());
                 refuse(http, out, path, newerStarted.get());
-                return Outcome.of(false, presented);
+                return RequestOutcome.of(false, presented);
             }
         }
-        Outcome handled = runHandler(admission, http, out, chain, claim.key());
+        RequestOutcome handled = runHandler(admission, http, out, chain, claim.key());
         if (claim.key() != null && handled.commit()) {
             idempotency.complete(presented.resource(), claim.key(), new IdempotencyStore.RecordedResponse(
                     out.getStatus(), out.getContentType(), out instanceof BufferedResponse buffered ? buffered.body()
@@ -265,14 +264,14 @@ public final class FencingFilter implements Filter {
         if (key.isEmpty() || key.length() > MAX_IDEMPOTENCY_KEY || !key.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
             refuse(http, out, path, Problem.badIdempotencyKey(presented, "an " + IDEMPOTENCY_KEY + " is 1 to "
                     + MAX_IDEMPOTENCY_KEY + " visible ASCII characters"));
-            return new KeyClaim(http, key, Outcome.of(false, presented));
+            return new KeyClaim(http, key, RequestOutcome.of(false, presented));
         }
         byte[] body = checked.body();
         if (body == null) {
             CachedBodyRequest cached = CachedBodyRequest.read(http, maxSignedBodyBytes);
             if (cached == null) {
                 refuse(http, out, path, Problem.bodyTooLarge(maxSignedBodyBytes));
-                return new KeyClaim(http, key, Outcome.of(false, presented));
+                return new KeyClaim(http, key, RequestOutcome.of(false, presented));
             }
             http = cached;
             body = cached.body();
@@ -283,21 +282,21 @@ public final class FencingFilter implements Filter {
         } catch (RuntimeException e) {
             log.warn("idempotency check for '{}' failed; refusing the request", presented.resource(), e);
             refuse(http, out, path, Problem.unavailable(presented));
-            return new KeyClaim(http, key, Outcome.of(false, presented));
+            return new KeyClaim(http, key, RequestOutcome.of(false, presented));
         }
         return switch (claim.kind()) {
             case FIRST -> new KeyClaim(http, key, null);
             case COMPLETED -> {
                 replay(claim.response(), out);
-                yield new KeyClaim(http, key, Outcome.of(true, presented));
+                yield new KeyClaim(http, key, RequestOutcome.of(true, presented));
             }
             case IN_PROGRESS -> {
                 refuse(http, out, path, Problem.idempotencyInProgress(presented, key));
-                yield new KeyClaim(http, key, Outcome.of(false, presented));
+                yield new KeyClaim(http, key, RequestOutcome.of(false, presented));
             }
             case OTHER_REQUEST -> {
                 refuse(http, out, path, Problem.idempotencyKeyReused(presented, key));
-                yield new KeyClaim(http, key, Outcome.of(false, presented));
+                yield new KeyClaim(http, key, RequestOutcome.of(false, presented));
             }
         };
     }
@@ -316,7 +315,7 @@ public final class FencingFilter implements Filter {
      * Runs the handler under the presented fence; it succeeded when it answered below 400. Then leaves the handler
      * order, and forgets the idempotency key's claim unless the handler succeeded.
      */
-    private Outcome runHandler(Admission admission, HttpServletRequest http, HttpServletResponse out,
+    private RequestOutcome runHandler(Admission admission, HttpServletRequest http, HttpServletResponse out,
             FilterChain chain, String key) {
         Fence presented = admission.presented();
         http.setAttribute(ADMISSION_ATTRIBUTE, admission);
@@ -325,10 +324,10 @@ public final class FencingFilter implements Filter {
             try {
                 chain.doFilter(http, out);
             } catch (IOException | ServletException | RuntimeException e) {
-                return Outcome.failed(presented, e, true);
+                return RequestOutcome.failed(presented, e, true);
             }
             succeeded = out.getStatus() < 400;
-            return Outcome.of(succeeded, presented);
+            return RequestOutcome.of(succeeded, presented);
         } finally {
             if (order != null) {
                 order.exit(admission);
@@ -382,7 +381,7 @@ public final class FencingFilter implements Filter {
      * The request after its idempotency key was claimed (its body read for the fingerprint), the key ({@code null}:
      * none), and the outcome when the claim answered the request itself ({@code null}: the handler is to run).
      */
-    private record KeyClaim(HttpServletRequest request, String key, Outcome answer) {
+    private record KeyClaim(HttpServletRequest request, String key, RequestOutcome answer) {
     }
 
     /**
@@ -390,15 +389,15 @@ public final class FencingFilter implements Filter {
      * ({@code null}: not admitted), and a failure after its admission ({@code null}: none), thrown by the handler
      * or not.
      */
-    private record Outcome(boolean commit, Fence admitted, Exception failure, boolean handlerFailed) {
+    private record RequestOutcome(boolean commit, Fence admitted, Exception failure, boolean handlerFailed) {
 
-        static Outcome of(boolean commit, Fence admitted) {
-            return new Outcome(commit, admitted, null, false);
+        static RequestOutcome of(boolean commit, Fence admitted) {
+            return new RequestOutcome(commit, admitted, null, false);
         }
 
         /** {@code failure} is an IOException, a ServletException or a RuntimeException. */
-        static Outcome failed(Fence admitted, Exception failure, boolean inHandler) {
-            return new Outcome(false, admitted, failure, inHandler);
+        static RequestOutcome failed(Fence admitted, Exception failure, boolean inHandler) {
+            return new RequestOutcome(false, admitted, failure, inHandler);
         }
 
         void rethrowFailure() throws IOException, ServletException {
