@@ -3,10 +3,10 @@ package io.fenceguard.example;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.autoconfigure.http.FenceguardHttpAutoConfiguration;
 import io.fenceguard.autoconfigure.http.FenceguardHttpProperties;
 import io.fenceguard.autoconfigure.http.HttpFencingConfigurationException;
-import io.fenceguard.http.SigningKeys;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;

@@ -140,9 +140,9 @@ abstract class LedgerContract {
 
     /** The headers of a request-signed POST (RFC 9421) under the demonstration key. */
     static String[] requestSigned(RunningJar app, String path, String body, String resource, long token) {
-        io.fenceguard.http.SigningKeys demo = io.fenceguard.http.SigningKeys.of(java.util.Map.of("example-1",
+        io.fenceguard.admission.SigningKeys demo = io.fenceguard.admission.SigningKeys.of(java.util.Map.of("example-1",
                 java.util.Base64.getDecoder().decode(DEMO_KEY)), "example-1");
-        java.util.Map<String, String> headers = io.fenceguard.http.RequestSignatures.of(demo, "Fencing-Token").sign("POST",
+        java.util.Map<String, String> headers = io.fenceguard.admission.RequestSignatures.of(demo, "Fencing-Token").sign("POST",
                 java.net.URI.create("http://127.0.0.1:" + app.port() + path), "v1;r=" + resource + ";t=" + token,
                 body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
         return headers.entrySet().stream().flatMap(e -> java.util.stream.Stream.of(e.getKey(), e.getValue()))

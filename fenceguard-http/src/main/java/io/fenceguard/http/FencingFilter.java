@@ -1,10 +1,20 @@
 package io.fenceguard.http;
 
+import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.AdmissionTransaction;
+import io.fenceguard.admission.HandlerOrder;
+import io.fenceguard.admission.IdempotencyStore;
+import io.fenceguard.admission.InboundContext;
+import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.InboundRequest;
+import io.fenceguard.admission.Problem;
+import io.fenceguard.admission.RefusalListener;
+import io.fenceguard.admission.RequestSignatures;
+import io.fenceguard.admission.Verdict;
 import io.fenceguard.core.Fence;
 import io.fenceguard.http.internal.BufferedResponse;
 import io.fenceguard.http.internal.CachedBodyRequest;
 import io.fenceguard.http.internal.ProblemResponse;
-import java.net.URI;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -13,9 +23,11 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.net.URI;
 import java.util.Collections;
-import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -119,29 +131,37 @@ public final class FencingFilter implements Filter {
         // The container's decoded, normalised path without ;parameters: what the application maps.
         String path = http.getServletPath() + (http.getPathInfo() == null ? "" : http.getPathInfo());
         if ((transaction == null && idempotency == null) || fence.route(http.getMethod(), path).isEmpty()) {
-            admitAndRun(http, out, chain, path);
+            admitAndRun(http, out, chain, path).rethrowFailure();
             return;
         }
+        // Held back until the commit, so that a client never sees a success that did not commit.
         BufferedResponse buffered = new BufferedResponse(out);
-        Fence[] admitted = new Fence[1];
-        boolean[] handlerFailed = new boolean[1];
+        AtomicReference<RequestOutcome> ran = new AtomicReference<>();
+        AdmissionTransaction.Work work = () -> {
+            RequestOutcome outcome = admitAndRun(http, buffered, chain, path);
+            ran.set(outcome);
+            outcome.rethrowFailure(); // the transaction rolls back on it as on any failure
+            return outcome.commit();
+        };
         try {
             if (transaction == null) {
-                admitAndRun(http, buffered, chain, path, admitted, handlerFailed);
+                work.run();
             } else {
-                transaction.run(() -> admitAndRun(http, buffered, chain, path, admitted, handlerFailed));
+                transaction.run(work);
             }
         } catch (IOException | ServletException | RuntimeException e) {
-            if (handlerFailed[0] || admitted[0] == null) {
+            RequestOutcome outcome = ran.get();
+            if (outcome == null || outcome.admitted() == null || outcome.handlerFailed()) {
                 throw e;
             }
-            refuseUncommitted(http, out, path, admitted[0], e);
+            refuseUncommitted(http, out, path, outcome.admitted(), e);
             return;
         } catch (Exception e) {
-            if (admitted[0] == null) {
+            RequestOutcome outcome = ran.get();
+            if (outcome == null || outcome.admitted() == null) {
                 throw new ServletException(e);
             }
-            refuseUncommitted(http, out, path, admitted[0], e);
+            refuseUncommitted(http, out, path, outcome.admitted(), e);
             return;
         }
         buffered.release();
@@ -156,107 +176,158 @@ public final class FencingFilter implements Filter {
         listener.refused(http.getMethod(), path, problem);
     }
 
-    private void admitAndRun(HttpServletRequest http, HttpServletResponse out, FilterChain chain, String path)
+    /**
+     * Checks the request and, when it is admitted, runs it: its idempotency key, its turn in the handler order,
+     * then the handler. A failure before the admission is thrown; one after it is in the outcome.
+     */
+    private RequestOutcome admitAndRun(HttpServletRequest http, HttpServletResponse out, FilterChain chain, String path)
             throws IOException, ServletException {
-        admitAndRun(http, out, chain, path, new Fence[1], new boolean[1]);
+        Checked checked = check(http, path);
+        if (checked.refusal() != null) {
+            refuse(http, out, path, checked.refusal());
+            return RequestOutcome.of(false, null);
+        }
+        Verdict verdict = checked.verdict();
+        if (!verdict.fenced()) {
+            chain.doFilter(checked.request(), out);
+            return RequestOutcome.of(true, null);
+        }
+        if (verdict.problem().isPresent()) {
+            refuse(checked.request(), out, path, verdict.problem().get());
+            return RequestOutcome.of(false, null);
+        }
+        Admission admission = verdict.admission().orElseThrow();
+        try {
+            return runAdmitted(admission, checked, out, chain, path);
+        } catch (IOException | RuntimeException e) {
+            return RequestOutcome.failed(admission.presented(), e, false);
+        }
     }
 
-    /** Admits and runs the request; answers whether what it did is to be committed. */
-    private boolean admitAndRun(HttpServletRequest http, HttpServletResponse out, FilterChain chain, String path,
-            Fence[] admitted, boolean[] handlerFailed) throws IOException, ServletException {
-        ServletRequest request = http;
-        Verdict verdict;
-        byte[] body = null;
+    /**
+     * The verdict on the request. A request that carries a request signature on a fenced route is checked with
+     * its body, which is read here (and kept for the handler); one too long to check is refused.
+     */
+    private Checked check(HttpServletRequest http, String path) throws IOException {
         if (fence.verifiesRequestSignatures() && fence.route(http.getMethod(), path).isPresent()
                 && http.getHeader(RequestSignatures.SIGNATURE_INPUT) != null) {
             CachedBodyRequest cached = CachedBodyRequest.read(http, maxSignedBodyBytes);
             if (cached == null) {
+                return Checked.refused(http, Problem.bodyTooLarge(maxSignedBodyBytes));
+            }
+            Verdict verdict = fence.check(new InboundRequest(cached.getMethod(), path, targetUri(cached),
+                    name -> Collections.list(cached.getHeaders(name)), cached.body()));
+            return new Checked(cached, cached.body(), verdict, null);
+        }
+        Verdict verdict = fence.check(http.getMethod(), path, Collections.list(http.getHeaders(fence.headerName())));
+        return new Checked(http, null, verdict, null);
+    }
+
+    /** An admitted request: its idempotency key, its turn in the handler order, then its handler. */
+    private RequestOutcome runAdmitted(Admission admission, Checked checked, HttpServletResponse out, FilterChain chain,
+            String path) throws IOException {
+        Fence presented = admission.presented();
+        KeyClaim claim = claimIdempotencyKey(presented, checked, out, path);
+        if (claim.answer() != null) {
+            return claim.answer();
+        }
+        HttpServletRequest http = claim.request();
+        if (order != null) {
+            Optional<Problem> newerStarted = order.enter(admission).problem();
+            if (newerStarted.isPresent()) {
+                abandon(presented, claim.key());
+                refuse(http, out, path, newerStarted.get());
+                return RequestOutcome.of(false, presented);
+            }
+        }
+        RequestOutcome handled = runHandler(admission, http, out, chain, claim.key());
+        if (claim.key() != null && handled.commit()) {
+            idempotency.complete(presented.resource(), claim.key(), new IdempotencyStore.RecordedResponse(
+                    out.getStatus(), out.getContentType(), out instanceof BufferedResponse buffered ? buffered.body()
+                            : new byte[0]));
+        }
+        return handled;
+    }
+
+    /**
+     * Claims the request's {@value #IDEMPOTENCY_KEY}, when this filter keeps them and the request has one. Answers
+     * the request itself when the key is malformed, the body too long to fingerprint, the store unavailable, or
+     * the key already taken: with the first response, or with a refusal.
+     */
+    private KeyClaim claimIdempotencyKey(Fence presented, Checked checked, HttpServletResponse out, String path)
+            throws IOException {
+        HttpServletRequest http = checked.request();
+        String key = idempotency == null ? null : http.getHeader(IDEMPOTENCY_KEY);
+        if (key == null) {
+            return new KeyClaim(http, null, null);
+        }
+        if (key.isEmpty() || key.length() > MAX_IDEMPOTENCY_KEY || !key.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            refuse(http, out, path, Problem.badIdempotencyKey(presented, "an " + IDEMPOTENCY_KEY + " is 1 to "
+                    + MAX_IDEMPOTENCY_KEY + " visible ASCII characters"));
+            return new KeyClaim(http, key, RequestOutcome.of(false, presented));
+        }
+        byte[] body = checked.body();
+        if (body == null) {
+            CachedBodyRequest cached = CachedBodyRequest.read(http, maxSignedBodyBytes);
+            if (cached == null) {
                 refuse(http, out, path, Problem.bodyTooLarge(maxSignedBodyBytes));
-                return false;
+                return new KeyClaim(http, key, RequestOutcome.of(false, presented));
             }
             http = cached;
-            request = cached;
             body = cached.body();
-            HttpServletRequest headers = cached;
-            verdict = fence.check(new InboundRequest(http.getMethod(), path, targetUri(http),
-                    name -> Collections.list(headers.getHeaders(name)), cached.body()));
-        } else {
-            verdict = fence.check(http.getMethod(), path, Collections.list(http.getHeaders(fence.headerName())));
         }
-        if (!verdict.fenced()) {
-            chain.doFilter(request, out);
-            return true;
+        IdempotencyStore.Claim claim;
+        try {
+            claim = idempotency.claim(presented, key, fingerprint(http, path, body));
+        } catch (RuntimeException e) {
+            log.warn("idempotency check for '{}' failed; refusing the request", presented.resource(), e);
+            refuse(http, out, path, Problem.unavailable(presented));
+            return new KeyClaim(http, key, RequestOutcome.of(false, presented));
         }
-        if (verdict.problem().isPresent()) {
-            refuse(http, out, path, verdict.problem().get());
-            return false;
+        return switch (claim.kind()) {
+            case FIRST -> new KeyClaim(http, key, null);
+            case COMPLETED -> {
+                replay(claim.response(), out);
+                yield new KeyClaim(http, key, RequestOutcome.of(true, presented));
+            }
+            case IN_PROGRESS -> {
+                refuse(http, out, path, Problem.idempotencyInProgress(presented, key));
+                yield new KeyClaim(http, key, RequestOutcome.of(false, presented));
+            }
+            case OTHER_REQUEST -> {
+                refuse(http, out, path, Problem.idempotencyKeyReused(presented, key));
+                yield new KeyClaim(http, key, RequestOutcome.of(false, presented));
+            }
+        };
+    }
+
+    /** Answers with the first response to the request's idempotency key. */
+    private static void replay(IdempotencyStore.RecordedResponse first, HttpServletResponse out) throws IOException {
+        out.setStatus(first.status());
+        if (first.contentType() != null) {
+            out.setContentType(first.contentType());
         }
-        Admission admission = verdict.admission().orElseThrow();
+        out.setHeader(IDEMPOTENT_REPLAYED, "true");
+        out.getOutputStream().write(first.body());
+    }
+
+    /**
+     * Runs the handler under the presented fence; it succeeded when it answered below 400. Then leaves the handler
+     * order, and forgets the idempotency key's claim unless the handler succeeded.
+     */
+    private RequestOutcome runHandler(Admission admission, HttpServletRequest http, HttpServletResponse out,
+            FilterChain chain, String key) {
         Fence presented = admission.presented();
-        admitted[0] = presented;
-        String key = idempotency == null ? null : http.getHeader(IDEMPOTENCY_KEY);
-        if (key != null) {
-            if (key.isEmpty() || key.length() > MAX_IDEMPOTENCY_KEY || !key.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
-                refuse(http, out, path, Problem.badIdempotencyKey(presented, "an " + IDEMPOTENCY_KEY + " is 1 to "
-                        + MAX_IDEMPOTENCY_KEY + " visible ASCII characters"));
-                return false;
-            }
-            if (body == null) {
-                CachedBodyRequest cached = CachedBodyRequest.read(http, maxSignedBodyBytes);
-                if (cached == null) {
-                    refuse(http, out, path, Problem.bodyTooLarge(maxSignedBodyBytes));
-                    return false;
-                }
-                http = cached;
-                request = cached;
-                body = cached.body();
-            }
-            IdempotencyStore.Claim claim;
-            try {
-                claim = idempotency.claim(presented, key, fingerprint(http, path, body));
-            } catch (RuntimeException e) {
-                log.warn("idempotency check for '{}' failed; refusing the request", presented.resource(), e);
-                refuse(http, out, path, Problem.unavailable(presented));
-                return false;
-            }
-            switch (claim.kind()) {
-                case COMPLETED -> {
-                    IdempotencyStore.RecordedResponse first = claim.response();
-                    out.setStatus(first.status());
-                    if (first.contentType() != null) {
-                        out.setContentType(first.contentType());
-                    }
-                    out.setHeader(IDEMPOTENT_REPLAYED, "true");
-                    out.getOutputStream().write(first.body());
-                    return true;
-                }
-                case IN_PROGRESS -> {
-                    refuse(http, out, path, Problem.idempotencyInProgress(presented, key));
-                    return false;
-                }
-                case OTHER_REQUEST -> {
-                    refuse(http, out, path, Problem.idempotencyKeyReused(presented, key));
-                    return false;
-                }
-                case FIRST -> {
-                }
-            }
-        }
-        if (order != null) {
-            Verdict start = order.enter(admission);
-            if (start.problem().isPresent()) {
-                abandon(presented, key);
-                refuse(http, out, path, start.problem().get());
-                return false;
-            }
-        }
         http.setAttribute(ADMISSION_ATTRIBUTE, admission);
         boolean succeeded = false;
         try (InboundContext.Scope ignored = InboundContext.bind(presented, http.getRemoteAddr())) {
-            handlerFailed[0] = true;
-            chain.doFilter(request, out);
-            handlerFailed[0] = false;
+            try {
+                chain.doFilter(http, out);
+            } catch (IOException | ServletException | RuntimeException e) {
+                return RequestOutcome.failed(presented, e, true);
+            }
             succeeded = out.getStatus() < 400;
+            return RequestOutcome.of(succeeded, presented);
         } finally {
             if (order != null) {
                 order.exit(admission);
@@ -265,11 +336,6 @@ public final class FencingFilter implements Filter {
                 abandon(presented, key);
             }
         }
-        if (key != null && succeeded) {
-            idempotency.complete(presented.resource(), key, new IdempotencyStore.RecordedResponse(out.getStatus(),
-                    out.getContentType(), out instanceof BufferedResponse buffered ? buffered.body() : new byte[0]));
-        }
-        return succeeded;
     }
 
     private void abandon(Fence presented, String key) {
@@ -300,6 +366,50 @@ public final class FencingFilter implements Filter {
             return java.util.Base64.getEncoder().encodeToString(sha.digest());
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** The request as the later steps read it (its body when read, else null) and its verdict, or a refusal. */
+    private record Checked(HttpServletRequest request, byte[] body, Verdict verdict, Problem refusal) {
+
+        static Checked refused(HttpServletRequest request, Problem refusal) {
+            return new Checked(request, null, null, refusal);
+        }
+    }
+
+    /**
+     * The request after its idempotency key was claimed (its body read for the fingerprint), the key ({@code null}:
+     * none), and the outcome when the claim answered the request itself ({@code null}: the handler is to run).
+     */
+    private record KeyClaim(HttpServletRequest request, String key, RequestOutcome answer) {
+    }
+
+    /**
+     * What became of a request: whether what it did is to be committed, the fence it was admitted with
+     * ({@code null}: not admitted), and a failure after its admission ({@code null}: none), thrown by the handler
+     * or not.
+     */
+    private record RequestOutcome(boolean commit, Fence admitted, Exception failure, boolean handlerFailed) {
+
+        static RequestOutcome of(boolean commit, Fence admitted) {
+            return new RequestOutcome(commit, admitted, null, false);
+        }
+
+        /** {@code failure} is an IOException, a ServletException or a RuntimeException. */
+        static RequestOutcome failed(Fence admitted, Exception failure, boolean inHandler) {
+            return new RequestOutcome(false, admitted, failure, inHandler);
+        }
+
+        void rethrowFailure() throws IOException, ServletException {
+            if (failure instanceof IOException io) {
+                throw io;
+            }
+            if (failure instanceof ServletException servlet) {
+                throw servlet;
+            }
+            if (failure != null) {
+                throw (RuntimeException) failure;
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package io.fenceguard.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;

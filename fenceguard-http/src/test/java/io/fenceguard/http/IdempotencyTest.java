@@ -2,11 +2,18 @@ package io.fenceguard.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.admission.FenceHeader;
+import io.fenceguard.admission.FencedRoute;
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.InMemoryHighWaterStore;
+import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.JdbcHighWaterStore;
+import io.fenceguard.admission.SigningKeys;
+import io.fenceguard.admission.support.Stores;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.db.FenceguardMigrations;
-import io.fenceguard.http.support.Stores;
 import io.fenceguard.http.support.ThreadBoundTransactions;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;

@@ -3,13 +3,15 @@ package io.fenceguard.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.fenceguard.admission.RefusalListener;
+import io.fenceguard.admission.SigningKeys;
+import io.fenceguard.admission.support.Stores;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.support.AdmissionLog;
 import io.fenceguard.http.support.Http;
 import io.fenceguard.http.support.Instances;
-import io.fenceguard.http.support.Stores;
 import io.fenceguard.http.support.TestApp;
 import java.sql.Connection;
 import java.sql.ResultSet;

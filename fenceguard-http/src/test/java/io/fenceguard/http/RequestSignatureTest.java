@@ -2,6 +2,12 @@ package io.fenceguard.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.admission.FenceHeader;
+import io.fenceguard.admission.JavaHttpFencing;
+import io.fenceguard.admission.Problem;
+import io.fenceguard.admission.RequestSignatures;
+import io.fenceguard.admission.SigningKeys;
+import io.fenceguard.admission.support.Stores;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.Lease;
@@ -10,7 +16,6 @@ import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
 import io.fenceguard.http.support.Instances;
-import io.fenceguard.http.support.Stores;
 import io.fenceguard.http.support.TestApp;
 import java.net.URI;
 import java.net.http.HttpClient;

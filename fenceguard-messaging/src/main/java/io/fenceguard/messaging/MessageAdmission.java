@@ -1,10 +1,10 @@
 package io.fenceguard.messaging;
 
+import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.FenceHeader;
+import io.fenceguard.admission.FenceHeaderException;
+import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.core.Fence;
-import io.fenceguard.http.Admission;
-import io.fenceguard.http.FenceHeader;
-import io.fenceguard.http.FenceHeaderException;
-import io.fenceguard.http.HighWaterStore;
 import io.fenceguard.messaging.MessageRefusedException.Reason;
 import java.util.List;
 import java.util.Objects;

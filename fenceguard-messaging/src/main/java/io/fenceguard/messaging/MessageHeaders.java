@@ -4,7 +4,7 @@ package io.fenceguard.messaging;
  * Names of the message headers fenceguard reads and writes, the same on Kafka and RabbitMQ.
  *
  * <p>The fence travels in one header whose value is the HTTP header's compact form
- * ({@code v1;r=<resource>;t=<token>}, see {@link io.fenceguard.http.FenceHeader}), so a fence relayed
+ * ({@code v1;r=<resource>;t=<token>}, see {@link io.fenceguard.admission.FenceHeader}), so a fence relayed
  * from an HTTP request to a message and on to another service keeps one spelling. A dead-lettered
  * message carries why it was refused in the {@code fenceguard-refusal*} headers.
  */

@@ -1,8 +1,8 @@
 package io.fenceguard.messaging;
 
+import io.fenceguard.admission.FenceHeader;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
-import io.fenceguard.http.FenceHeader;
 import java.util.Optional;
 
 /** The fence header value an outgoing message gets: the current lease's, checked to be still valid. */

@@ -1,8 +1,8 @@
 package io.fenceguard.messaging;
 
-import io.fenceguard.redis.redisson.RedissonScriptClient;
-import io.fenceguard.http.TokenBound;
+import io.fenceguard.admission.TokenBound;
 import io.fenceguard.redis.RedisHighWaterStore;
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.testsupport.TestRedisson;
 import java.time.Clock;
 import java.time.Duration;

@@ -3,8 +3,8 @@ package io.fenceguard.messaging;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.core.Fence;
-import io.fenceguard.http.InMemoryHighWaterStore;
 import io.fenceguard.messaging.MessageRefusedException.Reason;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -1,13 +1,13 @@
 package io.fenceguard.proof;
 
-import io.fenceguard.http.Destinations;
-import io.fenceguard.http.FenceHeader;
-import io.fenceguard.http.FencingFilter;
-import io.fenceguard.http.OutboundFence;
-import io.fenceguard.http.SigningKeys;
+import io.fenceguard.admission.Destinations;
+import io.fenceguard.admission.FenceHeader;
+import io.fenceguard.admission.OutboundFence;
+import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.http.FencingFilter;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;

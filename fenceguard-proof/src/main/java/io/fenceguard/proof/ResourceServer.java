@@ -1,15 +1,15 @@
 package io.fenceguard.proof;
 
+import io.fenceguard.admission.FenceHeader;
+import io.fenceguard.admission.FencedRoute;
+import io.fenceguard.admission.InboundContext;
+import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.JdbcHighWaterStore;
+import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
-import io.fenceguard.http.FenceHeader;
-import io.fenceguard.http.FencedRoute;
 import io.fenceguard.http.FencingFilter;
-import io.fenceguard.http.InboundContext;
-import io.fenceguard.http.InboundFence;
-import io.fenceguard.http.JdbcHighWaterStore;
-import io.fenceguard.http.SigningKeys;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

@@ -1,21 +1,21 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.NonceStore;
+import io.fenceguard.admission.TokenBound;
 import io.fenceguard.core.Fence;
-import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.FenceguardException;
+import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
-import io.fenceguard.http.Admission;
-import io.fenceguard.http.HighWaterStore;
-import io.fenceguard.http.NonceStore;
-import io.fenceguard.http.TokenBound;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.regex.Pattern;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
 
 /**
  * High-water marks in Redis, one string key per resource ({@code <prefix>{fg-hw}:<resource>}), compared

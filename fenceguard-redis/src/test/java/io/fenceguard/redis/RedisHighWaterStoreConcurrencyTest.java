@@ -4,13 +4,13 @@ import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.Admission.Outcome;
+import io.fenceguard.admission.TokenBound;
 import io.fenceguard.core.Fence;
-import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.FenceguardException;
+import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
-import io.fenceguard.http.TokenBound;
-import io.fenceguard.http.Admission;
-import io.fenceguard.http.Admission.Outcome;
 import io.fenceguard.testsupport.RedisProcess;
 import io.fenceguard.testsupport.TestServers;
 import java.util.ArrayList;

@@ -3,12 +3,12 @@ package io.fenceguard.redis;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.Admission.Outcome;
+import io.fenceguard.admission.TokenBound;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
-import io.fenceguard.http.Admission;
-import io.fenceguard.http.Admission.Outcome;
-import io.fenceguard.http.TokenBound;
 import io.fenceguard.testsupport.RedisProcess;
 import java.time.Clock;
 import java.time.Duration;

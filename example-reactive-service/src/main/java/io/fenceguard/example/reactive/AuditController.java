@@ -1,6 +1,6 @@
 package io.fenceguard.example.reactive;
 
-import io.fenceguard.http.FencedEndpoint;
+import io.fenceguard.admission.FencedEndpoint;
 import java.net.URI;
 import java.util.regex.Pattern;
 import org.springframework.http.ResponseEntity;

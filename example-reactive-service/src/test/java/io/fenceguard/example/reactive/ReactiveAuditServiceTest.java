@@ -3,13 +3,13 @@ package io.fenceguard.example.reactive;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.admission.Destinations;
+import io.fenceguard.admission.OutboundFence;
+import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.ResourceName;
-import io.fenceguard.http.Destinations;
-import io.fenceguard.http.OutboundFence;
-import io.fenceguard.http.SigningKeys;
 import io.fenceguard.reactor.ReactiveLeases;
 import io.fenceguard.reactor.webflux.ReactiveFencingExchangeFilterFunction;
 import io.fenceguard.redis.RedisLeaseProvider;

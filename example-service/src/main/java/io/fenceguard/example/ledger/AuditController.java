@@ -1,7 +1,7 @@
 package io.fenceguard.example.ledger;
 
+import io.fenceguard.admission.FencedEndpoint;
 import io.fenceguard.example.events.AuditEvents;
-import io.fenceguard.http.FencedEndpoint;
 import java.net.URI;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;

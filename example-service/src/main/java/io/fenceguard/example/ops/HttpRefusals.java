@@ -1,7 +1,7 @@
 package io.fenceguard.example.ops;
 
-import io.fenceguard.http.Problem;
-import io.fenceguard.http.RefusalListener;
+import io.fenceguard.admission.Problem;
+import io.fenceguard.admission.RefusalListener;
 import org.springframework.stereotype.Component;
 
 /** Feeds the fencing filter's refusals into the {@link RejectionLog}; 409 is a stale token. */

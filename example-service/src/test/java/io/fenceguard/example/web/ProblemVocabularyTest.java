@@ -2,13 +2,13 @@ package io.fenceguard.example.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.admission.FenceHeader;
+import io.fenceguard.admission.RequestSignatures;
+import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.example.ExampleApplication;
-import io.fenceguard.http.FenceHeader;
-import io.fenceguard.http.RequestSignatures;
-import io.fenceguard.http.SigningKeys;
 import io.fenceguard.testsupport.RedisEndpoint;
 import io.fenceguard.testsupport.RedisProcess;
 import io.fenceguard.testsupport.ScratchSpace;

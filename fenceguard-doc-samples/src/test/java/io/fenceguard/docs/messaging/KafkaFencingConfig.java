@@ -1,7 +1,7 @@
 package io.fenceguard.docs.messaging;
 
 import io.fenceguard.core.annotation.Fenced;
-import io.fenceguard.http.HighWaterStore;
+import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.messaging.MessageAdmission;
 import io.fenceguard.messaging.kafka.FencingProducerInterceptor;
 import io.fenceguard.messaging.kafka.FencingRecordInterceptor;

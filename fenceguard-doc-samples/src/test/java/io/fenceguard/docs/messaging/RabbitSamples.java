@@ -1,6 +1,6 @@
 package io.fenceguard.docs.messaging;
 
-import io.fenceguard.http.HighWaterStore;
+import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.messaging.MessageAdmission;
 import io.fenceguard.messaging.amqp.FencingListenerAdvice;
 import io.fenceguard.messaging.amqp.FencingMessagePostProcessor;

@@ -1,6 +1,6 @@
 package io.fenceguard.http.internal;
 
-import io.fenceguard.http.Problem;
+import io.fenceguard.admission.Problem;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

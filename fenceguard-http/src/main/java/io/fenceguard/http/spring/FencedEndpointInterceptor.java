@@ -1,8 +1,8 @@
 package io.fenceguard.http.spring;
 
-import io.fenceguard.http.FencedEndpoint;
+import io.fenceguard.admission.FencedEndpoint;
+import io.fenceguard.admission.Problem;
 import io.fenceguard.http.FencingFilter;
-import io.fenceguard.http.Problem;
 import io.fenceguard.http.internal.ProblemResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

@@ -1,6 +1,6 @@
 package io.fenceguard.http.spring;
 
-import io.fenceguard.http.OutboundFence;
+import io.fenceguard.admission.OutboundFence;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,14 +1,14 @@
 package io.fenceguard.http.bench;
 
+import io.fenceguard.admission.FenceHeader;
+import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
-import io.fenceguard.http.FenceHeader;
-import io.fenceguard.http.SigningKeys;
+import io.fenceguard.testsupport.JmhRun;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import io.fenceguard.testsupport.JmhRun;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;

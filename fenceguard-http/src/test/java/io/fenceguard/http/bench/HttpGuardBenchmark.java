@@ -1,12 +1,12 @@
 package io.fenceguard.http.bench;
 
+import io.fenceguard.admission.FenceHeader;
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.RequestSignatures;
+import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
-import io.fenceguard.http.FenceHeader;
-import io.fenceguard.http.HighWaterStore;
-import io.fenceguard.http.RequestSignatures;
-import io.fenceguard.http.SigningKeys;
 import io.fenceguard.http.support.Instances;
 import io.fenceguard.http.support.TestApp;
 import io.fenceguard.http.support.TestWiring;

@@ -2,10 +2,10 @@ package io.fenceguard.http.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
-import io.fenceguard.http.SigningKeys;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

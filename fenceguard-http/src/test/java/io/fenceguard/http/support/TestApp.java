@@ -1,8 +1,8 @@
 package io.fenceguard.http.support;
 
+import io.fenceguard.admission.FencedEndpoint;
+import io.fenceguard.admission.InboundContext;
 import io.fenceguard.core.LeaseContext;
-import io.fenceguard.http.FencedEndpoint;
-import io.fenceguard.http.InboundContext;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.springframework.boot.SpringBootConfiguration;

@@ -1,6 +1,6 @@
 package io.fenceguard.http.support;
 
-import io.fenceguard.http.AdmissionTransaction;
+import io.fenceguard.admission.AdmissionTransaction;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import javax.sql.DataSource;

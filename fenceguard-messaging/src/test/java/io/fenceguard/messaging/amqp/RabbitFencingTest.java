@@ -3,12 +3,12 @@ package io.fenceguard.messaging.amqp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fenceguard.admission.FenceHeader;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.LeaseLostException;
 import io.fenceguard.core.LeaseManager;
-import io.fenceguard.http.FenceHeader;
 import io.fenceguard.messaging.FreshHighWaterStore;
 import io.fenceguard.messaging.Ledger;
 import io.fenceguard.messaging.MessageAdmission;

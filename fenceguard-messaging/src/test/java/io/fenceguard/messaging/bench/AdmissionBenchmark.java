@@ -1,15 +1,15 @@
 package io.fenceguard.messaging.bench;
 
-import io.fenceguard.redis.redisson.RedissonScriptClient;
+import io.fenceguard.admission.FenceHeader;
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
-import io.fenceguard.http.FenceHeader;
-import io.fenceguard.http.HighWaterStore;
-import io.fenceguard.http.InMemoryHighWaterStore;
 import io.fenceguard.messaging.MessageAdmission;
 import io.fenceguard.messaging.MessageHeaders;
 import io.fenceguard.messaging.kafka.FencingRecordInterceptor;
 import io.fenceguard.redis.RedisHighWaterStore;
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.testsupport.TestServers;
 import io.fenceguard.testsupport.bench.BenchTable;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package io.fenceguard.reactor.webflux;
 
-import io.fenceguard.http.FencedEndpoint;
-import io.fenceguard.http.Problem;
+import io.fenceguard.admission.FencedEndpoint;
+import io.fenceguard.admission.Problem;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;

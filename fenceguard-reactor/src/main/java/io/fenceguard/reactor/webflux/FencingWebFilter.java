@@ -1,12 +1,12 @@
 package io.fenceguard.reactor.webflux;
 
+import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.FencedRoute;
+import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.Problem;
+import io.fenceguard.admission.RefusalListener;
+import io.fenceguard.admission.Verdict;
 import io.fenceguard.core.Lease;
-import io.fenceguard.http.Admission;
-import io.fenceguard.http.FencedRoute;
-import io.fenceguard.http.InboundFence;
-import io.fenceguard.http.Problem;
-import io.fenceguard.http.RefusalListener;
-import io.fenceguard.http.Verdict;
 import io.fenceguard.reactor.ReactiveLeaseContext;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

@@ -1,8 +1,8 @@
 package io.fenceguard.reactor.webflux;
 
+import io.fenceguard.admission.OutboundFence;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
-import io.fenceguard.http.OutboundFence;
 import io.fenceguard.reactor.ReactiveLeaseContext;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,9 +1,9 @@
 package io.fenceguard.reactor.webflux;
 
+import io.fenceguard.admission.FenceHeader;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
-import io.fenceguard.http.FenceHeader;
 
 /** Header values for tests. */
 final class FenceHeaders {

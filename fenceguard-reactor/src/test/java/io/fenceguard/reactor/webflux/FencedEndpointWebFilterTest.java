@@ -2,14 +2,15 @@ package io.fenceguard.reactor.webflux;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.admission.FencedEndpoint;
+import io.fenceguard.spring.web.reactive.ReactiveFencedHandlerRoutes;
+import io.fenceguard.admission.FencedRoute;
+import io.fenceguard.admission.InMemoryHighWaterStore;
+import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
-import io.fenceguard.http.FencedEndpoint;
-import io.fenceguard.http.FencedRoute;
-import io.fenceguard.http.InMemoryHighWaterStore;
-import io.fenceguard.http.InboundFence;
-import io.fenceguard.http.SigningKeys;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

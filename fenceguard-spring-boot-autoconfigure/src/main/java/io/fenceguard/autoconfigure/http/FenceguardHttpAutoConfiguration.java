@@ -1,7 +1,7 @@
 package io.fenceguard.autoconfigure.http;
 
-import io.fenceguard.http.OutboundFence;
-import io.fenceguard.http.SigningKeys;
+import io.fenceguard.admission.OutboundFence;
+import io.fenceguard.admission.SigningKeys;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;

@@ -1,8 +1,8 @@
 package io.fenceguard.autoconfigure.http;
 
-import io.fenceguard.http.AdmissionTransaction;
-import io.fenceguard.http.HighWaterStore;
-import io.fenceguard.http.JdbcHighWaterStore;
+import io.fenceguard.admission.AdmissionTransaction;
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.JdbcHighWaterStore;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;

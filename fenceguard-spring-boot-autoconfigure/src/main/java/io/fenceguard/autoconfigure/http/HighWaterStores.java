@@ -1,9 +1,9 @@
 package io.fenceguard.autoconfigure.http;
 
-import io.fenceguard.http.HighWaterStore;
-import io.fenceguard.http.InMemoryHighWaterStore;
-import io.fenceguard.http.JdbcHighWaterStore;
-import io.fenceguard.http.TokenBound;
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.InMemoryHighWaterStore;
+import io.fenceguard.admission.JdbcHighWaterStore;
+import io.fenceguard.admission.TokenBound;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.redis.RedisScriptClient;
 import io.fenceguard.redis.TokenEpochSource;

@@ -1,9 +1,9 @@
 package io.fenceguard.autoconfigure.http;
 
-import io.fenceguard.http.Destinations;
-import io.fenceguard.http.JavaHttpFencing;
-import io.fenceguard.http.OutboundFence;
-import io.fenceguard.http.SigningKeys;
+import io.fenceguard.admission.Destinations;
+import io.fenceguard.admission.JavaHttpFencing;
+import io.fenceguard.admission.OutboundFence;
+import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.http.spring.FencingClientHttpRequestInterceptor;
 import io.fenceguard.http.spring.FencingExchangeFilterFunction;
 import org.slf4j.Logger;

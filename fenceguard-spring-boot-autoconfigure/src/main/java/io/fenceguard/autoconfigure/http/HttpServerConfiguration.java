@@ -1,17 +1,17 @@
 package io.fenceguard.autoconfigure.http;
 
-import io.fenceguard.http.FencedRoute;
+import io.fenceguard.admission.FencedRoute;
+import io.fenceguard.admission.HandlerOrder;
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.IdempotencyStore;
+import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.NonceStore;
+import io.fenceguard.admission.RefusalListener;
+import io.fenceguard.admission.SigningKeys;
+import io.fenceguard.admission.TokenBound;
 import io.fenceguard.http.FencingFilter;
-import io.fenceguard.http.HandlerOrder;
-import io.fenceguard.http.HighWaterStore;
-import io.fenceguard.http.IdempotencyStore;
-import io.fenceguard.http.InboundFence;
-import io.fenceguard.http.NonceStore;
-import io.fenceguard.http.TokenBound;
-import io.fenceguard.http.RefusalListener;
-import io.fenceguard.http.SigningKeys;
 import io.fenceguard.http.spring.FencedEndpointInterceptor;
-import io.fenceguard.http.spring.FencedHandlerRoutes;
+import io.fenceguard.spring.web.servlet.FencedHandlerRoutes;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.fenceguard.autoconfigure.http;
 
-import io.fenceguard.http.HighWaterStore;
-import io.fenceguard.http.SigningKeys;
-import io.fenceguard.http.TokenBound;
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.SigningKeys;
+import io.fenceguard.admission.TokenBound;
 import org.springframework.beans.factory.BeanFactory;
 
 /**

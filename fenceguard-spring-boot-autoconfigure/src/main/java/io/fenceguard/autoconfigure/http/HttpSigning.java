@@ -1,6 +1,6 @@
 package io.fenceguard.autoconfigure.http;
 
-import io.fenceguard.http.SigningKeys;
+import io.fenceguard.admission.SigningKeys;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;

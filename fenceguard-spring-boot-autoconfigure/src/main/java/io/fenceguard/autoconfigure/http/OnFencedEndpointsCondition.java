@@ -1,7 +1,7 @@
 package io.fenceguard.autoconfigure.http;
 
-import io.fenceguard.http.FencedEndpoint;
-import io.fenceguard.http.InboundFence;
+import io.fenceguard.admission.FencedEndpoint;
+import io.fenceguard.admission.InboundFence;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;

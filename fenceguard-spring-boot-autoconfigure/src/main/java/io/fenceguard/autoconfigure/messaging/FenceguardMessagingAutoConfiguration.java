@@ -1,10 +1,10 @@
 package io.fenceguard.autoconfigure.messaging;
 
+import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.autoconfigure.http.FenceguardHttpAutoConfiguration;
 import io.fenceguard.autoconfigure.http.FenceguardHttpProperties;
 import io.fenceguard.autoconfigure.http.HttpServerSupport;
 import io.fenceguard.autoconfigure.observability.FenceguardObservationAutoConfiguration;
-import io.fenceguard.http.HighWaterStore;
 import io.fenceguard.messaging.MessageAdmission;
 import io.fenceguard.messaging.MessageRefusalListener;
 import io.fenceguard.messaging.amqp.FencingListenerAdvice;

@@ -1,9 +1,9 @@
 package io.fenceguard.autoconfigure.observability;
 
+import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.autoconfigure.core.LeaseStoreHealth;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.spi.LeaseProvider;
-import io.fenceguard.http.HighWaterStore;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.health.contributor.Health;

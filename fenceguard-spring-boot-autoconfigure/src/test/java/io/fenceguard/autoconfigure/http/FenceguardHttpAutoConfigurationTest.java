@@ -2,15 +2,15 @@ package io.fenceguard.autoconfigure.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fenceguard.http.Destinations;
-import io.fenceguard.http.FencedEndpoint;
+import io.fenceguard.admission.Destinations;
+import io.fenceguard.admission.FencedEndpoint;
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.InMemoryHighWaterStore;
+import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.JavaHttpFencing;
+import io.fenceguard.admission.OutboundFence;
+import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.http.FencingFilter;
-import io.fenceguard.http.HighWaterStore;
-import io.fenceguard.http.InMemoryHighWaterStore;
-import io.fenceguard.http.InboundFence;
-import io.fenceguard.http.JavaHttpFencing;
-import io.fenceguard.http.OutboundFence;
-import io.fenceguard.http.SigningKeys;
 import java.net.URI;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -219,7 +219,7 @@ class FenceguardHttpAutoConfigurationTest {
                     assertThat(context.getBean(OutboundFence.class).signsRequests()).isFalse();
                 });
         runner.withUserConfiguration(FencedController.class)
-                .withBean(io.fenceguard.http.HighWaterStore.class, () -> fence -> io.fenceguard.http.Admission.claimed(fence))
+                .withBean(io.fenceguard.admission.HighWaterStore.class, () -> fence -> io.fenceguard.admission.Admission.claimed(fence))
                 .withPropertyValues("fenceguard.http.signing.keys.k1=" + KEY, "fenceguard.http.signing.mode=request")
                 .run(context -> assertThat(analysis(context).getDescription()).contains("needs a nonce store"));
     }

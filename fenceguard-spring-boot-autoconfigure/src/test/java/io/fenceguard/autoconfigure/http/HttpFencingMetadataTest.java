@@ -2,8 +2,8 @@ package io.fenceguard.autoconfigure.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fenceguard.http.FenceHeader;
-import io.fenceguard.http.JdbcHighWaterStore;
+import io.fenceguard.admission.FenceHeader;
+import io.fenceguard.admission.JdbcHighWaterStore;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;

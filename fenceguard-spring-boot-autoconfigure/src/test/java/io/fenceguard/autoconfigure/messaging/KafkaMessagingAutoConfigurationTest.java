@@ -2,11 +2,11 @@ package io.fenceguard.autoconfigure.messaging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.admission.FenceHeader;
+import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
-import io.fenceguard.http.FenceHeader;
-import io.fenceguard.http.HighWaterStore;
 import io.fenceguard.messaging.MessageAdmission;
 import io.fenceguard.messaging.MessageHeaders;
 import io.fenceguard.messaging.kafka.FencingProducerInterceptor;

@@ -4,6 +4,7 @@ import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.autoconfigure.core.FenceguardLeaseAutoConfiguration;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.Lease;
@@ -11,7 +12,6 @@ import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.spi.LeaseProvider;
-import io.fenceguard.http.InMemoryHighWaterStore;
 import io.fenceguard.messaging.MessageAdmission;
 import io.fenceguard.messaging.MessageRefusalListener;
 import io.fenceguard.messaging.MessageRefusedException;
@@ -197,8 +197,8 @@ class FenceguardObservationTest {
     @Test
     void httpRefusalsAreObservedWithTheProblemTypeAsReason() {
         runner.run(context -> {
-            io.fenceguard.http.RefusalListener listener = context.getBean(io.fenceguard.http.RefusalListener.class);
-            listener.refused("PUT", "/accounts/1", io.fenceguard.http.Problem.notAdmitted());
+            io.fenceguard.admission.RefusalListener listener = context.getBean(io.fenceguard.admission.RefusalListener.class);
+            listener.refused("PUT", "/accounts/1", io.fenceguard.admission.Problem.notAdmitted());
             assertThat(context.getBean(MeterRegistry.class).get(ObservedRefusals.REFUSED)
                     .tags("layer", "http", "reason", "not-admitted").timer().count()).isEqualTo(1);
             assertThat(context.getBean(FenceguardActivity.class).recentRefusals()).singleElement()
@@ -244,15 +244,15 @@ class FenceguardObservationTest {
     void healthContributesTheHighWaterStoreAndIsDownWhileItCannotAnswer() {
         java.util.concurrent.atomic.AtomicBoolean broken = new java.util.concurrent.atomic.AtomicBoolean();
         // tokens from 1 up: a new store's floor is otherwise the clock (plus skew), above these small tokens
-        io.fenceguard.http.HighWaterStore redisMarks = io.fenceguard.redis.RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()),
-                "fgobsv-hw-" + UUID.randomUUID().toString().substring(0, 6) + ":", io.fenceguard.http.TokenBound.atMost(1));
-        io.fenceguard.http.HighWaterStore store = fence -> {
+        io.fenceguard.admission.HighWaterStore redisMarks = io.fenceguard.redis.RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()),
+                "fgobsv-hw-" + UUID.randomUUID().toString().substring(0, 6) + ":", io.fenceguard.admission.TokenBound.atMost(1));
+        io.fenceguard.admission.HighWaterStore store = fence -> {
             if (broken.get()) {
                 throw new IllegalStateException("store offline");
             }
             return redisMarks.admit(fence);
         };
-        runner.withBean(io.fenceguard.http.HighWaterStore.class, () -> store)
+        runner.withBean(io.fenceguard.admission.HighWaterStore.class, () -> store)
                 .run(context -> {
                     io.fenceguard.autoconfigure.core.FenceguardHealthIndicator health =
                             context.getBean(io.fenceguard.autoconfigure.core.FenceguardHealthIndicator.class);
@@ -269,10 +269,10 @@ class FenceguardObservationTest {
     @Test
     void theEndpointShowsTheHighWaterMarksTheAutoConfiguredStoreAnswered() {
         // tokens from 1 up: a new store's floor is otherwise the clock (plus skew), above these small tokens
-        io.fenceguard.http.HighWaterStore redisMarks = io.fenceguard.redis.RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()),
-                "fgobsv-hw-" + UUID.randomUUID().toString().substring(0, 6) + ":", io.fenceguard.http.TokenBound.atMost(1));
-        runner.withBean("highWaterStore", io.fenceguard.http.HighWaterStore.class, () -> redisMarks).run(context -> {
-            io.fenceguard.http.HighWaterStore store = context.getBean("highWaterStore", io.fenceguard.http.HighWaterStore.class);
+        io.fenceguard.admission.HighWaterStore redisMarks = io.fenceguard.redis.RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()),
+                "fgobsv-hw-" + UUID.randomUUID().toString().substring(0, 6) + ":", io.fenceguard.admission.TokenBound.atMost(1));
+        runner.withBean("highWaterStore", io.fenceguard.admission.HighWaterStore.class, () -> redisMarks).run(context -> {
+            io.fenceguard.admission.HighWaterStore store = context.getBean("highWaterStore", io.fenceguard.admission.HighWaterStore.class);
             store.admit(Fence.of("account:7", "30"));
             store.admit(Fence.of("account:7", "29"));
             store.admit(Fence.of("account:8", "5"));

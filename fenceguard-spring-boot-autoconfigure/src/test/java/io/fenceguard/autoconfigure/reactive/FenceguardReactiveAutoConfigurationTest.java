@@ -2,12 +2,12 @@ package io.fenceguard.autoconfigure.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.admission.FencedEndpoint;
+import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.Verdict;
 import io.fenceguard.autoconfigure.core.FenceguardLeaseAutoConfiguration;
 import io.fenceguard.autoconfigure.http.FenceguardHttpAutoConfiguration;
-import io.fenceguard.http.FencedEndpoint;
 import io.fenceguard.http.FencingFilter;
-import io.fenceguard.http.InboundFence;
-import io.fenceguard.http.Verdict;
 import io.fenceguard.http.spring.FencingExchangeFilterFunction;
 import io.fenceguard.reactor.ReactiveLeases;
 import io.fenceguard.reactor.webflux.FencingWebFilter;

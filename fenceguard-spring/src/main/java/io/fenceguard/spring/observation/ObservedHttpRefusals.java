@@ -1,7 +1,7 @@
 package io.fenceguard.spring.observation;
 
-import io.fenceguard.http.Problem;
-import io.fenceguard.http.RefusalListener;
+import io.fenceguard.admission.Problem;
+import io.fenceguard.admission.RefusalListener;
 
 /**
  * Requests refused by the HTTP fencing filter (stale tokens, signing failures, …) into

@@ -1,8 +1,8 @@
 package io.fenceguard.spring.observation;
 
+import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.core.Fence;
-import io.fenceguard.http.Admission;
-import io.fenceguard.http.HighWaterStore;
 import java.util.Locale;
 
 /**

@@ -1,6 +1,6 @@
 package io.fenceguard.spring.observation;
 
-import io.fenceguard.http.HighWaterStore;
+import io.fenceguard.admission.HighWaterStore;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 

@@ -1,0 +1,37 @@
+package io.fenceguard.admission;
+
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
+
+/**
+ * The highest token seen per resource, shared by every instance that fences the resource.
+ * {@link #admit} compares and updates atomically: a newer token claims the resource, the same token
+ * continues, an older one is stale and changes nothing.
+ *
+ * <p>Implementations fail closed: when the store cannot answer they throw, and the request is refused.
+ */
+@FunctionalInterface
+public interface HighWaterStore {
+
+    Admission admit(Fence presented);
+
+    /**
+     * The store this one decorates (for metrics, say), or this store itself: where the backend's
+     * {@link NonceStore} and {@link IdempotencyStore} are found.
+     */
+    default HighWaterStore backend() {
+        return this;
+    }
+
+    /**
+     * Sets {@code resource}'s mark to {@code mark} ({@code null}: no mark) if it is {@code expected} now
+     * ({@code null}: no mark), atomically; answers whether it was set. Operators reach this only through
+     * {@link HighWaterReset}, which checks their credential and leaves an audit record.
+     *
+     * @throws UnsupportedOperationException when the store cannot be reset
+     */
+    default boolean reset(ResourceName resource, FencingToken expected, FencingToken mark) {
+        throw new UnsupportedOperationException(this + " cannot reset high-water marks");
+    }
+}

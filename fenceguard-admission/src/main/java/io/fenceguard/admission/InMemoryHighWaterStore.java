@@ -1,0 +1,95 @@
+package io.fenceguard.admission;
+
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * High-water marks in this process's memory: correct for a single instance of the resource server
+ * only, and forgotten on restart (after which any token is admitted once again).
+ */
+public final class InMemoryHighWaterStore implements HighWaterStore, NonceStore, IdempotencyStore {
+
+    private final ConcurrentMap<ResourceName, FencingToken> highWater = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, java.time.Instant> nonces = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong nonceWrites = new java.util.concurrent.atomic.AtomicLong();
+
+    private final ConcurrentMap<java.util.List<String>, Idempotent> idempotent = new ConcurrentHashMap<>();
+
+    /** A key's first request: its fingerprint, and its response once completed. */
+    private record Idempotent(String fingerprint, RecordedResponse response) {
+    }
+
+    private InMemoryHighWaterStore() {
+    }
+
+    public static InMemoryHighWaterStore create() {
+        return new InMemoryHighWaterStore();
+    }
+
+    @Override
+    public Admission admit(Fence presented) {
+        Admission[] decision = new Admission[1];
+        // compute runs atomically per key: the comparison and the update are one step.
+        highWater.compute(presented.resource(), (name, previous) -> {
+            decision[0] = Admission.of(presented, previous);
+            return decision[0].highWater();
+        });
+        return decision[0];
+    }
+
+    @Override
+    public boolean reset(ResourceName resource, FencingToken expected, FencingToken mark) {
+        boolean[] done = new boolean[1];
+        highWater.compute(resource, (name, current) -> {
+            done[0] = java.util.Objects.equals(current, expected);
+            return done[0] ? mark : current;
+        });
+        return done[0];
+    }
+
+    @Override
+    public boolean firstUse(String nonce, java.time.Instant expires) {
+        if (nonceWrites.incrementAndGet() % 1_024 == 0) {
+            java.time.Instant now = java.time.Instant.now();
+            nonces.values().removeIf(until -> until.isBefore(now));
+        }
+        return nonces.putIfAbsent(nonce, expires) == null;
+    }
+
+    @Override
+    public Claim claim(Fence presented, String key, String fingerprint) {
+        Idempotent[] found = new Idempotent[1];
+        idempotent.compute(java.util.List.of(presented.resource().value(), key), (k, existing) -> {
+            found[0] = existing;
+            return existing == null ? new Idempotent(fingerprint, null) : existing;
+        });
+        Idempotent first = found[0];
+        if (first == null) {
+            return Claim.first();
+        }
+        if (!first.fingerprint().equals(fingerprint)) {
+            return Claim.otherRequest();
+        }
+        return first.response() == null ? Claim.inProgress() : Claim.completed(first.response());
+    }
+
+    @Override
+    public void complete(ResourceName resource, String key, RecordedResponse response) {
+        idempotent.computeIfPresent(java.util.List.of(resource.value(), key),
+                (k, claimed) -> new Idempotent(claimed.fingerprint(), response));
+    }
+
+    @Override
+    public void abandon(ResourceName resource, String key) {
+        idempotent.computeIfPresent(java.util.List.of(resource.value(), key),
+                (k, claimed) -> claimed.response() == null ? null : claimed);
+    }
+
+    @Override
+    public String toString() {
+        return "InMemoryHighWaterStore[" + highWater.size() + " resources]";
+    }
+}

@@ -1,0 +1,205 @@
+package io.fenceguard.admission;
+
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides on inbound requests, independent of any server API: finds the fenced route, parses and
+ * verifies the fencing header, checks the token against the {@link TokenBound}, and admits its fence
+ * against the high-water store. Everything that is refused is refused before the store is touched,
+ * except stale tokens, which the store itself recognises. Free of any server API: the servlet
+ * {@code FencingFilter} (fenceguard-http) and reactive adapters call {@link #check(String, String, List)}. The client side's counterpart is {@link OutboundFence}.
+ */
+public final class InboundFence {
+
+    private static final Logger log = LoggerFactory.getLogger(InboundFence.class);
+
+    private final Supplier<List<FencedRoute>> routes;
+    private final HighWaterStore store;
+    private final SigningKeys keys;
+    private final String headerName;
+    private final TokenBound bound;
+    private final RequestSignatures signatures;
+    private final NonceStore nonces;
+    private final boolean requestSignaturesRequired;
+
+    private InboundFence(Supplier<List<FencedRoute>> routes, HighWaterStore store, SigningKeys keys, String headerName,
+            TokenBound bound, RequestSignatures signatures, NonceStore nonces, boolean requestSignaturesRequired) {
+        this.routes = routes;
+        this.store = store;
+        this.keys = keys;
+        this.headerName = headerName;
+        this.bound = bound;
+        this.signatures = signatures;
+        this.nonces = nonces;
+        this.requestSignaturesRequired = requestSignaturesRequired;
+    }
+
+    public static InboundFence of(List<FencedRoute> routes, HighWaterStore store, SigningKeys keys) {
+        List<FencedRoute> copy = List.copyOf(routes);
+        return of(() -> copy, store, keys, FenceHeader.DEFAULT_NAME);
+    }
+
+    /**
+     * Routes looked up when needed (a framework may only know its annotated endpoints once started);
+     * {@code headerName} is the fencing header's name.
+     */
+    public static InboundFence of(Supplier<List<FencedRoute>> routes, HighWaterStore store, SigningKeys keys,
+            String headerName) {
+        return new InboundFence(Objects.requireNonNull(routes, "routes"), Objects.requireNonNull(store, "store"),
+                Objects.requireNonNull(keys, "keys"), FenceHeader.requireHeaderName(headerName), TokenBound.clockFloor(),
+                null, null, false);
+    }
+
+    /**
+     * This fence verifying request signatures ({@link RequestSignatures}, with the same keys) and
+     * remembering their nonces in {@code nonces}, so that a signed request is admitted once. With
+     * {@code required}, every signed request must be signed this way: a compact signed header (which
+     * can be replayed with another request while its token is current) is refused.
+     */
+    public InboundFence withRequestSignatures(NonceStore nonces, boolean required) {
+        return new InboundFence(routes, store, keys, headerName, bound, RequestSignatures.of(keys, headerName),
+                Objects.requireNonNull(nonces, "nonces"), required);
+    }
+
+    /** Whether request signatures are verified (then a fenced request's body is needed: {@link #check(InboundRequest)}). */
+    public boolean verifiesRequestSignatures() {
+        return signatures != null;
+    }
+
+    /**
+     * This fence with {@code bound} instead of the default {@link TokenBound#clockFloor()}: tokens above
+     * its ceiling are refused (403, {@code urn:fenceguard:token-out-of-range}) before the store is touched.
+     */
+    public InboundFence withTokenBound(TokenBound bound) {
+        return new InboundFence(routes, store, keys, headerName, Objects.requireNonNull(bound, "bound"), signatures,
+                nonces, requestSignaturesRequired);
+    }
+
+    public TokenBound tokenBound() {
+        return bound;
+    }
+
+    public HighWaterStore store() {
+        return store;
+    }
+
+    public String headerName() {
+        return headerName;
+    }
+
+    /** The first route fencing the request and its path variables. */
+    public Optional<Map.Entry<FencedRoute, Map<String, String>>> route(String method, String path) {
+        for (FencedRoute route : routes.get()) {
+            Optional<Map<String, String>> variables = route.match(method, path);
+            if (variables.isPresent()) {
+                return Optional.of(Map.entry(route, variables.get()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The verdict on a request with these values of the fencing header (each occurrence one element). */
+    public Verdict check(String method, String path, List<String> headerValues) {
+        Optional<Map.Entry<FencedRoute, Map<String, String>>> route = route(method, path);
+        if (route.isEmpty()) {
+            return Verdict.notFenced();
+        }
+        return check(route.get().getKey().resource(), route.get().getValue(), headerValues);
+    }
+
+    /** The verdict on a whole request: like {@link #check(String, String, List)}, verifying request signatures. */
+    public Verdict check(InboundRequest request) {
+        Optional<Map.Entry<FencedRoute, Map<String, String>>> route = route(request.method(), request.path());
+        if (route.isEmpty()) {
+            return Verdict.notFenced();
+        }
+        return check(route.get().getKey().resource(), route.get().getValue(), request.header(headerName), request);
+    }
+
+    /** The verdict on a request known to be fenced by {@code resource} over {@code variables}. */
+    public Verdict check(ResourceTemplate resource, Map<String, String> variables, List<String> headerValues) {
+        return check(resource, variables, headerValues, null);
+    }
+
+    private Verdict check(ResourceTemplate resource, Map<String, String> variables, List<String> headerValues,
+            InboundRequest request) {
+        ResourceName expected;
+        try {
+            expected = resource.resolve(variables).orElse(null);
+        } catch (FenceHeaderException e) {
+            return Verdict.refused(Problem.malformed(null, e.getMessage()));
+        }
+        if (headerValues == null || headerValues.isEmpty()) {
+            return Verdict.refused(Problem.missing(expected, headerName));
+        }
+        if (headerValues.size() > 1) {
+            return Verdict.refused(Problem.malformed(expected, "the " + headerName + " header occurs "
+                    + headerValues.size() + " times; send it once"));
+        }
+        FenceHeader header;
+        try {
+            header = FenceHeader.parse(headerValues.get(0));
+        } catch (FenceHeaderException e) {
+            return Verdict.refused(Problem.malformed(expected, e.getMessage()));
+        }
+        Fence presented = header.fence();
+        RequestSignatures.Verified signed = null;
+        try {
+            if (signatures != null && request != null && RequestSignatures.present(request)) {
+                if (header.isSigned()) {
+                    throw FenceHeaderException.malformed("a request-signed request carries the unsigned " + headerName
+                            + " header, not a compact signature too");
+                }
+                signed = signatures.verify(request, headerValues.get(0));
+            } else if (requestSignaturesRequired) {
+                throw FenceHeaderException.untrusted("this endpoint requires a request signature (Signature-Input, "
+                        + "Signature and Content-Digest headers, RFC 9421)");
+            } else {
+                keys.verify(header);
+            }
+        } catch (FenceHeaderException e) {
+            return Verdict.refused(e.kind() == FenceHeaderException.Kind.MALFORMED
+                    ? Problem.malformed(presented.resource(), e.getMessage()) : Problem.untrusted(presented, e.getMessage()));
+        }
+        if (expected != null && !expected.equals(presented.resource())) {
+            return Verdict.refused(Problem.untrusted(presented, "the token was issued for '"
+                    + presented.resource() + "', not for this endpoint's resource '" + expected + "'"));
+        }
+        FencingToken ceiling = bound.ceiling();
+        if (presented.token().isNewerThan(ceiling)) {
+            return Verdict.refused(Problem.outOfRange(presented, ceiling));
+        }
+        if (signed != null) {
+            try {
+                if (!nonces.firstUse(signed.keyId() + ":" + signed.nonce(), signed.expires())) {
+                    return Verdict.refused(Problem.replayed(presented));
+                }
+            } catch (RuntimeException e) {
+                log.warn("nonce check for '{}' failed; refusing the request", presented.resource(), e);
+                return Verdict.refused(Problem.unavailable(presented));
+            }
+        }
+        Admission admission;
+        try {
+            admission = store.admit(presented);
+        } catch (RuntimeException e) {
+            log.warn("fencing check for '{}' failed; refusing the request", presented.resource(), e);
+            return Verdict.refused(Problem.unavailable(presented));
+        }
+        return admission.admitted() ? Verdict.admitted(admission) : Verdict.refused(Problem.stale(admission));
+    }
+
+    @Override
+    public String toString() {
+        return "InboundFence[" + store + ", " + keys + ", header " + headerName + "]";
+    }
+}

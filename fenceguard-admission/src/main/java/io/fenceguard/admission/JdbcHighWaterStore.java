@@ -1,0 +1,185 @@
+package io.fenceguard.admission;
+
+import io.fenceguard.admission.internal.HighWaterSql;
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.FenceguardException;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * High-water marks in a database table ({@value #DEFAULT_TABLE}, created by the {@code db} module's
+ * migrations). On PostgreSQL one conditional upsert claims or leaves the row; elsewhere a locking
+ * read and an insert or update run in one transaction.
+ *
+ * <p>Give it a DataSource that is not fenced by fenceguard-jdbc: the store is what admits the token.
+ */
+public final class JdbcHighWaterStore implements HighWaterStore, NonceStore, IdempotencyStore {
+
+    public static final String DEFAULT_TABLE = "fenceguard_http_high_water";
+    /** The nonces of request signatures, next to the marks (the {@code db} module's migrations create it). */
+    public static final String NONCE_TABLE = "fenceguard_http_nonce";
+    /** The first responses to idempotency keys, next to the marks (the {@code db} module's migrations create it). */
+    public static final String IDEMPOTENCY_TABLE = "fenceguard_http_idempotency";
+    /** How long a claim made outside a transaction may stay unanswered before a retry takes it over. */
+    public static final java.time.Duration IN_PROGRESS_TIMEOUT = java.time.Duration.ofMinutes(1);
+    /** How long a recorded response answers retries. */
+    public static final java.time.Duration RETENTION = java.time.Duration.ofDays(1);
+    private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
+    private final DataSource dataSource;
+    private final HighWaterSql sql;
+    private final String nonceTable;
+    private final String idempotencyTable;
+    private final DataSource transactional;
+
+    private JdbcHighWaterStore(DataSource dataSource, HighWaterSql sql, String nonceTable, String idempotencyTable,
+            DataSource transactional) {
+        this.dataSource = dataSource;
+        this.sql = sql;
+        this.nonceTable = nonceTable;
+        this.idempotencyTable = idempotencyTable;
+        this.transactional = transactional;
+    }
+
+    /**
+     * This store admitting (and recording idempotency keys) on connections of {@code transactional}: a
+     * DataSource that hands out the current transaction's connection when one is open (Spring's
+     * {@code TransactionAwareDataSourceProxy} over the handler's DataSource). Inside a transaction the
+     * admission's upsert is one more statement of it: it commits with the handler's writes, rolls back
+     * with them, and holds the mark's row lock until then (handlers of one resource run one at a time).
+     * Outside one it runs as before. Nonces are still committed at once, so a signed request whose
+     * handler failed is not admitted again.
+     */
+    public JdbcHighWaterStore joiningTransactions(DataSource transactional) {
+        return new JdbcHighWaterStore(dataSource, sql, nonceTable, idempotencyTable,
+                Objects.requireNonNull(transactional, "transactional"));
+    }
+
+    /** Whether admissions join open transactions ({@link #joiningTransactions}). */
+    public boolean joinsTransactions() {
+        return transactional != null;
+    }
+
+    /** The store on {@code table} (optionally schema-qualified), in the dialect of the database behind {@code dataSource}. */
+    public static JdbcHighWaterStore of(DataSource dataSource, String table) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        if (table == null || !TABLE.matcher(table).matches()) {
+            throw new IllegalArgumentException("a high-water table is an SQL identifier, optionally schema-qualified, got '"
+                    + table + "'");
+        }
+        try (Connection connection = dataSource.getConnection()) {
+            int dot = table.indexOf('.');
+            String nonceTable = (dot < 0 ? "" : table.substring(0, dot + 1)) + NONCE_TABLE;
+            String prefix = dot < 0 ? "" : table.substring(0, dot + 1);
+            return new JdbcHighWaterStore(dataSource, HighWaterSql.forDatabase(connection, table), nonceTable,
+                    prefix + IDEMPOTENCY_TABLE, null);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not connect to the high-water store's database", e);
+        }
+    }
+
+    public static JdbcHighWaterStore of(DataSource dataSource) {
+        return of(dataSource, DEFAULT_TABLE);
+    }
+
+    @Override
+    public Admission admit(Fence presented) {
+        try (Connection connection = (transactional == null ? dataSource : transactional).getConnection()) {
+            return connection.getAutoCommit() ? sql.admit(connection, presented)
+                    : sql.admitInTransaction(connection, presented);
+        } catch (SQLException e) {
+            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
+                    + e.getMessage(), presented.resource(), presented.token(), e);
+        }
+    }
+
+    @Override
+    public boolean reset(ResourceName resource, FencingToken expected, FencingToken mark) {
+        try (Connection connection = dataSource.getConnection()) {
+            return sql.reset(connection, resource, expected, mark);
+        } catch (SQLException e) {
+            throw new FenceguardException("high-water store unavailable for '" + resource + "': " + e.getMessage(),
+                    resource, null, e);
+        }
+    }
+
+    @Override
+    public boolean firstUse(String nonce, java.time.Instant expires) {
+        try (Connection connection = dataSource.getConnection()) {
+            return sql.firstUse(connection, nonceTable, nonce, expires);
+        } catch (SQLException e) {
+            throw new FenceguardException("nonce store unavailable: " + e.getMessage(), null, null, e);
+        }
+    }
+
+    @Override
+    public Claim claim(Fence presented, String key, String fingerprint) {
+        try (Connection connection = (transactional == null ? dataSource : transactional).getConnection()) {
+            boolean inTransaction = !connection.getAutoCommit();
+            java.time.Instant now = java.time.Instant.now();
+            if (!inTransaction && java.util.concurrent.ThreadLocalRandom.current().nextInt(256) == 0) {
+                sql.purgeIdempotencyClaims(connection, idempotencyTable, now.minus(RETENTION));
+            }
+            for (int attempt = 0; attempt < 3; attempt++) {
+                if (sql.insertIdempotencyClaim(connection, idempotencyTable, presented, key, fingerprint)) {
+                    return Claim.first();
+                }
+                HighWaterSql.IdempotencyRow first = sql.readIdempotencyClaim(connection, idempotencyTable,
+                        presented.resource().value(), key);
+                if (first == null) {
+                    continue;   // abandoned in between: claim again
+                }
+                if (!first.fingerprint().equals(fingerprint)) {
+                    return Claim.otherRequest();
+                }
+                if (first.status() != null) {
+                    return Claim.completed(new RecordedResponse(first.status(), first.contentType(),
+                            first.body() == null ? new byte[0] : first.body()));
+                }
+                // A committed claim without a response was made outside a transaction by a request that
+                // never completed (its process died): after the timeout a retry takes it over.
+                if (inTransaction || first.created().isAfter(now.minus(IN_PROGRESS_TIMEOUT))
+                        || sql.deleteIdempotencyClaim(connection, idempotencyTable, presented.resource().value(), key,
+                                now.minus(IN_PROGRESS_TIMEOUT)) == 0) {
+                    return Claim.inProgress();
+                }
+            }
+            return Claim.inProgress();
+        } catch (SQLException e) {
+            throw new FenceguardException("idempotency store unavailable for '" + presented.resource() + "': "
+                    + e.getMessage(), presented.resource(), presented.token(), e);
+        }
+    }
+
+    @Override
+    public void complete(ResourceName resource, String key, RecordedResponse response) {
+        try (Connection connection = (transactional == null ? dataSource : transactional).getConnection()) {
+            sql.completeIdempotencyClaim(connection, idempotencyTable, resource.value(), key, response.status(),
+                    response.contentType(), response.body());
+        } catch (SQLException e) {
+            throw new FenceguardException("idempotency store unavailable for '" + resource + "': " + e.getMessage(),
+                    resource, null, e);
+        }
+    }
+
+    @Override
+    public void abandon(ResourceName resource, String key) {
+        try (Connection connection = (transactional == null ? dataSource : transactional).getConnection()) {
+            sql.deleteIdempotencyClaim(connection, idempotencyTable, resource.value(), key,
+                    java.time.Instant.now().plusSeconds(1));
+        } catch (SQLException e) {
+            throw new FenceguardException("idempotency store unavailable for '" + resource + "': " + e.getMessage(),
+                    resource, null, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcHighWaterStore[" + sql + "]";
+    }
+}

@@ -1,0 +1,146 @@
+package io.fenceguard.admission;
+
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseContext;
+import java.net.URI;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fencing header for an outgoing call: the fence of the lease the thread works under (the
+ * innermost {@link LeaseContext} lease, which inside a fenced request is the fence the request
+ * presented), signed when there is an active key, and only for the configured {@link Destinations}.
+ * A lease known to be lost fails the call before it is sent.
+ *
+ * <p>A missing header is never silent: the first call under a lease to an origin that is not a
+ * destination is logged at WARN, once per origin. The inbound side's counterpart is {@link InboundFence}.
+ */
+public final class OutboundFence {
+
+    private static final Logger log = LoggerFactory.getLogger(OutboundFence.class);
+    /** Origins warned about are remembered up to this many, so a crawler-like client cannot grow the set. */
+    private static final int MAX_WARNED_ORIGINS = 1_000;
+
+    private final Destinations destinations;
+    private final SigningKeys keys;
+    private final String headerName;
+    private final Set<Origin> warned = ConcurrentHashMap.newKeySet();
+    private final RequestSignatures signatures;
+
+    private OutboundFence(Destinations destinations, SigningKeys keys, String headerName, RequestSignatures signatures) {
+        this.destinations = destinations;
+        this.keys = keys;
+        this.headerName = headerName;
+        this.signatures = signatures;
+    }
+
+    public static OutboundFence of(Destinations destinations, SigningKeys keys, String headerName) {
+        return new OutboundFence(Objects.requireNonNull(destinations, "destinations"),
+                Objects.requireNonNull(keys, "keys"), FenceHeader.requireHeaderName(headerName), null);
+    }
+
+    /**
+     * This fence signing whole requests ({@link RequestSignatures}: method, target URI, the fencing
+     * header and the body's digest) with the active key, instead of the compact header signature.
+     * Without an active key, headers still go out unsigned.
+     */
+    public OutboundFence withRequestSignatures() {
+        return new OutboundFence(destinations, keys, headerName,
+                keys.activeKeyId().isPresent() ? RequestSignatures.of(keys, headerName) : null);
+    }
+
+    /** Whether calls are request-signed (then {@link #headersFor} needs the method and the body). */
+    public boolean signsRequests() {
+        return signatures != null;
+    }
+
+    public static OutboundFence of(Destinations destinations, SigningKeys keys) {
+        return of(destinations, keys, FenceHeader.DEFAULT_NAME);
+    }
+
+    public String headerName() {
+        return headerName;
+    }
+
+    public Destinations destinations() {
+        return destinations;
+    }
+
+    /**
+     * The header value for a call to {@code uri}; empty when no lease is in context or the
+     * destination is not configured.
+     *
+     * @throws io.fenceguard.core.LeaseLostException when the lease in context is lost
+     */
+    public Optional<String> headerFor(URI uri) {
+        Optional<Lease> lease = LeaseContext.current();
+        if (lease.isEmpty()) {
+            return Optional.empty();
+        }
+        if (!destinations.allows(uri)) {
+            warnOnce(uri, lease.get());
+            return Optional.empty();
+        }
+        lease.get().ensureValid();
+        return Optional.of(keys.header(lease.get().fence()).value());
+    }
+
+    /**
+     * The headers for a call: the fencing header, and with request signatures Content-Digest,
+     * Signature-Input and Signature over {@code method}, {@code uri} and {@code body}. Empty when no
+     * lease is in context or the destination is not configured.
+     *
+     * @throws io.fenceguard.core.LeaseLostException when the lease in context is lost
+     */
+    public Optional<Map<String, String>> headersFor(String method, URI uri, byte[] body) {
+        Optional<Lease> lease = LeaseContext.current();
+        if (lease.isEmpty()) {
+            return Optional.empty();
+        }
+        if (!destinations.allows(uri)) {
+            warnOnce(uri, lease.get());
+            return Optional.empty();
+        }
+        lease.get().ensureValid();
+        if (signatures == null) {
+            return Optional.of(Map.of(headerName, keys.header(lease.get().fence()).value()));
+        }
+        return Optional.of(signatures.sign(method, uri, FenceHeader.of(lease.get().fence()).value(), body));
+    }
+
+    /**
+     * Request-signed headers over {@code method}, {@code uri} and {@code body} for the fencing value in
+     * {@code headers} (an answer of {@link #headersFor} taken on the caller's thread), for clients that
+     * know the body only later on another thread.
+     */
+    public Map<String, String> signed(Map<String, String> headers, String method, URI uri, byte[] body) {
+        if (signatures == null) {
+            return headers;
+        }
+        return signatures.sign(method, uri, headers.get(headerName), body);
+    }
+
+    private void warnOnce(URI uri, Lease lease) {
+        Optional<Origin> origin = Origin.find(uri);
+        if (origin.isEmpty() || destinations.includes(origin.get()) || warned.size() >= MAX_WARNED_ORIGINS
+                || !warned.add(origin.get())) {
+            return;
+        }
+        // Origin and path only: a query string may carry secrets.
+        String target = origin.get() + (uri.getRawPath() == null ? "" : uri.getRawPath());
+        log.warn("fenceguard: a call to {} under the lease on '{}' goes out without the {} header: {} is not a token "
+                + "destination (destinations: {}). If it should receive the token, add it to the destinations "
+                + "(fenceguard.http.client.destinations). Logged once per origin.", target, lease.resource(), headerName,
+                origin.get(), destinations.isEmpty() ? "none" : destinations);
+    }
+
+    @Override
+    public String toString() {
+        return "OutboundFence[" + destinations + ", " + keys + "]";
+    }
+}

@@ -1,0 +1,205 @@
+package io.fenceguard.admission;
+
+import io.fenceguard.admission.internal.Hmac;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Fencing headers bound to their request, following HTTP Message Signatures (RFC 9421) with
+ * {@code Content-Digest} (RFC 9530). The request carries the unsigned fencing header and:
+ *
+ * <pre>
+ * Content-Digest: sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:
+ * Signature-Input: fg=("@method" "@target-uri" "fencing-token" "content-digest");created=1763906400;expires=1763906430;keyid="k1";nonce="4nq3l…";alg="hmac-sha256"
+ * Signature: fg=:base64 HMAC-SHA256 of the signature base:
+ * </pre>
+ *
+ * The signature base is RFC 9421's: one line per covered component ({@code "@method": POST},
+ * {@code "@target-uri": https://ledger.internal/audit/42}, the fencing header and the body digest by
+ * their lower-case names), then {@code "@signature-params": } and the parameters exactly as sent. The
+ * server accepts exactly this profile (label {@code fg}, these four components in this order, these
+ * parameters, HMAC-SHA256 under a listed key), a lifetime of at most {@link #MAX_LIFETIME}, and each
+ * nonce once ({@link NonceStore}): a captured request cannot be sent again, nor its header used for
+ * another method, URI or body.
+ */
+public final class RequestSignatures {
+
+    public static final String SIGNATURE_INPUT = "Signature-Input";
+    public static final String SIGNATURE = "Signature";
+    public static final String CONTENT_DIGEST = "Content-Digest";
+    /** Lifetime of the signatures made here. */
+    public static final Duration DEFAULT_LIFETIME = Duration.ofSeconds(30);
+    /** Longest lifetime (expires − created) accepted. */
+    public static final Duration MAX_LIFETIME = Duration.ofMinutes(5);
+    /** Allowed difference between the signer's and the verifier's clocks. */
+    public static final Duration CLOCK_SKEW = Duration.ofSeconds(5);
+    private static final String LABEL = "fg";
+    private static final Pattern INPUT = Pattern.compile("fg=\\(\"@method\" \"@target-uri\" \"([a-z0-9-]{1,64})\" "
+            + "\"content-digest\"\\);created=(\\d{1,12});expires=(\\d{1,12});keyid=\"([A-Za-z0-9._-]{1,32})\";"
+            + "nonce=\"([A-Za-z0-9_-]{16,64})\";alg=\"hmac-sha256\"");
+    private static final Pattern SIGNATURE_VALUE = Pattern.compile("fg=:([A-Za-z0-9+/]{43}=):");
+    private static final Pattern DIGEST = Pattern.compile("sha-256=:([A-Za-z0-9+/]{43}=):");
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final SigningKeys keys;
+    private final String headerName;
+    private final Clock clock;
+    private final Duration lifetime;
+
+    private RequestSignatures(SigningKeys keys, String headerName, Clock clock, Duration lifetime) {
+        this.keys = keys;
+        this.headerName = headerName;
+        this.clock = clock;
+        this.lifetime = lifetime;
+    }
+
+    public static RequestSignatures of(SigningKeys keys, String headerName, Clock clock, Duration lifetime) {
+        Objects.requireNonNull(keys, "keys");
+        Objects.requireNonNull(clock, "clock");
+        if (lifetime == null || lifetime.isNegative() || lifetime.isZero() || lifetime.compareTo(MAX_LIFETIME) > 0) {
+            throw new IllegalArgumentException("a signature lifetime is above 0 and at most " + MAX_LIFETIME + ", got " + lifetime);
+        }
+        return new RequestSignatures(keys, FenceHeader.requireHeaderName(headerName), clock, lifetime);
+    }
+
+    public static RequestSignatures of(SigningKeys keys, String headerName) {
+        return of(keys, headerName, Clock.systemUTC(), DEFAULT_LIFETIME);
+    }
+
+    /** {@code sha-256=:…:} of {@code body} (RFC 9530). */
+    public static String contentDigest(byte[] body) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(body == null ? new byte[0] : body);
+            return "sha-256=:" + Base64.getEncoder().encodeToString(digest) + ":";
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is not available", e);
+        }
+    }
+
+    /**
+     * The headers that bind {@code fencingValue} (an unsigned fencing header) to this request, by name:
+     * the fencing header itself, Content-Digest, Signature-Input and Signature.
+     *
+     * @throws IllegalStateException when there is no active key
+     */
+    public Map<String, String> sign(String method, URI targetUri, String fencingValue, byte[] body) {
+        String keyId = keys.activeKeyId().orElseThrow(() -> new IllegalStateException(
+                "request signatures need an active signing key"));
+        long created = clock.instant().getEpochSecond();
+        byte[] nonce = new byte[18];
+        RANDOM.nextBytes(nonce);
+        String params = "(\"@method\" \"@target-uri\" \"" + headerName.toLowerCase(Locale.ROOT) + "\" \"content-digest\")"
+                + ";created=" + created + ";expires=" + (created + lifetime.toSeconds()) + ";keyid=\"" + keyId
+                + "\";nonce=\"" + Base64.getUrlEncoder().withoutPadding().encodeToString(nonce) + "\";alg=\"hmac-sha256\"";
+        String digest = contentDigest(body);
+        String base = base(method, targetUri.toString(), fencingValue, digest, params);
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put(headerName, fencingValue);
+        headers.put(CONTENT_DIGEST, digest);
+        headers.put(SIGNATURE_INPUT, LABEL + "=" + params);
+        headers.put(SIGNATURE, LABEL + "=:" + Base64.getEncoder().encodeToString(keys.hmac(keyId).mac(base)) + ":");
+        return headers;
+    }
+
+    /** Whether {@code request} carries a request signature (which then must verify). */
+    public static boolean present(InboundRequest request) {
+        return !request.header(SIGNATURE_INPUT).isEmpty() || !request.header(SIGNATURE).isEmpty();
+    }
+
+    /** A verified signature: the key, the nonce and until when it is valid. */
+    public record Verified(String keyId, String nonce, Instant expires) {
+    }
+
+    /**
+     * Verifies the request signature of {@code request}, whose fencing header is {@code fencingValue}.
+     *
+     * @throws FenceHeaderException malformed (not this profile) or untrusted (unknown key, expired,
+     *     digest or signature mismatch)
+     */
+    public Verified verify(InboundRequest request, String fencingValue) {
+        String input = single(request, SIGNATURE_INPUT);
+        String signature = single(request, SIGNATURE);
+        Matcher in = INPUT.matcher(input);
+        if (!in.matches()) {
+            throw FenceHeaderException.malformed("Signature-Input is not fg=(\"@method\" \"@target-uri\" \""
+                    + headerName.toLowerCase(Locale.ROOT) + "\" \"content-digest\");created=;expires=;keyid=;nonce=;"
+                    + "alg=\"hmac-sha256\"");
+        }
+        if (!in.group(1).equals(headerName.toLowerCase(Locale.ROOT))) {
+            throw FenceHeaderException.untrusted("the request signature does not cover the " + headerName + " header");
+        }
+        Matcher sig = SIGNATURE_VALUE.matcher(signature);
+        if (!sig.matches()) {
+            throw FenceHeaderException.malformed("Signature is fg=:<base64 HMAC-SHA256>:");
+        }
+        long created = Long.parseLong(in.group(2));
+        long expires = Long.parseLong(in.group(3));
+        Instant now = clock.instant();
+        if (expires <= created || expires - created > MAX_LIFETIME.toSeconds()) {
+            throw FenceHeaderException.untrusted("the request signature's lifetime is not between 1 s and " + MAX_LIFETIME);
+        }
+        if (now.getEpochSecond() + CLOCK_SKEW.toSeconds() < created) {
+            throw FenceHeaderException.untrusted("the request signature was created in the future (" + created + ")");
+        }
+        if (now.getEpochSecond() - CLOCK_SKEW.toSeconds() > expires) {
+            throw FenceHeaderException.untrusted("the request signature expired at " + Instant.ofEpochSecond(expires));
+        }
+        String keyId = in.group(4);
+        Hmac key = keys.hmac(keyId);
+        if (key == null) {
+            throw FenceHeaderException.untrusted("the request is signed with unknown key '" + keyId + "'");
+        }
+        String digest = single(request, CONTENT_DIGEST);
+        if (!DIGEST.matcher(digest).matches()) {
+            throw FenceHeaderException.malformed("Content-Digest is sha-256=:<base64>:");
+        }
+        if (!MessageDigest.isEqual(digest.getBytes(StandardCharsets.US_ASCII),
+                contentDigest(request.body()).getBytes(StandardCharsets.US_ASCII))) {
+            throw FenceHeaderException.untrusted("the body does not match its Content-Digest");
+        }
+        String params = input.substring(LABEL.length() + 1);
+        String base = base(request.method(), request.targetUri().toString(), fencingValue, digest, params);
+        byte[] expected = key.mac(base);
+        if (!MessageDigest.isEqual(expected, Base64.getDecoder().decode(sig.group(1)))) {
+            throw FenceHeaderException.untrusted("the request signature does not match (method, target URI, "
+                    + headerName + ", body or parameters differ from what was signed)");
+        }
+        return new Verified(keyId, in.group(5), Instant.ofEpochSecond(expires).plus(CLOCK_SKEW));
+    }
+
+    private String base(String method, String targetUri, String fencingValue, String digest, String params) {
+        return "\"@method\": " + method.toUpperCase(Locale.ROOT) + "\n"
+                + "\"@target-uri\": " + targetUri + "\n"
+                + "\"" + headerName.toLowerCase(Locale.ROOT) + "\": " + fencingValue + "\n"
+                + "\"content-digest\": " + digest + "\n"
+                + "\"@signature-params\": " + params;
+    }
+
+    private static String single(InboundRequest request, String name) {
+        List<String> values = request.header(name);
+        if (values.size() != 1 || values.get(0).length() > 1_000) {
+            throw FenceHeaderException.malformed("a request signature needs exactly one " + name + " header of at most "
+                    + "1000 characters");
+        }
+        return values.get(0);
+    }
+
+    @Override
+    public String toString() {
+        return "RequestSignatures[" + keys + ", lifetime " + lifetime + "]";
+    }
+}

@@ -1,0 +1,346 @@
+package io.fenceguard.admission.internal;
+
+import io.fenceguard.admission.Admission;
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/** The statements of the JDBC high-water store, per dialect. */
+public abstract class HighWaterSql {
+
+    protected final String table;
+
+    private HighWaterSql(String table) {
+        this.table = table;
+    }
+
+    public static HighWaterSql forDatabase(Connection connection, String table) throws SQLException {
+        String product = connection.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT);
+        return product.contains("postgres") ? new Postgres(table) : new LockingRead(table);
+    }
+
+    public abstract Admission admit(Connection connection, Fence presented) throws SQLException;
+
+    /**
+     * The admission inside the caller's open transaction (auto-commit off): the mark's row stays locked
+     * until that transaction ends, and its outcome commits or rolls back with it.
+     */
+    public abstract Admission admitInTransaction(Connection connection, Fence presented) throws SQLException;
+
+    /** Whether a failed statement aborts the transaction it runs in (PostgreSQL), so conflicts must not raise. */
+    protected boolean abortsOnError() {
+        return false;
+    }
+
+    /** Inserts the claim of {@code key}; answers whether it was inserted (false: the key is there already). */
+    public boolean insertIdempotencyClaim(Connection connection, String idempotencyTable, Fence presented, String key,
+            String fingerprint) throws SQLException {
+        String insert = "INSERT INTO " + idempotencyTable + " (resource, idem_key, fingerprint, token, created_at) "
+                + "VALUES (?, ?, ?, ?, ?)" + (abortsOnError() ? " ON CONFLICT (resource, idem_key) DO NOTHING" : "");
+        try (PreparedStatement claim = connection.prepareStatement(insert)) {
+            claim.setString(1, presented.resource().value());
+            claim.setString(2, key);
+            claim.setString(3, fingerprint);
+            claim.setLong(4, presented.token().value());
+            claim.setTimestamp(5, java.sql.Timestamp.from(java.time.Instant.now()));
+            return claim.executeUpdate() == 1;
+        } catch (SQLException e) {
+            if (!abortsOnError() && e.getSQLState() != null && e.getSQLState().startsWith("23")) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /** The claim of {@code key}: fingerprint, created_at, and the recorded response (status null while in progress). */
+    public record IdempotencyRow(String fingerprint, java.time.Instant created, Integer status, String contentType,
+            byte[] body) {
+    }
+
+    public IdempotencyRow readIdempotencyClaim(Connection connection, String idempotencyTable, String resource, String key)
+            throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT fingerprint, created_at, status, content_type, "
+                + "body FROM " + idempotencyTable + " WHERE resource = ? AND idem_key = ?")) {
+            select.setString(1, resource);
+            select.setString(2, key);
+            try (ResultSet rows = select.executeQuery()) {
+                if (!rows.next()) {
+                    return null;
+                }
+                int status = rows.getInt(3);
+                return new IdempotencyRow(rows.getString(1), rows.getTimestamp(2).toInstant(),
+                        rows.wasNull() ? null : status, rows.getString(4), rows.getBytes(5));
+            }
+        }
+    }
+
+    public void completeIdempotencyClaim(Connection connection, String idempotencyTable, String resource, String key,
+            int status, String contentType, byte[] body) throws SQLException {
+        try (PreparedStatement update = connection.prepareStatement("UPDATE " + idempotencyTable
+                + " SET status = ?, content_type = ?, body = ? WHERE resource = ? AND idem_key = ?")) {
+            update.setInt(1, status);
+            update.setString(2, contentType);
+            update.setBytes(3, body);
+            update.setString(4, resource);
+            update.setString(5, key);
+            update.executeUpdate();
+        }
+    }
+
+    /** Deletes the claim of {@code key} if it is still in progress and was made before {@code before}. */
+    public int deleteIdempotencyClaim(Connection connection, String idempotencyTable, String resource, String key,
+            java.time.Instant before) throws SQLException {
+        try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + idempotencyTable
+                + " WHERE resource = ? AND idem_key = ? AND status IS NULL AND created_at < ?")) {
+            delete.setString(1, resource);
+            delete.setString(2, key);
+            delete.setTimestamp(3, java.sql.Timestamp.from(before));
+            return delete.executeUpdate();
+        }
+    }
+
+    /** Deletes keys recorded before {@code before}. */
+    public void purgeIdempotencyClaims(Connection connection, String idempotencyTable, java.time.Instant before)
+            throws SQLException {
+        try (PreparedStatement purge = connection.prepareStatement("DELETE FROM " + idempotencyTable
+                + " WHERE created_at < ?")) {
+            purge.setTimestamp(1, java.sql.Timestamp.from(before));
+            purge.executeUpdate();
+        }
+    }
+
+    /**
+     * Inserts the nonce; a duplicate key means it was used. Expired nonces are deleted now and then by
+     * the inserting connection.
+     */
+    public boolean firstUse(Connection connection, String nonceTable, String nonce, java.time.Instant expires)
+            throws SQLException {
+        connection.setAutoCommit(true);
+        if (java.util.concurrent.ThreadLocalRandom.current().nextInt(256) == 0) {
+            try (PreparedStatement purge = connection.prepareStatement("DELETE FROM " + nonceTable + " WHERE expires_at < ?")) {
+                purge.setTimestamp(1, java.sql.Timestamp.from(java.time.Instant.now()));
+                purge.executeUpdate();
+            }
+        }
+        try (PreparedStatement insert = connection.prepareStatement(
+                "INSERT INTO " + nonceTable + " (nonce, expires_at) VALUES (?, ?)")) {
+            insert.setString(1, nonce);
+            insert.setTimestamp(2, java.sql.Timestamp.from(expires));
+            insert.executeUpdate();
+            return true;
+        } catch (SQLException e) {
+            // 23505 (PostgreSQL, H2) and 23000 (MariaDB/MySQL): the nonce is already there.
+            if (e.getSQLState() != null && e.getSQLState().startsWith("23")) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /** Compare-and-set of the mark in one transaction, under a locking read. */
+    public boolean reset(Connection connection, ResourceName resource, FencingToken expected, FencingToken mark)
+            throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        connection.setAutoCommit(false);
+        try {
+            FencingToken current = read(connection, resource, " FOR UPDATE");
+            if (!java.util.Objects.equals(current, expected)) {
+                connection.rollback();
+                return false;
+            }
+            String statement = mark == null ? "DELETE FROM " + table + " WHERE resource = ?"
+                    : current == null ? "INSERT INTO " + table + " (token, resource) VALUES (?, ?)"
+                    : "UPDATE " + table + " SET token = ?, updated_at = CURRENT_TIMESTAMP WHERE resource = ?";
+            try (PreparedStatement write = connection.prepareStatement(statement)) {
+                if (mark == null) {
+                    write.setString(1, resource.value());
+                } else {
+                    write.setLong(1, mark.value());
+                    write.setString(2, resource.value());
+                }
+                write.executeUpdate();
+            }
+            connection.commit();
+            return true;
+        } catch (SQLException | RuntimeException e) {
+            connection.rollback();
+            throw e;
+        } finally {
+            connection.setAutoCommit(autoCommit);
+        }
+    }
+
+    protected FencingToken read(Connection connection, ResourceName resource, String suffix) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(
+                "SELECT token FROM " + table + " WHERE resource = ?" + suffix)) {
+            select.setString(1, resource.value());
+            try (ResultSet rows = select.executeQuery()) {
+                return rows.next() ? FencingToken.of(rows.getLong(1)) : null;
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + table + "]";
+    }
+
+    /**
+     * One statement: the upsert that only replaces a lower token, and the mark as the statement's
+     * snapshot saw it. The upsert is only tried when that mark is lower than the presented token (or
+     * absent): a continuing or stale token locks nothing and writes nothing, so its transaction commits
+     * without a WAL flush and does not wait for the mark's row. When the upsert returns no row, the mark was at least the presented token; a
+     * snapshot mark at least the presented token decides (equal: continued, higher: stale; marks only
+     * grow, so either answer is a valid order of the concurrent admissions). Only when the snapshot
+     * predates a concurrent claim does a follow-up read decide, as before: one round trip otherwise.
+     */
+    static final class Postgres extends HighWaterSql {
+        private final String upsert;
+
+        Postgres(String table) {
+            super(table);
+            this.upsert = "WITH previous AS (SELECT token FROM " + table + " WHERE resource = ?), "
+                    + "claimed AS (INSERT INTO " + table + " AS hw (resource, token) "
+                    + "SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM previous WHERE token >= ?) "
+                    + "ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = CURRENT_TIMESTAMP "
+                    + "WHERE hw.token < EXCLUDED.token RETURNING token) "
+                    + "SELECT (SELECT token FROM claimed), (SELECT token FROM previous)";
+        }
+
+        @Override
+        protected boolean abortsOnError() {
+            return true;
+        }
+
+        @Override
+        public Admission admitInTransaction(Connection connection, Fence presented) throws SQLException {
+            return upsert(connection, presented);
+        }
+
+        @Override
+        public Admission admit(Connection connection, Fence presented) throws SQLException {
+            connection.setAutoCommit(true);
+            return upsert(connection, presented);
+        }
+
+        private Admission upsert(Connection connection, Fence presented) throws SQLException {
+            try (PreparedStatement claim = connection.prepareStatement(upsert)) {
+                claim.setString(1, presented.resource().value());
+                claim.setString(2, presented.resource().value());
+                claim.setLong(3, presented.token().value());
+                claim.setLong(4, presented.token().value());
+                try (ResultSet rows = claim.executeQuery()) {
+                    rows.next();
+                    rows.getLong(1);
+                    if (!rows.wasNull()) {
+                        return Admission.claimed(presented);
+                    }
+                    long previous = rows.getLong(2);
+                    if (!rows.wasNull() && !presented.token().isNewerThan(FencingToken.of(previous))) {
+                        return Admission.of(presented, FencingToken.of(previous));
+                    }
+                }
+            }
+            FencingToken highWater = read(connection, presented.resource(), "");
+            if (highWater == null) {
+                throw new SQLException("high-water row for '" + presented.resource() + "' vanished; refusing");
+            }
+            return Admission.of(presented, highWater);
+        }
+    }
+
+    /**
+     * SELECT … FOR UPDATE, then UPDATE, in one transaction (MySQL, MariaDB, H2). A resource's first row
+     * is inserted on its own, outside that transaction: two transactions that both lock the gap of a
+     * missing row and then insert would deadlock on InnoDB. A losing insert sees the row and locks it.
+     */
+    static final class LockingRead extends HighWaterSql {
+
+        LockingRead(String table) {
+            super(table);
+        }
+
+        @Override
+        public Admission admit(Connection connection, Fence presented) throws SQLException {
+            Admission admission = admitExisting(connection, presented);
+            if (admission != null) {
+                return admission;
+            }
+            try {
+                connection.setAutoCommit(true);
+                write(connection, "INSERT INTO " + table + " (token, resource) VALUES (?, ?)", presented);
+                return Admission.claimed(presented);
+            } catch (SQLException e) {
+                if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+                    throw e;
+                }
+            }
+            admission = admitExisting(connection, presented);
+            if (admission == null) {
+                throw new SQLException("high-water row for '" + presented.resource() + "' vanished; refusing");
+            }
+            return admission;
+        }
+
+        @Override
+        public Admission admitInTransaction(Connection connection, Fence presented) throws SQLException {
+            FencingToken previous = read(connection, presented.resource(), " FOR UPDATE");
+            if (previous == null) {
+                try {
+                    write(connection, "INSERT INTO " + table + " (token, resource) VALUES (?, ?)", presented);
+                    return Admission.claimed(presented);
+                } catch (SQLException e) {
+                    if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+                        throw e;
+                    }
+                }
+                previous = read(connection, presented.resource(), " FOR UPDATE");
+                if (previous == null) {
+                    throw new SQLException("high-water row for '" + presented.resource() + "' vanished; refusing");
+                }
+            }
+            Admission admission = Admission.of(presented, previous);
+            if (admission.outcome() == Admission.Outcome.CLAIMED) {
+                write(connection, "UPDATE " + table + " SET token = ?, updated_at = CURRENT_TIMESTAMP "
+                        + "WHERE resource = ?", presented);
+            }
+            return admission;
+        }
+
+        /** The admission against the locked row, or {@code null} when the resource has no row yet. */
+        private Admission admitExisting(Connection connection, Fence presented) throws SQLException {
+            connection.setAutoCommit(false);
+            try {
+                FencingToken previous = read(connection, presented.resource(), " FOR UPDATE");
+                if (previous == null) {
+                    connection.rollback();
+                    return null;
+                }
+                Admission admission = Admission.of(presented, previous);
+                if (admission.outcome() == Admission.Outcome.CLAIMED) {
+                    write(connection, "UPDATE " + table + " SET token = ?, updated_at = CURRENT_TIMESTAMP "
+                            + "WHERE resource = ?", presented);
+                }
+                connection.commit();
+                return admission;
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
+            }
+        }
+
+        private void write(Connection connection, String statement, Fence presented) throws SQLException {
+            try (PreparedStatement write = connection.prepareStatement(statement)) {
+                write.setLong(1, presented.token().value());
+                write.setString(2, presented.resource().value());
+                write.executeUpdate();
+            }
+        }
+    }
+}

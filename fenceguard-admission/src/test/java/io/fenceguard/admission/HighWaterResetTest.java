@@ -1,0 +1,122 @@
+package io.fenceguard.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fenceguard.admission.Admission.Outcome;
+import io.fenceguard.admission.support.Stores;
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The way back from a permanent lock-out: a validly signed header with t = 2^63-1 (admitted before the
+ * token bound existed, or from a store filled by hand) is undone by an operator's signed reset order,
+ * which needs the operator key, not a header key, and leaves an audit record. On PostgreSQL.
+ */
+class HighWaterResetTest {
+
+    static final byte[] HEADER_KEY = "header-signing-key-of-32-bytes!!".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] OPERATOR_KEY = "operator-key-of-at-least-32-byte".getBytes(StandardCharsets.US_ASCII);
+    static final Instant NOW = Instant.parse("2026-11-23T14:00:00Z");
+    static final SigningKeys KEYS = SigningKeys.of(Map.of("k1", HEADER_KEY), "k1");
+    static final FencingToken MAX = FencingToken.of(Long.MAX_VALUE);
+
+    final List<HighWaterReset.Record> audit = new CopyOnWriteArrayList<>();
+
+    static String order(byte[] key, ResourceName r, FencingToken from, FencingToken to, Instant at) {
+        return HighWaterReset.order(key, r, from, to, "alice", "token from a leaked signer", at);
+    }
+
+    @Test
+    void aLockedOutResourceIsResetByTheOperatorAndTheResetIsAudited() {
+        try (var ds = Stores.postgres(Stores.migratedPostgresSchema(), 2)) {
+            JdbcHighWaterStore store = JdbcHighWaterStore.of(ds);
+            ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+            assertThat(store.admit(new Fence(r, MAX)).outcome()).isEqualTo(Outcome.CLAIMED);
+            InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/a/{id}", "account:{id}")),
+                    store, KEYS);
+            String legit = KEYS.header(new Fence(r, FencingToken.of(1_000))).value();
+            String id = r.value().substring("account:".length());
+            assertThat(fence.check("POST", "/a/" + id, List.of(legit)).problem()).hasValueSatisfying(
+                    p -> assertThat(p.status()).isEqualTo(409));
+
+            HighWaterReset reset = HighWaterReset.of(store, OPERATOR_KEY, KEYS, audit::add,
+                    Clock.fixed(NOW.plusSeconds(30), ZoneOffset.UTC));
+            HighWaterReset.Record record = reset.apply(order(OPERATOR_KEY, r, MAX, FencingToken.of(999), NOW));
+
+            assertThat(record.from()).isEqualTo(MAX);
+            assertThat(record.to()).isEqualTo(FencingToken.of(999));
+            assertThat(record.operator()).isEqualTo("alice");
+            assertThat(record.reason()).isEqualTo("token from a leaked signer");
+            assertThat(audit).containsExactly(record);
+            assertThat(fence.check("POST", "/a/" + id, List.of(legit)).admission()).isPresent();
+            String older = KEYS.header(new Fence(r, FencingToken.of(998))).value();
+            assertThat(fence.check("POST", "/a/" + id, List.of(older)).problem()).as("the floor set by the operator holds")
+                    .hasValueSatisfying(p -> assertThat(p.status()).isEqualTo(409));
+        }
+    }
+
+    @Test
+    void ordersSignedWithAHeaderKeyForgedExpiredOrReplayedAreRefusedAndChangeNothing() {
+        InMemoryHighWaterStore store = InMemoryHighWaterStore.create();
+        ResourceName r = ResourceName.of("account:7");
+        store.admit(new Fence(r, MAX));
+        HighWaterReset reset = HighWaterReset.of(store, OPERATOR_KEY, KEYS, audit::add,
+                Clock.fixed(NOW, ZoneOffset.UTC));
+        FencingToken low = FencingToken.of(5);
+
+        assertThatThrownBy(() -> reset.apply(order(HEADER_KEY, r, MAX, low, NOW)))
+                .isInstanceOf(FenceHeaderException.class).hasMessageContaining("signature");
+        String good = order(OPERATOR_KEY, r, MAX, low, NOW);
+        String tampered = good.replace("to=5", "to=6");
+        assertThatThrownBy(() -> reset.apply(tampered)).hasMessageContaining("signature");
+        assertThatThrownBy(() -> reset.apply(order(OPERATOR_KEY, r, MAX, low, NOW.minus(Duration.ofMinutes(6)))))
+                .hasMessageContaining("outside");
+        assertThatThrownBy(() -> reset.apply(order(OPERATOR_KEY, r, MAX, low, NOW.plus(Duration.ofMinutes(6)))))
+                .hasMessageContaining("outside");
+        assertThatThrownBy(() -> reset.apply("v1;r=account:7")).isInstanceOf(FenceHeaderException.class);
+        assertThat(audit).isEmpty();
+        assertThat(store.admit(new Fence(r, low)).outcome()).as("nothing reset yet").isEqualTo(Outcome.STALE);
+
+        reset.apply(good);
+        assertThat(store.admit(new Fence(r, FencingToken.of(6))).outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThatThrownBy(() -> reset.apply(good)).as("replayed once the mark moved")
+                .isInstanceOf(FenceHeaderException.class).hasMessageContaining("not " + MAX);
+        assertThat(store.admit(new Fence(r, FencingToken.of(5))).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(audit).hasSize(1);
+    }
+
+    @Test
+    void aResetThatCannotBeAuditedIsUndone() {
+        InMemoryHighWaterStore store = InMemoryHighWaterStore.create();
+        ResourceName r = ResourceName.of("account:8");
+        store.admit(new Fence(r, MAX));
+        HighWaterReset reset = HighWaterReset.of(store, OPERATOR_KEY, KEYS, record -> {
+            throw new IllegalStateException("audit table unavailable");
+        }, Clock.fixed(NOW, ZoneOffset.UTC));
+        assertThatThrownBy(() -> reset.apply(order(OPERATOR_KEY, r, MAX, FencingToken.of(5), NOW)))
+                .hasMessageContaining("audit table unavailable");
+        assertThat(store.admit(new Fence(r, FencingToken.of(6))).outcome()).isEqualTo(Outcome.STALE);
+    }
+
+    @Test
+    void theOperatorKeyIsLongAndNotAHeaderKey() {
+        InMemoryHighWaterStore store = InMemoryHighWaterStore.create();
+        assertThatThrownBy(() -> HighWaterReset.of(store, HEADER_KEY, KEYS, audit::add))
+                .hasMessageContaining("also a fencing header signing key");
+        assertThatThrownBy(() -> HighWaterReset.of(store, new byte[31], KEYS, audit::add))
+                .hasMessageContaining("at least 32");
+    }
+}

@@ -1,0 +1,149 @@
+package io.fenceguard.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fenceguard.admission.Admission.Outcome;
+import io.fenceguard.admission.support.Stores;
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
+import io.fenceguard.db.FenceguardMigrations;
+import java.util.UUID;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The admission rule on every store of this module, including the locking-read dialect on H2 and
+ * MariaDB. (The Redis store is tested in fenceguard-redis, which it belongs to.)
+ */
+class HighWaterStoresTest {
+
+    static Fence fence(ResourceName resource, long token) {
+        return new Fence(resource, FencingToken.of(token));
+    }
+
+    static void assertRule(HighWaterStore store) {
+        ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+        Admission claimed = store.admit(fence(r, 5));
+        assertThat(claimed.outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(claimed.presented()).isEqualTo(fence(r, 5));
+        assertThat(store.admit(fence(r, 5)).outcome()).isEqualTo(Outcome.CONTINUED);
+        Admission stale = store.admit(fence(r, 4));
+        assertThat(stale.outcome()).isEqualTo(Outcome.STALE);
+        assertThat(stale.presented()).isEqualTo(fence(r, 4));
+        assertThat(stale.highWater()).isEqualTo(FencingToken.of(5));
+        assertThat(store.admit(fence(r, Long.MAX_VALUE)).outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(store.admit(fence(r, Long.MAX_VALUE - 1)).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(store.admit(fence(r, 6)).highWater()).isEqualTo(FencingToken.of(Long.MAX_VALUE));
+    }
+
+    /** The operator's compare-and-set: only from the expected mark, lower or removed, and the rule holds after. */
+    static void assertReset(HighWaterStore store) {
+        ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+        FencingToken max = FencingToken.of(Long.MAX_VALUE);
+        assertThat(store.reset(r, FencingToken.of(1), FencingToken.of(2))).as("no mark yet, 1 expected").isFalse();
+        assertThat(store.reset(r, null, FencingToken.of(3))).as("no mark expected").isTrue();
+        assertThat(store.admit(fence(r, 2)).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(store.admit(fence(r, Long.MAX_VALUE)).outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(store.reset(r, FencingToken.of(3), FencingToken.of(10))).as("mark moved on").isFalse();
+        assertThat(store.admit(fence(r, 10)).outcome()).as("locked out until reset").isEqualTo(Outcome.STALE);
+        assertThat(store.reset(r, max, FencingToken.of(10))).isTrue();
+        assertThat(store.reset(r, max, FencingToken.of(10))).as("applied once").isFalse();
+        assertThat(store.admit(fence(r, 9)).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(store.admit(fence(r, 10)).outcome()).isEqualTo(Outcome.CONTINUED);
+        assertThat(store.admit(fence(r, 11)).outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(store.reset(r, FencingToken.of(11), null)).isTrue();
+        assertThat(store.admit(fence(r, 1)).outcome()).as("no mark").isEqualTo(Outcome.CLAIMED);
+    }
+
+    /** The nonce cache in the store's backend: one first use, also when many race. */
+    static void assertNonce(NonceStore store) throws Exception {
+        String nonce = "k1:" + UUID.randomUUID();
+        java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            var answers = new java.util.ArrayList<java.util.concurrent.Future<Boolean>>();
+            for (int i = 0; i < 16; i++) {
+                answers.add(pool.submit(() -> store.firstUse(nonce, expires)));
+            }
+            int first = 0;
+            for (var answer : answers) {
+                first += answer.get() ? 1 : 0;
+            }
+            assertThat(first).as("first uses of one nonce").isOne();
+        } finally {
+            pool.shutdown();
+        }
+        assertThat(store.firstUse(nonce + "x", expires)).isTrue();
+    }
+
+    @Test
+    void inMemory() throws Exception {
+        assertRule(InMemoryHighWaterStore.create());
+        assertReset(InMemoryHighWaterStore.create());
+        assertNonce(InMemoryHighWaterStore.create());
+    }
+
+    @Test
+    void postgres() throws Exception {
+        try (var ds = Stores.postgres(Stores.migratedPostgresSchema(), 2)) {
+            assertRule(JdbcHighWaterStore.of(ds));
+            assertReset(JdbcHighWaterStore.of(ds));
+            assertNonce(JdbcHighWaterStore.of(ds));
+        }
+    }
+
+    @Test
+    void h2LockingRead() throws Exception {
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:hw" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        FenceguardMigrations.migrate(ds);
+        assertRule(JdbcHighWaterStore.of(ds));
+        assertReset(JdbcHighWaterStore.of(ds));
+        assertNonce(JdbcHighWaterStore.of(ds));
+    }
+
+    /** MariaDB takes the locking-read path; many first admissions of one resource race to insert its row. */
+    @Test
+    void mariadbLockingReadUnderConcurrentFirstAdmissions() throws Exception {
+        io.fenceguard.testsupport.JdbcEndpoint server = io.fenceguard.testsupport.TestServers.mariadb();
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setJdbcUrl(server.url());
+        config.setUsername(server.user());
+        config.setPassword(server.password());
+        config.setMaximumPoolSize(8);
+        String table = "hw_" + UUID.randomUUID().toString().substring(0, 8);
+        try (var ds = new com.zaxxer.hikari.HikariDataSource(config)) {
+            try (var c = ds.getConnection(); var s = c.createStatement()) {
+                s.execute("CREATE TABLE " + table + " (resource VARCHAR(200) NOT NULL PRIMARY KEY, token BIGINT NOT NULL,"
+                        + " updated_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)");
+                s.execute("CREATE TABLE IF NOT EXISTS fenceguard_http_nonce (nonce VARCHAR(120) NOT NULL PRIMARY KEY,"
+                        + " expires_at DATETIME(3) NOT NULL)");
+            }
+            try {
+                JdbcHighWaterStore store = JdbcHighWaterStore.of(ds, table);
+                assertRule(store);
+                assertReset(store);
+                assertNonce(store);
+                for (int round = 0; round < 20; round++) {
+                    ResourceName r = ResourceName.of("race:" + round + ":" + UUID.randomUUID().toString().substring(0, 8));
+                    var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+                    var outcomes = new java.util.ArrayList<java.util.concurrent.Future<Admission>>();
+                    for (int t = 1; t <= 8; t++) {
+                        long token = t;
+                        outcomes.add(pool.submit(() -> store.admit(fence(r, token))));
+                    }
+                    for (var outcome : outcomes) {
+                        assertThat(outcome.get().outcome()).isIn(Outcome.CLAIMED, Outcome.STALE);
+                    }
+                    pool.shutdown();
+                    assertThat(store.admit(fence(r, 8)).outcome()).isEqualTo(Outcome.CONTINUED);
+                }
+            } finally {
+                try (var c = ds.getConnection(); var s = c.createStatement()) {
+                    s.execute("DROP TABLE " + table);
+                }
+            }
+        }
+    }
+}

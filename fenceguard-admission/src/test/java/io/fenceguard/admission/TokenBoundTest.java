@@ -1,0 +1,70 @@
+package io.fenceguard.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** A token above what any lock store could have minted is refused before it can lock a resource out. */
+class TokenBoundTest {
+
+    static final SigningKeys KEYS = SigningKeys.of(Map.of("k1",
+            "header-signing-key-of-32-bytes!!".getBytes(StandardCharsets.US_ASCII)), "k1");
+    static final Instant NOW = Instant.parse("2026-11-23T14:00:00.123456Z");
+    static final long NOW_MICROS = NOW.getEpochSecond() * 1_000_000L + 123_456;
+
+    static String header(long token) {
+        return KEYS.header(new Fence(ResourceName.of("account:1"), FencingToken.of(token))).value();
+    }
+
+    @Test
+    void clockFloorTokensAboveNowPlusSkewAreRefusedAndTheMarkIsUntouched() {
+        InMemoryHighWaterStore store = InMemoryHighWaterStore.create();
+        InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/a/{id}", "account:{id}")), store, KEYS)
+                .withTokenBound(TokenBound.clockFloor(Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofSeconds(5)));
+        long ceiling = NOW_MICROS + 5_000_000;
+        assertThat(fence.tokenBound().ceiling()).isEqualTo(FencingToken.of(ceiling));
+
+        Verdict max = fence.check("POST", "/a/1", List.of(header(Long.MAX_VALUE)));
+        assertThat(max.problem()).hasValueSatisfying(p -> {
+            assertThat(p.status()).isEqualTo(403);
+            assertThat(p.type()).isEqualTo("urn:fenceguard:token-out-of-range");
+            assertThat(p.token()).contains(FencingToken.of(Long.MAX_VALUE));
+        });
+        assertThat(fence.check("POST", "/a/1", List.of(header(ceiling + 1))).problem()).isPresent();
+        assertThat(fence.check("POST", "/a/1", List.of(header(ceiling))).admission()).as("at the ceiling").isPresent();
+        assertThat(fence.check("POST", "/a/1", List.of(header(NOW_MICROS))).problem())
+                .hasValueSatisfying(p -> assertThat(p.status()).isEqualTo(409));
+    }
+
+    @Test
+    void theDefaultBoundIsTheSystemClockWithFiveSecondsOfSkew() {
+        InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/a/{id}", "account:{id}")),
+                InMemoryHighWaterStore.create(), KEYS);
+        long now = Instant.now().toEpochMilli() * 1_000;
+        assertThat(fence.tokenBound().ceiling().value()).isBetween(now + 4_000_000, now + 7_000_000);
+        assertThat(fence.check("POST", "/a/1", List.of(header(Long.MAX_VALUE))).problem()).isPresent();
+        assertThat(fence.check("POST", "/a/1", List.of(header(now))).admission()).isPresent();
+    }
+
+    @Test
+    void epochTokensUseAFixedCeiling() {
+        InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/a/{id}", "account:{id}")),
+                InMemoryHighWaterStore.create(), KEYS).withTokenBound(TokenBound.atMost((3L << 32) - 1));
+        assertThat(fence.check("POST", "/a/1", List.of(header(3L << 32))).problem()).isPresent();
+        assertThat(fence.check("POST", "/a/1", List.of(header((2L << 32) + 5))).admission()).isPresent();
+        assertThatThrownBy(() -> TokenBound.clockFloor(Clock.systemUTC(), Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}

@@ -1,0 +1,72 @@
+package io.fenceguard.http.bench;
+
+import io.fenceguard.admission.TokenBound;
+import io.fenceguard.redis.RedisHighWaterStore;
+import io.fenceguard.redis.redisson.RedissonScriptClient;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * The HTTP benchmark of fenceguard-http ({@link HttpGuardBenchmark}: no filter, unsigned, compact signed,
+ * request-signed; in-memory and JDBC stores) with the Redis store's rows in the same run: compact signed,
+ * request-signed (admission and nonce in Redis), and the handler that writes one PostgreSQL row, against
+ * that handler without the filter.
+ *
+ * <pre>
+ * ./mvnw -B -pl fenceguard-redis -am -Dbench=http -DskipTests verify
+ *   env GUARD_TEST_REDIS_URL (default redis://127.0.0.1:6379), GUARD_TEST_POSTGRES_URL, _USER, _PASSWORD
+ *   and the -Dbench.http.* settings of HttpGuardBenchmark
+ * </pre>
+ */
+public final class RedisHttpGuardBenchmark {
+
+    private RedisHttpGuardBenchmark() {
+    }
+
+    public static void main(String[] args) {
+        HttpGuardBenchmark.main(new RedisRows());
+    }
+
+    /** The Redis store's rows; its keys (under a prefix of this run's own) are removed at the end. */
+    private static final class RedisRows implements HttpGuardBenchmark.Extension {
+
+        private final String prefix = "fgbench-http-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+        private RedissonClient redisson;
+
+        @Override
+        public List<HttpGuardBenchmark.Row> rows(HttpGuardBenchmark.Setup setup) {
+            String url = System.getenv().getOrDefault("GUARD_TEST_REDIS_URL", "redis://127.0.0.1:6379").trim();
+            Config config = new Config();
+            config.useSingleServer().setAddress(url);
+            redisson = Redisson.create(config);
+            System.out.println("Redis store on " + url + ", keys under " + prefix);
+            // The run presents token 42 every time: the store's floor (set when it starts) must not be above it.
+            RedisHighWaterStore store = RedisHighWaterStore.of(RedissonScriptClient.of(redisson), prefix, TokenBound.atMost(42));
+            int compact = setup.start("redis", Map.of(), () -> store, false);
+            int requestSigned = setup.start("redis-request", Map.of("test.request-signatures", "true"), () -> store,
+                    false);
+            int writes = setup.start("redis-writes", Map.of(), () -> store, true);
+            int writesAnchor = setup.indexOf("no filter, handler writes");
+            return List.of(
+                    new HttpGuardBenchmark.Row("Redis, compact signed", setup.compact(compact, null), 0),
+                    new HttpGuardBenchmark.Row("Redis, request-signed", setup.requestSigned(requestSigned), 0),
+                    new HttpGuardBenchmark.Row("Redis, handler writes", setup.compact(writes, "/writes/bench"),
+                            writesAnchor));
+        }
+
+        @Override
+        public void close() {
+            if (redisson != null) {
+                try {
+                    redisson.getKeys().deleteByPattern(prefix + "*");
+                } finally {
+                    redisson.shutdown();
+                }
+            }
+        }
+    }
+}
