@@ -7,7 +7,10 @@ import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -54,8 +57,12 @@ final class LettuceScripts implements ScriptRunner {
         return scripts;
     }
 
-    /** The Spring connection whose native commands this client uses, closed with the client. */
-    private record Held(RedisConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {
+    /**
+     * The Spring connection whose native commands this client uses, closed with the client; {@code state} tells
+     * whether Lettuce is connected (null when the commands do not say).
+     */
+    private record Held(RedisConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands,
+                        StatefulConnection<?, ?> state) {
     }
 
     @Override
@@ -66,13 +73,23 @@ final class LettuceScripts implements ScriptRunner {
         byte[][] argBytes = bytes(args);
         CompletableFuture<Held> connection = connection();
         Held ready = connection.getNow(null);
-        CompletableFuture<Object> answer = ready != null ? send(ready.commands(), script, type, keyBytes, argBytes)
-                : connection.thenCompose(h -> send(h.commands(), script, type, keyBytes, argBytes));
+        CompletableFuture<Object> answer = ready != null ? send(ready, script, type, keyBytes, argBytes)
+                : connection.thenCompose(h -> send(h, script, type, keyBytes, argBytes));
         return answer.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     }
 
-    private CompletableFuture<Object> send(RedisClusterAsyncCommands<byte[], byte[]> commands, String script,
-                                           ScriptOutputType type, byte[][] keys, byte[][] args) {
+    /**
+     * Sent only while Lettuce is connected: while it reconnects it would hold the call and send it once Redis is back,
+     * long after the caller gave up (an acquire granted then is one more lock to give back). A call refused here is a
+     * transient failure that the caller tries again within its time, as with a refused connection.
+     */
+    private CompletableFuture<Object> send(Held held, String script, ScriptOutputType type, byte[][] keys,
+                                           byte[][] args) {
+        if (held.state() != null && !held.state().isOpen()) {
+            return CompletableFuture.failedFuture(new RedisConnectionException(
+                    "not connected to Redis: the connection factory's connection is reconnecting"));
+        }
+        RedisClusterAsyncCommands<byte[], byte[]> commands = held.commands();
         String digest = digests.computeIfAbsent(script, commands::digest);
         CompletableFuture<Object> first = commands.<Object>evalsha(digest, type, keys, args).toCompletableFuture();
         return first.exceptionallyCompose(e -> unwrap(e) instanceof RedisNoScriptException
@@ -102,7 +119,13 @@ final class LettuceScripts implements ScriptRunner {
     @SuppressWarnings("unchecked")
     private Held open() {
         RedisConnection connection = factory.getConnection();
-        return new Held(connection, (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection());
+        RedisClusterAsyncCommands<byte[], byte[]> commands =
+                (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
+        StatefulConnection<?, ?> state = commands instanceof RedisAsyncCommands<byte[], byte[]> single
+                ? single.getStatefulConnection()
+                : commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster
+                ? cluster.getStatefulConnection() : null;
+        return new Held(connection, commands, state);
     }
 
     /** Bulk strings as text, as the lease scripts read them; integers and nesting as they are. */
