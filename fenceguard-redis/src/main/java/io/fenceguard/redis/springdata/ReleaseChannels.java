@@ -166,6 +166,11 @@ final class ReleaseChannels implements MessageListener, SubscriptionListener {
     private void read() {
         long pauseMs = 50;
         while (true) {
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+            }
             RedisConnection opened;
             byte[][] names;
             // Opened outside the lock: a drained pool or a dead server may keep this thread, never a waiter.
@@ -219,9 +224,9 @@ final class ReleaseChannels implements MessageListener, SubscriptionListener {
     }
 
     /** Waits while the subscription of an asynchronous driver lives (its driver keeps it across reconnects). */
-    private void watch(RedisConnection subscribed) {
+    private void watch(RedisConnection on) {
         synchronized (this) {
-            while (!closed && subscribed.isSubscribed()) {
+            while (!closed && on.isSubscribed()) {
                 try {
                     wait(1_000);
                 } catch (InterruptedException e) {
