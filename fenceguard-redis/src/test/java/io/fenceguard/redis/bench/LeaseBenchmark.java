@@ -2,6 +2,7 @@ package io.fenceguard.redis.bench;
 
 import io.fenceguard.redis.jedis.JedisScriptClient;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
+import io.fenceguard.redis.springdata.SpringDataRedisScriptClient;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.redis.RedisLeaseConfig;
@@ -33,13 +34,15 @@ import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.JedisPoolConfig;
 
 /**
  * Throughput and latency of one lock round (acquire + release) on uncontended resources, against one
  * Redis: fenceguard {@link LeaseManager} acquire + close, Redisson {@link RLock} lock() + unlock() and
- * Redisson {@link RFencedLock} lockAndGetToken() + unlock(), all through the same Redisson client.
+ * Redisson {@link RFencedLock} lockAndGetToken() + unlock(), all through the same Redisson client; and fenceguard
+ * through a Jedis pool and through a Spring Data Redis {@code LettuceConnectionFactory}.
  *
  * <p>Each thread cycles over resources of its own, so nothing is contended. The implementations run
  * interleaved in rounds, in a rotating order, after a warm-up; throughput is the median over rounds,
@@ -65,6 +68,8 @@ public final class LeaseBenchmark {
         FENCEGUARD_BG("fenceguard, bg release"),
         FENCEGUARD_JEDIS("fenceguard on Jedis"),
         FENCEGUARD_JEDIS_BG("fenceguard on Jedis, bg release"),
+        FENCEGUARD_LETTUCE("fenceguard on Lettuce (Spring)"),
+        FENCEGUARD_LETTUCE_BG("fenceguard on Lettuce, bg release"),
         RLOCK("Redisson RLock"),
         FENCED("Redisson RFencedLock");
 
@@ -89,12 +94,19 @@ public final class LeaseBenchmark {
     private final JedisPool jedis;
     private final LeaseManager jedisManager;
     private final LeaseManager jedisBgManager;
+    /** The same two on a Spring Data Redis LettuceConnectionFactory: Lettuce's async API on its shared connection. */
+    private final LeaseManager lettuceManager;
+    private final LeaseManager lettuceBgManager;
     private final String prefix;
     private volatile long sink;
 
-    private LeaseBenchmark(RedissonClient redisson, JedisPool jedis, String prefix) {
+    private LeaseBenchmark(RedissonClient redisson, JedisPool jedis, LettuceConnectionFactory lettuce, String prefix) {
         this.redisson = redisson;
         this.jedis = jedis;
+        this.lettuceManager = LeaseManager.of(RedisLeaseProvider.of(SpringDataRedisScriptClient.of(lettuce),
+                RedisLeaseConfig.builder().keyPrefix(prefix + "fgl:").build()));
+        this.lettuceBgManager = LeaseManager.of(RedisLeaseProvider.of(SpringDataRedisScriptClient.of(lettuce),
+                RedisLeaseConfig.builder().keyPrefix(prefix + "fglbg:").releaseInBackground(true).build()));
         this.jedisManager = LeaseManager.of(RedisLeaseProvider.of(JedisScriptClient.of(jedis),
                 RedisLeaseConfig.builder().keyPrefix(prefix + "fgj:").build()));
         this.jedisBgManager = LeaseManager.of(RedisLeaseProvider.of(JedisScriptClient.of(jedis),
@@ -129,7 +141,12 @@ public final class LeaseBenchmark {
         jedisConfig.setMaxTotal(Math.max(16, 2 * Arrays.stream(threadCounts).max().orElse(1) + 4));
         jedisConfig.setMaxIdle(jedisConfig.getMaxTotal());
         JedisPool jedis = new JedisPool(jedisConfig, URI.create(url));
-        LeaseBenchmark bench = new LeaseBenchmark(redisson, jedis, prefix);
+        URI redisUri = URI.create(url);
+        LettuceConnectionFactory lettuce = new LettuceConnectionFactory(redisUri.getHost(),
+                redisUri.getPort() > 0 ? redisUri.getPort() : 6379);
+        lettuce.afterPropertiesSet();
+        lettuce.start();
+        LeaseBenchmark bench = new LeaseBenchmark(redisson, jedis, lettuce, prefix);
         try {
             System.out.printf("rounds %d x %.1f s per implementation and thread count, warm-up %.1f s each; "
                     + "one operation = acquire + release, uncontended, %d resources per thread%n",
@@ -140,6 +157,8 @@ public final class LeaseBenchmark {
             bench.bgManager.close();
             bench.jedisManager.close();
             bench.jedisBgManager.close();
+            bench.lettuceManager.close();
+            bench.lettuceBgManager.close();
             try {
                 long deleted = redisson.getKeys().deleteByPattern(prefix + "*")
                         + redisson.getKeys().deleteByPattern("redisson_lock_token:{" + prefix + "*");
@@ -149,6 +168,7 @@ public final class LeaseBenchmark {
             }
             redisson.shutdown();
             jedis.close();
+            lettuce.destroy();
         }
     }
 
@@ -358,6 +378,16 @@ public final class LeaseBenchmark {
             }
             case FENCEGUARD_JEDIS_BG -> {
                 try (Lease lease = jedisBgManager.acquire(name, Duration.ofSeconds(10))) {
+                    sink += lease.token().value();
+                }
+            }
+            case FENCEGUARD_LETTUCE -> {
+                try (Lease lease = lettuceManager.acquire(name, Duration.ofSeconds(10))) {
+                    sink += lease.token().value();
+                }
+            }
+            case FENCEGUARD_LETTUCE_BG -> {
+                try (Lease lease = lettuceBgManager.acquire(name, Duration.ofSeconds(10))) {
                     sink += lease.token().value();
                 }
             }

@@ -1,7 +1,5 @@
 package io.fenceguard.autoconfigure.redis;
 
-import io.fenceguard.redis.jedis.JedisScriptClient;
-import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.autoconfigure.core.ConditionalOnLeaseStore;
 import io.fenceguard.autoconfigure.core.FenceguardLeaseAutoConfiguration;
 import io.fenceguard.autoconfigure.core.LeaseStore;
@@ -11,6 +9,7 @@ import io.fenceguard.redis.RedisLeaseProvider;
 import io.fenceguard.redis.RedisScriptClient;
 import io.fenceguard.redis.jedis.JedisScriptClient;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
+import io.fenceguard.redis.springdata.SpringDataRedisScriptClient;
 import io.fenceguard.redis.JdbcTokenEpochSource;
 import io.fenceguard.redis.TokenEpochSource;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -30,7 +29,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * A {@link RedisLeaseProvider} on the Redis client the application already has, never a second one: its
- * {@code RedissonClient} (its own or the Redisson starter's), else its one Jedis {@code Pool}; when
+ * {@code RedissonClient} (its own or the Redisson starter's), else its one Jedis {@code Pool}, else its one Spring
+ * Data Redis {@code RedisConnectionFactory} (Spring Boot's, Lettuce by default); when
  * {@code fenceguard.lease.store} is {@code auto} or {@code redis} and the application has no {@link LeaseProvider}
  * of its own. Each client is wired in a nested configuration of its own, conditional on its classes, so that an
  * application without it never loads a type that names it. The circuit breaker comes from resilience4j's
@@ -85,6 +85,25 @@ public class FenceguardRedisAutoConfiguration {
         @ConditionalOnSingleCandidate(type = "redis.clients.jedis.util.Pool")
         RedisScriptClient jedisScriptClient(redis.clients.jedis.util.Pool<redis.clients.jedis.Jedis> jedis) {
             return JedisScriptClient.of(jedis);
+        }
+    }
+
+    /**
+     * Without a RedissonClient or a Jedis {@code Pool}, on the application's one Spring Data Redis
+     * {@code RedisConnectionFactory} (Boot's Lettuce one by default), which fenceguard never creates nor replaces:
+     * {@link SpringDataRedisScriptClient}, on Lettuce through its shared native connection.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.data.redis.connection.RedisConnectionFactory")
+    static class OnSpringDataRedis {
+
+        @Bean
+        @ConditionalOnMissingBean(type = {"io.fenceguard.redis.RedisScriptClient", "org.redisson.api.RedissonClient",
+                "redis.clients.jedis.util.Pool"})
+        @ConditionalOnSingleCandidate(type = "org.springframework.data.redis.connection.RedisConnectionFactory")
+        RedisScriptClient springDataRedisScriptClient(
+                org.springframework.data.redis.connection.RedisConnectionFactory connectionFactory) {
+            return SpringDataRedisScriptClient.of(connectionFactory);
         }
     }
 

@@ -10,6 +10,8 @@ import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.redis.JdbcTokenEpochSource;
 import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.redis.RedisLeaseProvider;
+import io.fenceguard.redis.RedisScriptClient;
+import io.fenceguard.redis.springdata.SpringDataRedisScriptClient;
 import io.fenceguard.testsupport.TestRedisson;
 import io.fenceguard.testsupport.TestServers;
 import java.net.URI;
@@ -20,7 +22,12 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.redisson.spring.starter.RedissonAutoConfigurationV4;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPool;
@@ -154,6 +161,75 @@ class FenceguardRedisAutoConfigurationTest {
                     assertThat(provider.circuitBreaker().getCircuitBreakerConfig()
                             .getWaitIntervalFunctionInOpenState().apply(1)).isEqualTo(3000L);
                 });
+    }
+
+    /** Boot's Redis auto-configuration (Lettuce by default) and Redisson hidden from the class path. */
+    private static ApplicationContextRunner withBootsRedis() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+                        FenceguardRedisAutoConfiguration.class, FenceguardLeaseAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.host=" + TestServers.redis().host(),
+                        "spring.data.redis.port=" + TestServers.redis().port());
+    }
+
+    @Test
+    void withoutRedissonLeasesGoThroughBootsLettuceConnectionFactoryWhichStaysBoots() {
+        String prefix = "fglettuce" + System.nanoTime() + ":";
+        withBootsRedis().withClassLoader(new FilteredClassLoader("org.redisson"))
+                .withPropertyValues("fenceguard.redis.key-prefix=" + prefix)
+                .run(context -> {
+                    assertThat(context).hasSingleBean(LeaseProvider.class).hasSingleBean(RedisConnectionFactory.class);
+                    assertThat(context.getBean(RedisConnectionFactory.class)).isInstanceOf(LettuceConnectionFactory.class);
+                    assertThat(context.getBean(RedisScriptClient.class)).isInstanceOf(SpringDataRedisScriptClient.class);
+                    LeaseManager manager = context.getBean(LeaseManager.class);
+                    assertThat(manager.provider().describe()).contains("via Spring Data Redis (Lettuce)");
+                    String resource = "lettuce:" + System.nanoTime();
+                    try (Lease lease = manager.acquire(resource, Duration.ofSeconds(10))) {
+                        assertThat(lease.token().value()).isPositive();
+                        // The lock is in Redis under the configured prefix, seen through the application's template.
+                        assertThat(context.getBean(StringRedisTemplate.class).keys(prefix + "*" + resource + "*"))
+                                .isNotEmpty();
+                    }
+                });
+    }
+
+    @Test
+    void onBootsJedisConnectionFactoryLeasesGoThroughItsConnections() {
+        String prefix = "fgsdjedis" + System.nanoTime() + ":";
+        withBootsRedis().withClassLoader(new FilteredClassLoader("org.redisson"))
+                .withPropertyValues("spring.data.redis.client-type=jedis", "fenceguard.redis.key-prefix=" + prefix)
+                .run(context -> {
+                    assertThat(context).hasSingleBean(LeaseProvider.class);
+                    assertThat(context.getBean(RedisConnectionFactory.class)).isInstanceOf(JedisConnectionFactory.class);
+                    LeaseManager manager = context.getBean(LeaseManager.class);
+                    assertThat(manager.provider().describe()).contains("via Spring Data Redis (Jedis)");
+                    String resource = "sdjedis:" + System.nanoTime();
+                    try (Lease lease = manager.acquire(resource, Duration.ofSeconds(10))) {
+                        assertThat(lease.token().value()).isPositive();
+                        assertThat(context.getBean(StringRedisTemplate.class).keys(prefix + "*" + resource + "*"))
+                                .isNotEmpty();
+                    }
+                });
+    }
+
+    @Test
+    void withARedissonClientBesideBootsConnectionFactoryRedissonIsUsed() {
+        withBootsRedis().withBean(RedissonClient.class, () -> redisson)
+                .run(context -> {
+                    assertThat(context).hasSingleBean(LeaseProvider.class).hasSingleBean(RedisConnectionFactory.class);
+                    assertThat(context.getBean(RedisScriptClient.class)).isNotInstanceOf(SpringDataRedisScriptClient.class);
+                    assertThat(context.getBean(LeaseProvider.class).describe()).contains("via Redisson");
+                });
+    }
+
+    /** Two factories and no other client: fenceguard picks none of them, and startup fails for want of a store. */
+    @Test
+    void twoConnectionFactoriesAndNoOtherClientGiveNoRedisLeaseProvider() {
+        runner.withClassLoader(new FilteredClassLoader("org.redisson"))
+                .withBean("one", RedisConnectionFactory.class, () -> new LettuceConnectionFactory("127.0.0.1", 1))
+                .withBean("two", RedisConnectionFactory.class, () -> new LettuceConnectionFactory("127.0.0.1", 2))
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasMessageContaining("fenceguard has no lease store: no LeaseProvider bean"));
     }
 
     @Test

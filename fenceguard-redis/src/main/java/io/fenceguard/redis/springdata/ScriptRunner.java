@@ -1,0 +1,33 @@
+package io.fenceguard.redis.springdata;
+
+import io.fenceguard.redis.RedisScriptClient.Reply;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * How {@link SpringDataRedisScriptClient} runs scripts on one kind of connection factory: Lettuce's asynchronous
+ * API, or any factory's blocking {@code RedisConnection}. Kept apart so that the class naming Lettuce's types is
+ * loaded only when the factory is Lettuce's.
+ */
+interface ScriptRunner extends AutoCloseable {
+
+    /** Runs {@code script}; the answer is given up after {@code timeoutNanos}. */
+    CompletableFuture<Object> run(String script, Reply reply, List<String> keys, List<String> args, long timeoutNanos);
+
+    /** The client library under Spring Data Redis, for descriptions. */
+    String library();
+
+    boolean cluster();
+
+    int slot(String key);
+
+    /** A failure of the client library's own types, beside Spring's {@code DataAccessException} family. */
+    boolean isRedisFailure(Throwable error);
+
+    boolean isTransient(Throwable error);
+
+    boolean isTimeout(Throwable error);
+
+    @Override
+    void close();
+}
