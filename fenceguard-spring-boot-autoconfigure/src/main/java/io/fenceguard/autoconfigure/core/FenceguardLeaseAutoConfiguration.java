@@ -41,8 +41,8 @@ public class FenceguardLeaseAutoConfiguration {
         if (provider == null) {
             // The context's class loader, as for the @ConditionalOnClass that decided there is no Redis provider.
             ClassLoader loader = resources.getClassLoader();
-            boolean redisModule = ClassUtils.isPresent("io.fenceguard.redis.RedisLeaseProvider", loader)
-                    && ClassUtils.isPresent("org.redisson.api.RedissonClient", loader);
+            // fenceguard-redis alone: which Redis client the application lacks is the message's business
+            boolean redisModule = ClassUtils.isPresent("io.fenceguard.redis.RedisLeaseProvider", loader);
             throw NoLeaseStoreException.of(properties.getLease().getStore(), redisModule);
         }
         return LeaseManager.of(provider, properties.getLease().toLeaseConfig());

@@ -102,6 +102,10 @@ class LeaseStoreSelectionTest {
                 rootOf(context.getStartupFailure()).getMessage())
                 .startsWith("fenceguard.lease.store=redis but the application has no Redis client:")
                 .contains("org.springframework.boot:spring-boot-starter-data-redis").doesNotContain("memory"));
+        // no Redisson on the class path (an application on Spring Data Redis): fenceguard-redis is there all the same
+        runner.withClassLoader(new FilteredClassLoader("org.redisson")).run(context -> assertThat(
+                rootOf(context.getStartupFailure()).getMessage())
+                .contains("no LeaseProvider bean and no Redis client").doesNotContain("not on the class path"));
         FilteredClassLoader noRedisModule = new FilteredClassLoader(RedisLeaseProvider.class);
         runner.withClassLoader(noRedisModule).run(context -> assertThat(rootOf(context.getStartupFailure()).getMessage())
                 .contains("fenceguard-redis is not on the class path")

@@ -1,0 +1,1 @@
+INSERT INTO wallets (id, balance) VALUES ('house', 1000);
