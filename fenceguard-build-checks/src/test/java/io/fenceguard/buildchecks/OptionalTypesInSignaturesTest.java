@@ -78,8 +78,17 @@ class OptionalTypesInSignaturesTest {
             Set<String> classNames = PublishedModules.classNames(module.classes());
             checkedClasses += classNames.size();
             List<ResolvedDependency> dependencies = module.resolvedDependencies();
+            List<Path> classPath = new ArrayList<>();
+            classPath.add(module.classes());
+            dependencies.stream().filter(ResolvedDependency::onCompileClassPath).map(ResolvedDependency::file)
+                    .forEach(classPath::add);
+            Map<String, List<String>> conditions;
+            try (URLClassLoader complete = loader(classPath)) {
+                conditions = conditionalOnClass(classNames, complete);
+            }
             for (Setting setting : settings(module, dependencies)) {
-                violations.addAll(check(module, classNames, dependencies, setting, dedicatedPackages));
+                violations.addAll(check(module, classNames, classPath, dependencies, setting, dedicatedPackages,
+                        conditions));
             }
         }
         assertThat(checkedClasses).as("classes found in the published modules' target/classes").isPositive();
@@ -122,19 +131,16 @@ class OptionalTypesInSignaturesTest {
         return settings;
     }
 
-    private static List<Violation> check(Module module, Set<String> classNames, List<ResolvedDependency> dependencies,
-                                         Setting setting, Map<String, Set<String>> dedicatedPackages)
-            throws IOException {
-        List<Path> all = new ArrayList<>();
-        all.add(module.classes());
-        dependencies.stream().filter(ResolvedDependency::onCompileClassPath).map(ResolvedDependency::file)
-                .forEach(all::add);
-        List<Path> visible = all.stream().filter(p -> !setting.hiddenFiles().contains(p)).toList();
+    private static List<Violation> check(Module module, Set<String> classNames, List<Path> classPath,
+                                         List<ResolvedDependency> dependencies, Setting setting,
+                                         Map<String, Set<String>> dedicatedPackages,
+                                         Map<String, List<String>> conditions) throws IOException {
+        List<Path> visible = classPath.stream().filter(p -> !setting.hiddenFiles().contains(p)).toList();
         List<Violation> violations = new ArrayList<>();
-        try (URLClassLoader complete = loader(all); URLClassLoader withoutHidden = loader(visible)) {
+        try (URLClassLoader withoutHidden = loader(visible)) {
             for (String className : classNames) {
                 if (isDedicatedToHidden(className, setting, dedicatedPackages)
-                        || isSkippedByItsCondition(className, complete, withoutHidden)) {
+                        || isSkippedByItsCondition(conditions.getOrDefault(className, List.of()), withoutHidden)) {
                     continue;
                 }
                 String missing = missingType(className, withoutHidden);
@@ -160,25 +166,38 @@ class OptionalTypesInSignaturesTest {
         return false;
     }
 
-    /** Spring Boot reads @ConditionalOnClass without loading the class, and skips it if a named class is absent. */
-    private static boolean isSkippedByItsCondition(String className, ClassLoader complete, ClassLoader withoutHidden) {
-        Class<?> type;
-        try {
-            type = Class.forName(className, false, complete);
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false; // reported by the check itself
-        }
-        for (Class<?> c = type; c != null; c = c.getEnclosingClass()) {
-            for (Annotation annotation : c.getDeclaredAnnotations()) {
-                if (annotation.annotationType().getName().equals(CONDITIONAL_ON_CLASS)) {
-                    for (String guard : guardedClassNames(annotation)) {
-                        try {
-                            Class.forName(guard, false, withoutHidden);
-                        } catch (ClassNotFoundException | LinkageError e) {
-                            return true;
-                        }
+    /** The classes each class's @ConditionalOnClass, own or of an enclosing class, names. */
+    private static Map<String, List<String>> conditionalOnClass(Set<String> classNames, ClassLoader complete) {
+        Map<String, List<String>> conditions = new LinkedHashMap<>();
+        for (String className : classNames) {
+            Class<?> type;
+            try {
+                type = Class.forName(className, false, complete);
+            } catch (ClassNotFoundException | LinkageError e) {
+                continue; // reported by the check itself
+            }
+            List<String> guards = new ArrayList<>();
+            for (Class<?> c = type; c != null; c = c.getEnclosingClass()) {
+                for (Annotation annotation : c.getDeclaredAnnotations()) {
+                    if (annotation.annotationType().getName().equals(CONDITIONAL_ON_CLASS)) {
+                        guards.addAll(guardedClassNames(annotation));
                     }
                 }
+            }
+            if (!guards.isEmpty()) {
+                conditions.put(className, guards);
+            }
+        }
+        return conditions;
+    }
+
+    /** Spring Boot reads @ConditionalOnClass without loading the class, and skips it if a named class is absent. */
+    private static boolean isSkippedByItsCondition(List<String> guards, ClassLoader withoutHidden) {
+        for (String guard : guards) {
+            try {
+                Class.forName(guard, false, withoutHidden);
+            } catch (ClassNotFoundException | LinkageError e) {
+                return true;
             }
         }
         return false;
