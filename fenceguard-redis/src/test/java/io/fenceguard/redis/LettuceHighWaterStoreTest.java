@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
-import io.fenceguard.http.Admission;
-import io.fenceguard.http.Admission.Outcome;
-import io.fenceguard.http.TokenBound;
+import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.Admission.Outcome;
+import io.fenceguard.admission.TokenBound;
 import io.fenceguard.redis.springdata.SpringDataRedisScriptClient;
 import io.fenceguard.testsupport.TestServers;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package example.ledger;
 
-import io.fenceguard.http.FencedEndpoint;
+import io.fenceguard.admission.FencedEndpoint;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.web.bind.annotation.PathVariable;
