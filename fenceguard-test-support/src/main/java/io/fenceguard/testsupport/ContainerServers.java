@@ -11,9 +11,9 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
  * The Testcontainers way to a server. Loaded only once {@link TestServers} has seen the Testcontainers
  * modules it needs on the class path; each container lives until the JVM exits (Ryuk removes it).
  */
-final class Containers {
+final class ContainerServers {
 
-    private Containers() {
+    private ContainerServers() {
     }
 
     static boolean dockerAvailable() {
