@@ -96,6 +96,25 @@ public final class EtcdCluster implements AutoCloseable {
         return members.stream().map(Member::clientUrl).collect(Collectors.joining(","));
     }
 
+    private static EtcdCluster shared;
+    private static Client sharedClient;
+
+    /**
+     * One three-member cluster and client for the tests of a JVM that neither kill nor pause members (the contract
+     * suites); stopped when the JVM ends. Fault tests start a cluster of their own.
+     */
+    public static synchronized Client sharedClient() {
+        if (sharedClient == null) {
+            shared = start(3);
+            sharedClient = shared.client();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                sharedClient.close();
+                shared.close();
+            }, "etcd-test-cluster-stop"));
+        }
+        return sharedClient;
+    }
+
     /** Calls that wait for a loaded test machine; production keeps the default. */
     public static final EtcdLeaseConfig CONFIG = new EtcdLeaseConfig(EtcdLeaseConfig.DEFAULT_KEY_PREFIX, Duration.ofSeconds(5));
 

@@ -17,30 +17,17 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The etcd provider passes the contract every provider passes, on a real three-member etcd cluster. */
 class EtcdLeaseProviderContractTest extends LeaseProviderContract {
 
-    private static EtcdCluster cluster;
     private static Client client;
 
     @BeforeAll
-    static void startCluster() {
-        cluster = EtcdCluster.start(3);
-        client = cluster.client();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (client != null) {
-            client.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
+    static void cluster() {
+        client = EtcdCluster.sharedClient();
     }
 
     @Override
