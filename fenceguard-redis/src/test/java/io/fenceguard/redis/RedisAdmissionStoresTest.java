@@ -164,6 +164,30 @@ class RedisAdmissionStoresTest {
     }
 
     @Test
+    void overJedisTheSignedAdmissionAndTheIdempotencyStoreReadTheSame() {
+        try (redis.clients.jedis.JedisPool pool = new redis.clients.jedis.JedisPool(
+                java.net.URI.create(io.fenceguard.testsupport.TestServers.redis().uri()));
+                io.fenceguard.redis.jedis.JedisScriptClient client = io.fenceguard.redis.jedis.JedisScriptClient.of(pool)) {
+            RedisHighWaterStore jedis = RedisHighWaterStore.of(client, a.prefix(), TokenBound.atMost(1));
+            String nonce = "k1:" + UUID.randomUUID();
+            assertThat(a.admit(fence("acct:j1", 50), nonce, in30s())).isPresent();
+            assertThat(jedis.admit(fence("acct:j1", 51), nonce, in30s())).isEmpty();
+            assertThat(jedis.admit(fence("acct:j1", 49), "k1:" + UUID.randomUUID(), in30s()))
+                    .hasValueSatisfying(admission -> assertThat(admission.highWater()).isEqualTo(FencingToken.of(50)));
+
+            RedisIdempotencyStore onJedis = RedisIdempotencyStore.nextTo(jedis);
+            String key = "key-" + UUID.randomUUID();
+            assertThat(RedisIdempotencyStore.nextTo(a).claim(fence("acct:j1", 50), key, "fp")).isEqualTo(Claim.first());
+            byte[] body = {(byte) 0x80, 'a', 0};
+            RedisIdempotencyStore.nextTo(a).complete(ResourceName.of("acct:j1"), key, new RecordedResponse(200, "text/plain", body));
+            Claim retried = onJedis.claim(fence("acct:j1", 50), key, "fp");
+            assertThat(retried.kind()).isEqualTo(Claim.Kind.COMPLETED);
+            assertThat(retried.response().body()).isEqualTo(body);
+            assertThat(onJedis.claim(fence("acct:j1", 50), key, "other").kind()).isEqualTo(Claim.Kind.OTHER_REQUEST);
+        }
+    }
+
+    @Test
     void concurrentClaimsOfOneKeyHaveExactlyOneFirst() throws Exception {
         RedisIdempotencyStore onA = RedisIdempotencyStore.nextTo(a);
         RedisIdempotencyStore onB = RedisIdempotencyStore.nextTo(b);
