@@ -65,7 +65,7 @@ public final class InboundFence {
      * {@code required}, every signed request must be signed this way: a compact signed header (which
      * can be replayed with another request while its token is current) is refused; without it, compact
      * signed headers are admitted too (while callers move to request signatures). When the high-water
-     * store is a {@link SignedAdmissionStore} and {@code nonces} is that store, nonce and mark are decided
+     * store is a {@link SignedAdmissionStore} and {@code nonces} is its backend, nonce and mark are decided
      * in one call.
      */
     public InboundFence withRequestSignatures(NonceStore nonces, boolean required) {
@@ -182,7 +182,7 @@ public final class InboundFence {
             return Verdict.refused(Problem.outOfRange(presented, ceiling));
         }
         String nonce = signed == null ? null : signed.keyId() + ":" + signed.nonce();
-        if (signed != null && store instanceof SignedAdmissionStore combined && nonces == combined) {
+        if (signed != null && store instanceof SignedAdmissionStore combined && nonces == store.backend()) {
             // Nonce and mark decided together: one call to the store instead of two.
             Optional<Admission> admitted;
             try {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.admission.FenceHeader;
 import io.fenceguard.admission.FencedRoute;
+import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.RequestSignatures;
 import io.fenceguard.admission.SigningKeys;
@@ -14,6 +15,8 @@ import io.fenceguard.core.ResourceName;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.redis.RedisIdempotencyStore;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
+import io.fenceguard.spring.observation.FenceguardActivity;
+import io.fenceguard.spring.observation.RecordingHighWaterStore;
 import io.fenceguard.testsupport.RedisProcess;
 import io.fenceguard.testsupport.TestServers;
 import java.net.URI;
@@ -133,12 +136,24 @@ class RedisAdmissionTest {
 
     @Test
     void eachRequestSignedAdmissionIsOneScriptCallToRedis() throws Exception {
+        oneScriptCallPerAdmission(false);
+    }
+
+    @Test
+    void eachRequestSignedAdmissionIsOneScriptCallToRedisAlsoWhenTheStoreIsRecorded() throws Exception {
+        oneScriptCallPerAdmission(true);
+    }
+
+    /** Counts the commands Redis ran for 20 request-signed admissions, on a server of this test's own. */
+    private static void oneScriptCallPerAdmission(boolean recorded) throws Exception {
         try (RedisProcess redis = RedisProcess.start()) {
             RedissonClient client = redisson(redis.uri());
-            try (IdempotencyTest.Server server = signedServer(store(client, prefix()), new AtomicInteger())) {
+            RedisHighWaterStore store = store(client, prefix());
+            FenceguardActivity activity = new FenceguardActivity(100);
+            HighWaterStore admitting = recorded ? new RecordingHighWaterStore(store, activity) : store;
+            try (IdempotencyTest.Server server = signedServer(admitting, store, new AtomicInteger())) {
                 // The first call loads the script into the server's cache; count the calls after it.
-                assertThat(Signed.of("warm", TOKENS.incrementAndGet(), "{}").send(server).status())
-                        .isEqualTo(201);
+                assertThat(Signed.of("warm", TOKENS.incrementAndGet(), "{}").send(server).status()).isEqualTo(201);
                 redis.call("CONFIG", "RESETSTAT");
                 int admissions = 20;
                 for (int i = 0; i < admissions; i++) {
@@ -152,6 +167,10 @@ class RedisAdmissionTest {
                 assertThat(calls).as("commands run by Redis for %d admissions", admissions)
                         .containsEntry("evalsha", (long) admissions)
                         .containsOnlyKeys("evalsha", "get", "set");
+                if (recorded) {
+                    assertThat(activity.highWaterMarks()).as("the recorder saw the admissions")
+                            .hasSize(admissions + 1);
+                }
             } finally {
                 client.shutdown();
             }
@@ -220,8 +239,13 @@ class RedisAdmissionTest {
     }
 
     private static IdempotencyTest.Server signedServer(RedisHighWaterStore store, AtomicInteger applied) throws Exception {
+        return signedServer(store, store, applied);
+    }
+
+    private static IdempotencyTest.Server signedServer(HighWaterStore admitting, RedisHighWaterStore store,
+            AtomicInteger applied) throws Exception {
         InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/entries/{id}", "account:{id}")),
-                store, KEYS).withRequestSignatures(store, true);
+                admitting, KEYS).withRequestSignatures(store, true);
         return IdempotencyTest.Server.start(FencingFilter.of(fence), (request, response) -> entry(response, applied));
     }
 
