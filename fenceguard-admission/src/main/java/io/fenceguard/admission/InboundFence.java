@@ -63,7 +63,10 @@ public final class InboundFence {
      * This fence verifying request signatures ({@link RequestSignatures}, with the same keys) and
      * remembering their nonces in {@code nonces}, so that a signed request is admitted once. With
      * {@code required}, every signed request must be signed this way: a compact signed header (which
-     * can be replayed with another request while its token is current) is refused.
+     * can be replayed with another request while its token is current) is refused; without it, compact
+     * signed headers are admitted too (while callers move to request signatures). When the high-water
+     * store is a {@link SignedAdmissionStore} and {@code nonces} is its backend, nonce and mark are decided
+     * in one call.
      */
     public InboundFence withRequestSignatures(NonceStore nonces, boolean required) {
         return new InboundFence(routes, store, keys, headerName, bound, RequestSignatures.of(keys, headerName),
@@ -178,9 +181,24 @@ public final class InboundFence {
         if (presented.token().isNewerThan(ceiling)) {
             return Verdict.refused(Problem.outOfRange(presented, ceiling));
         }
+        String nonce = signed == null ? null : signed.keyId() + ":" + signed.nonce();
+        if (signed != null && store instanceof SignedAdmissionStore combined && nonces == store.backend()) {
+            // Nonce and mark decided together: one call to the store instead of two.
+            Optional<Admission> admitted;
+            try {
+                admitted = combined.admit(presented, nonce, signed.expires());
+            } catch (RuntimeException e) {
+                log.warn("fencing check for '{}' failed; refusing the request", presented.resource(), e);
+                return Verdict.refused(Problem.unavailable(presented));
+            }
+            if (admitted.isEmpty()) {
+                return Verdict.refused(Problem.replayed(presented));
+            }
+            return admitted.get().admitted() ? Verdict.admitted(admitted.get()) : Verdict.refused(Problem.stale(admitted.get()));
+        }
         if (signed != null) {
             try {
-                if (!nonces.firstUse(signed.keyId() + ":" + signed.nonce(), signed.expires())) {
+                if (!nonces.firstUse(nonce, signed.expires())) {
                     return Verdict.refused(Problem.replayed(presented));
                 }
             } catch (RuntimeException e) {

@@ -245,6 +245,10 @@ class IdempotencyTest {
             return new Server(tomcat, tomcat.getConnector().getLocalPort());
         }
 
+        URI uri(String path) {
+            return URI.create("http://127.0.0.1:" + port + path);
+        }
+
         HttpResponse<String> post(String id, long token, String key, String body, String... headers) throws Exception {
             HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/entries/" + id))
                     .header("Content-Type", "application/json")

@@ -3,6 +3,7 @@ package io.fenceguard.redis;
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.NonceStore;
+import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.admission.TokenBound;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FenceguardException;
@@ -30,8 +31,11 @@ import java.util.regex.Pattern;
  * after it, whatever was forgotten; the holders take new leases, whose tokens (clock tokens) pass the
  * floor once the allowed skew has elapsed. All keys share one hash slot ({@code {fg-hw}}), so that the
  * check and the mark are one atomic step also on Redis Cluster (where the store lives on one node).
+ *
+ * <p>A request-signed admission ({@link #admit(Fence, String, java.time.Instant)}) records the nonce and
+ * admits the token in one script: one round trip per admission.
  */
-public final class RedisHighWaterStore implements HighWaterStore, NonceStore {
+public final class RedisHighWaterStore implements HighWaterStore, NonceStore, SignedAdmissionStore {
 
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9:._-]{0,64}");
     static final String SLOT = "{fg-hw}:";
@@ -61,6 +65,13 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore {
             redis.call('SET', KEYS[1], token)
             return {1, token}
             """;
+
+    // The nonce (KEYS[3], kept ARGV[3] ms) first, then ADMIT; {-2, '0'}: the nonce was used before, nothing changed.
+    private static final String ADMIT_SIGNED = """
+            if not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[3]) then
+              return {-2, '0'}
+            end
+            """ + ADMIT;
 
     private static final String INIT_FLOOR = """
             if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
@@ -145,15 +156,37 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore {
 
     @Override
     public Admission admit(Fence presented) {
-        String key = key(presented.resource());
         List<?> reply;
         try {
-            reply = (List<?>) call(ADMIT, RedisScriptClient.Reply.LIST, List.of(key, floorKey()),
+            reply = (List<?>) call(ADMIT, RedisScriptClient.Reply.LIST, List.of(key(presented.resource()), floorKey()),
                     List.of(Long.toString(presented.token().value()), Long.toString(bound.ceiling().value())));
         } catch (RuntimeException e) {
             throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
                     + e.getMessage(), presented.resource(), presented.token(), e);
         }
+        return admission(presented, reply);
+    }
+
+    /** The nonce's first use and the admission in one script (one round trip); empty when the nonce was used. */
+    @Override
+    public java.util.Optional<Admission> admit(Fence presented, String nonce, java.time.Instant expires) {
+        List<?> reply;
+        try {
+            reply = (List<?>) call(ADMIT_SIGNED, RedisScriptClient.Reply.LIST,
+                    List.of(key(presented.resource()), floorKey(), nonceKey(nonce)),
+                    List.of(Long.toString(presented.token().value()), Long.toString(bound.ceiling().value()),
+                            Long.toString(ttlMillis(expires))));
+        } catch (RuntimeException e) {
+            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
+                    + e.getMessage(), presented.resource(), presented.token(), e);
+        }
+        if (((Number) reply.get(0)).longValue() == -2) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(admission(presented, reply));
+    }
+
+    private static Admission admission(Fence presented, List<?> reply) {
         long verdict = ((Number) reply.get(0)).longValue();
         FencingToken highWater = FencingToken.parse(String.valueOf(reply.get(1)));
         if (verdict > 0) {
@@ -185,19 +218,30 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore {
      */
     @Override
     public boolean firstUse(String nonce, java.time.Instant expires) {
-        String key = prefix + SLOT + "nonce:" + nonce;
-        long ttl = Math.max(1, java.time.Duration.between(java.time.Instant.now(), expires).toMillis());
         try {
             Object set = call("if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 1 end return 0",
-                    RedisScriptClient.Reply.LONG, List.of(key), List.of(Long.toString(ttl)));
+                    RedisScriptClient.Reply.LONG, List.of(nonceKey(nonce)), List.of(Long.toString(ttlMillis(expires))));
             return isOne(set);
         } catch (RuntimeException e) {
             throw new FenceguardException("nonce store unavailable: " + e.getMessage(), null, null, e);
         }
     }
 
-    /** One script, its answer awaited at most {@link #CALL_TIMEOUT}; a failure comes out as a runtime exception. */
+    private String nonceKey(String nonce) {
+        return prefix + SLOT + "nonce:" + nonce;
+    }
+
+    private static long ttlMillis(java.time.Instant expires) {
+        return Math.max(1, java.time.Duration.between(java.time.Instant.now(), expires).toMillis());
+    }
+
     private Object call(String script, RedisScriptClient.Reply reply, List<String> keys, List<String> args) {
+        return call(client, script, reply, keys, args);
+    }
+
+    /** One script, its answer awaited at most {@link #CALL_TIMEOUT}; a failure comes out as a runtime exception. */
+    static Object call(RedisScriptClient client, String script, RedisScriptClient.Reply reply, List<String> keys,
+            List<String> args) {
         long timeout = CALL_TIMEOUT.toNanos();
         CompletableFuture<Object> answer = client.eval(script, reply, keys, args, System.nanoTime() + timeout)
                 .toCompletableFuture();
@@ -215,6 +259,16 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore {
 
     private static boolean isOne(Object value) {
         return value instanceof Number n ? n.longValue() == 1L : "1".equals(String.valueOf(value));
+    }
+
+    /** The Redis client, for the {@link RedisIdempotencyStore} next to this store. */
+    RedisScriptClient client() {
+        return client;
+    }
+
+    /** The key prefix. */
+    public String prefix() {
+        return prefix;
     }
 
     @Override

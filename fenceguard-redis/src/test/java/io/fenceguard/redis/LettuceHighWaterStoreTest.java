@@ -62,6 +62,28 @@ class LettuceHighWaterStoreTest {
     }
 
     @Test
+    void requestSignedAdmissionAndIdempotencyKeysReadTheSameOverLettuce() {
+        String r = "account:" + UUID.randomUUID().toString().substring(0, 8);
+        String nonce = "k1:" + UUID.randomUUID();
+        java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+        assertThat(a.admit(fence(r, 7), nonce, expires)).contains(new Admission(fence(r, 7), FencingToken.of(7), Outcome.CLAIMED));
+        assertThat(b.admit(fence(r, 8), nonce, expires)).isEmpty();
+        assertThat(mark(r)).isEqualTo("7");
+
+        RedisIdempotencyStore onA = RedisIdempotencyStore.nextTo(a);
+        RedisIdempotencyStore onB = RedisIdempotencyStore.nextTo(b);
+        String key = "key-" + UUID.randomUUID();
+        assertThat(onA.claim(fence(r, 7), key, "fp").kind()).isEqualTo(io.fenceguard.admission.IdempotencyStore.Claim.Kind.FIRST);
+        byte[] body = {(byte) 0xff, 0, 'x'};
+        onA.complete(ResourceName.of(r), key, new io.fenceguard.admission.IdempotencyStore.RecordedResponse(201, "text/plain", body));
+        io.fenceguard.admission.IdempotencyStore.Claim retried = onB.claim(fence(r, 7), key, "fp");
+        assertThat(retried.kind()).isEqualTo(io.fenceguard.admission.IdempotencyStore.Claim.Kind.COMPLETED);
+        assertThat(retried.response().status()).isEqualTo(201);
+        assertThat(retried.response().contentType()).isEqualTo("text/plain");
+        assertThat(retried.response().body()).isEqualTo(body);
+    }
+
+    @Test
     void admissionRule() {
         String r = "account:" + UUID.randomUUID().toString().substring(0, 8);
         assertThat(a.admit(fence(r, 5))).isEqualTo(new Admission(fence(r, 5), FencingToken.of(5), Outcome.CLAIMED));

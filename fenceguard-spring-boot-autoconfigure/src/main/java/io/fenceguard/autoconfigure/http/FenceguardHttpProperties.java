@@ -71,13 +71,22 @@ public class FenceguardHttpProperties {
         private String activeKey;
 
         /**
-         * What a signature covers. compact: the fencing header alone (k and s fields), which a captured
-         * header lets anyone replay with any request while its token is current. request: RFC 9421
-         * signatures over method, target URI, the fencing header and the body's Content-Digest, with a
-         * lifetime and a nonce admitted once; calls out are signed so and a server with fenced endpoints
-         * refuses any other signed or unsigned request.
+         * What a signature covers, with keys. request: RFC 9421 signatures over method, target URI, the
+         * fencing header and the body's Content-Digest, with a lifetime and a nonce admitted once; calls
+         * out are signed so, and a server with fenced endpoints refuses compact-signed and unsigned
+         * requests (unless accept-compact, or required=false). compact: the fencing header alone (k and s
+         * fields), weaker: a captured header is usable for any request to the resource while its token is
+         * current (logged at startup). A request-mode server does not admit compact-signed calls, nor a
+         * compact-mode server request-signed ones: move a fleet with accept-compact.
          */
-        private SignatureMode mode = SignatureMode.COMPACT;
+        private SignatureMode mode = SignatureMode.REQUEST;
+        private boolean modeConfigured;
+
+        /**
+         * With mode=request, whether a server also admits compact-signed headers: for the move of a fleet
+         * from compact (servers first with this set, then the callers, then unset it).
+         */
+        private boolean acceptCompact = false;
 
         /** Largest request body a server reads to check a request signature's Content-Digest; longer ones get 413. */
         private DataSize maxSignedBody = DataSize.ofMegabytes(1);
@@ -111,6 +120,20 @@ public class FenceguardHttpProperties {
 
         public void setMode(SignatureMode mode) {
             this.mode = mode;
+            this.modeConfigured = true;
+        }
+
+        /** Whether the mode was configured, rather than being the default. */
+        public boolean modeConfigured() {
+            return modeConfigured;
+        }
+
+        public boolean isAcceptCompact() {
+            return acceptCompact;
+        }
+
+        public void setAcceptCompact(boolean acceptCompact) {
+            this.acceptCompact = acceptCompact;
         }
 
         public DataSize getMaxSignedBody() {
@@ -196,9 +219,9 @@ public class FenceguardHttpProperties {
 
     /** What a fencing signature covers. */
     public enum SignatureMode {
-        /** The fencing header alone: replayable with another request while the token is current. */
+        /** The fencing header alone: usable with any request to the resource while the token is current. */
         COMPACT,
-        /** The whole request (RFC 9421 with Content-Digest), once. */
+        /** The whole request (RFC 9421 with Content-Digest), once: the default. */
         REQUEST
     }
 

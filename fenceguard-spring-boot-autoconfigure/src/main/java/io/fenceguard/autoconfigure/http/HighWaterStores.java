@@ -1,10 +1,12 @@
 package io.fenceguard.autoconfigure.http;
 
 import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.JdbcHighWaterStore;
 import io.fenceguard.admission.TokenBound;
 import io.fenceguard.redis.RedisHighWaterStore;
+import io.fenceguard.redis.RedisIdempotencyStore;
 import io.fenceguard.redis.RedisScriptClient;
 import io.fenceguard.redis.TokenEpochSource;
 import javax.sql.DataSource;
@@ -50,6 +52,20 @@ final class HighWaterStores {
         };
     }
 
+    /**
+     * Where {@code backend} records idempotency keys: itself when it does, the Redis idempotency store next to
+     * the Redis store; {@code null} when nowhere.
+     */
+    static IdempotencyStore idempotency(HighWaterStore backend) {
+        if (backend instanceof IdempotencyStore own) {
+            return own;
+        }
+        if (ClassUtils.isPresent("io.fenceguard.redis.RedisHighWaterStore", HighWaterStores.class.getClassLoader())) {
+            return Redis.idempotency(backend);
+        }
+        return null;
+    }
+
     /** Loaded only for the Redis store, so that Redisson is needed only then. */
     private static final class Redis {
         static HighWaterStore store(BeanFactory beans, String keyPrefix, TokenBound bound) {
@@ -70,6 +86,10 @@ final class HighWaterStores {
                         + "of Spring Data Redis, a RedissonClient or a Jedis Pool bean), or a HighWaterStore bean of your own");
             }
             return RedisHighWaterStore.of(client, keyPrefix, bound);
+        }
+
+        static IdempotencyStore idempotency(HighWaterStore backend) {
+            return backend instanceof RedisHighWaterStore redis ? RedisIdempotencyStore.nextTo(redis) : null;
         }
     }
 }

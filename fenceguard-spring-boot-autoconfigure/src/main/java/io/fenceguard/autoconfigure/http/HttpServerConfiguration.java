@@ -63,7 +63,7 @@ class HttpServerConfiguration {
                 .toList();
         FencedHandlerRoutes routes = new FencedHandlerRoutes(configured, () -> mappings.orderedStream().toList());
         InboundFence fence = InboundFence.of(routes, store, keys, properties.getHeaderName()).withTokenBound(bound);
-        if (properties.getSigning().getMode() != FenceguardHttpProperties.SignatureMode.REQUEST) {
+        if (!HttpSigning.verifiesRequests(keys, properties.getSigning())) {
             return fence;
         }
         NonceStore nonces = nonceStores.getIfUnique(() -> store.backend() instanceof NonceStore own ? own : null);
@@ -72,7 +72,7 @@ class HttpServerConfiguration {
                     + "high-water store " + store + " is none.", "Use a store of fenceguard (memory, jdbc or redis) or "
                     + "define a NonceStore bean.");
         }
-        return fence.withRequestSignatures(nonces, true);
+        return fence.withRequestSignatures(nonces, HttpSigning.requestSignaturesRequired(properties.getSigning()));
     }
 
     /** Refuses {@code @FencedEndpoint} handlers for requests the filter did not admit. */
@@ -100,10 +100,11 @@ class HttpServerConfiguration {
             filter = filter.inHandlerOrder(HandlerOrder.create());
         }
         if (properties.getServer().isIdempotency()) {
-            if (!(fence.store().backend() instanceof IdempotencyStore idempotency)) {
+            IdempotencyStore idempotency = HighWaterStores.idempotency(fence.store().backend());
+            if (idempotency == null) {
                 throw new HttpFencingConfigurationException(FenceguardHttpProperties.PREFIX + ".server.idempotency=true "
                         + "needs a store that records idempotency keys, and " + fence.store() + " does not.",
-                        "Use the memory or jdbc store, or set " + FenceguardHttpProperties.PREFIX
+                        "Use the memory, jdbc or redis store, or set " + FenceguardHttpProperties.PREFIX
                                 + ".server.idempotency=false.");
             }
             filter = filter.withIdempotency(idempotency);

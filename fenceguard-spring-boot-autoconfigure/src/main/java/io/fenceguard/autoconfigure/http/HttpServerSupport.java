@@ -27,11 +27,21 @@ public final class HttpServerSupport {
     }
 
     /**
-     * Fails start-up when {@code fenceguard.http.signing.mode=request} is asked of a server that verifies only
-     * compact signatures: admitting compact headers there would be weaker than configured.
+     * Fails start-up when {@code fenceguard.http.signing.mode=request} is configured for a server that verifies
+     * only compact signatures: admitting compact headers there would be weaker than configured. When request is
+     * only the default, the server admits compact headers with a warning.
      */
     public static void requireCompactSignatures(FenceguardHttpProperties properties, String server) {
-        if (properties.getSigning().getMode() == FenceguardHttpProperties.SignatureMode.REQUEST) {
+        FenceguardHttpProperties.Signing signing = properties.getSigning();
+        if (signing.getMode() == FenceguardHttpProperties.SignatureMode.REQUEST && !signing.modeConfigured()) {
+            // request is the default, which this server cannot verify: it stays compact, and says so.
+            org.slf4j.LoggerFactory.getLogger(HttpServerSupport.class).warn("fenceguard: {} verifies compact "
+                    + "signatures only: its fenced endpoints admit compact-signed headers, which are usable for any "
+                    + "request to the resource while their token is current; set {}.signing.mode=compact to say so",
+                    server, FenceguardHttpProperties.PREFIX);
+            return;
+        }
+        if (signing.getMode() == FenceguardHttpProperties.SignatureMode.REQUEST) {
             throw new HttpFencingConfigurationException(server + " verifies compact signatures only, but "
                     + FenceguardHttpProperties.PREFIX + ".signing.mode is request.",
                     "Set " + FenceguardHttpProperties.PREFIX + ".signing.mode=compact for this application, or "

@@ -12,6 +12,7 @@ final class HttpSigning {
     static final String ACTIVE_KEY = FenceguardHttpProperties.PREFIX + ".signing.active-key";
     static final String REQUIRED = FenceguardHttpProperties.PREFIX + ".signing.required";
     static final String MODE = FenceguardHttpProperties.PREFIX + ".signing.mode";
+    static final String ACCEPT_COMPACT = FenceguardHttpProperties.PREFIX + ".signing.accept-compact";
     static final String DEMO_KEYS = FenceguardHttpProperties.PREFIX + ".signing.demo-keys";
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(HttpSigning.class);
     private static final String KEY_FORMAT = "at least 32 random bytes in base64, e.g. from 'openssl rand -base64 32'";
@@ -52,7 +53,28 @@ final class HttpSigning {
                     "Fix " + KEYS + " or " + ACTIVE_KEY + "; a key id is 1 to 32 of A-Z a-z 0-9 . _ -, a key is "
                             + KEY_FORMAT + ".", e);
         }
+        if (signing.getMode() == FenceguardHttpProperties.SignatureMode.COMPACT) {
+            log.warn("fenceguard: {}=compact signs the fencing header alone, which is weaker than request signatures: "
+                    + "a captured header is usable for any request to the resource while its token is current "
+                    + "(the default {}=request binds each signature to one request, admitted once)", MODE, MODE);
+        }
         return signing.isRequired() ? keys : keys.acceptingUnsigned();
+    }
+
+    /**
+     * Whether a server verifies request signatures: with keys and mode=request (without keys there is
+     * nothing to verify them with).
+     */
+    static boolean verifiesRequests(SigningKeys keys, FenceguardHttpProperties.Signing signing) {
+        return !keys.isEmpty() && signing.getMode() == FenceguardHttpProperties.SignatureMode.REQUEST;
+    }
+
+    /**
+     * Whether such a server refuses every request that is not request-signed: unless compact headers are
+     * accepted for a move ({@value #ACCEPT_COMPACT}) or unsigned ones on a trusted network (required=false).
+     */
+    static boolean requestSignaturesRequired(FenceguardHttpProperties.Signing signing) {
+        return signing.isRequired() && !signing.isAcceptCompact();
     }
 
     /** A server with fenced endpoints needs keys unless unsigned headers were allowed explicitly. */

@@ -108,6 +108,22 @@ class FenceguardHttpAutoConfigurationTest {
     }
 
     @Test
+    void idempotencyKeysAreKeptInRedisNextToTheRedisStore() {
+        runner.withUserConfiguration(FencedController.class)
+                .withBean(io.fenceguard.redis.RedisScriptClient.class,
+                        () -> io.fenceguard.redis.redisson.RedissonScriptClient.of(io.fenceguard.testsupport.TestRedisson.shared()))
+                .withPropertyValues("fenceguard.http.signing.keys.k1=" + KEY, "fenceguard.http.store.type=redis",
+                        "fenceguard.http.store.key-prefix=fgtest:" + java.util.UUID.randomUUID().toString().substring(0, 8) + ":",
+                        "fenceguard.http.server.idempotency=true")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(InboundFence.class).store())
+                            .isInstanceOf(io.fenceguard.redis.RedisHighWaterStore.class);
+                    assertThat(context.getBean(InboundFence.class).verifiesRequestSignatures()).isTrue();
+                });
+    }
+
+    @Test
     void fencedEndpointDefinedByABeanMethodIsFoundToo() {
         runner.withUserConfiguration(FencedControllerByBean.class).run(context -> analysis(context));
         runner.withUserConfiguration(FencedControllerByBean.class)
@@ -202,7 +218,7 @@ class FenceguardHttpAutoConfigurationTest {
     @Test
     void requestModeSignsCallsOutAndRequiresRequestSignaturesWithTheStoreAsNonceCache() {
         runner.withUserConfiguration(FencedController.class)
-                .withPropertyValues("fenceguard.http.signing.keys.k1=" + KEY, "fenceguard.http.signing.mode=request",
+                .withPropertyValues("fenceguard.http.signing.keys.k1=" + KEY,
                         "fenceguard.http.client.destinations=https://ledger.internal", "fenceguard.http.server.max-token-skew=2s")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -213,7 +229,14 @@ class FenceguardHttpAutoConfigurationTest {
                             .isBetween(now + 1_000_000, now + 4_000_000);
                 });
         runner.withUserConfiguration(FencedController.class)
-                .withPropertyValues("fenceguard.http.signing.keys.k1=" + KEY)
+                .withPropertyValues("fenceguard.http.signing.keys.k1=" + KEY, "fenceguard.http.signing.mode=compact")
+                .run(context -> {
+                    assertThat(context.getBean(InboundFence.class).verifiesRequestSignatures()).isFalse();
+                    assertThat(context.getBean(OutboundFence.class).signsRequests()).isFalse();
+                });
+        // Without keys there is nothing to sign with: unsigned headers as configured, whatever the mode.
+        runner.withUserConfiguration(FencedController.class)
+                .withPropertyValues("fenceguard.http.signing.required=false")
                 .run(context -> {
                     assertThat(context.getBean(InboundFence.class).verifiesRequestSignatures()).isFalse();
                     assertThat(context.getBean(OutboundFence.class).signsRequests()).isFalse();
@@ -222,6 +245,38 @@ class FenceguardHttpAutoConfigurationTest {
                 .withBean(io.fenceguard.admission.HighWaterStore.class, () -> fence -> io.fenceguard.admission.Admission.claimed(fence))
                 .withPropertyValues("fenceguard.http.signing.keys.k1=" + KEY, "fenceguard.http.signing.mode=request")
                 .run(context -> assertThat(analysis(context).getDescription()).contains("needs a nonce store"));
+    }
+
+    @Test
+    void acceptCompactAdmitsCompactSignedHeadersNextToRequestSignaturesForAFleetsMove() {
+        io.fenceguard.core.Fence fence = new io.fenceguard.core.Fence(io.fenceguard.core.ResourceName.of("account:a1"),
+                io.fenceguard.core.FencingToken.of(java.time.Instant.now().toEpochMilli() * 1_000));
+        runner.withUserConfiguration(FencedController.class)
+                .withPropertyValues("fenceguard.http.signing.keys.k1=" + KEY, "fenceguard.http.signing.accept-compact=true", ROUTE_METHODS,
+                        ROUTE_PATH, ROUTE_RESOURCE)
+                .run(context -> {
+                    InboundFence inbound = context.getBean(InboundFence.class);
+                    assertThat(inbound.verifiesRequestSignatures()).isTrue();
+                    String compact = context.getBean(SigningKeys.class).header(fence).value();
+                    assertThat(inbound.check(request(compact)).admission()).as(inbound.check(request(compact)).toString()).isPresent();
+                });
+        runner.withUserConfiguration(FencedController.class)
+                .withPropertyValues("fenceguard.http.signing.keys.k1=" + KEY, ROUTE_METHODS, ROUTE_PATH, ROUTE_RESOURCE)
+                .run(context -> {
+                    String compact = context.getBean(SigningKeys.class).header(fence).value();
+                    assertThat(context.getBean(InboundFence.class).check(request(compact)).problem()).hasValueSatisfying(p -> assertThat(p.detail()).contains("requires a request signature"));
+                });
+    }
+
+    private static final String ROUTE_METHODS = "fenceguard.http.server.routes[0].methods=PUT";
+    private static final String ROUTE_PATH = "fenceguard.http.server.routes[0].path=/accounts/{id}";
+    private static final String ROUTE_RESOURCE = "fenceguard.http.server.routes[0].resource=account:{id}";
+
+    private static io.fenceguard.admission.InboundRequest request(String fencingValue) {
+        return new io.fenceguard.admission.InboundRequest("PUT", "/accounts/a1",
+                java.net.URI.create("http://localhost/accounts/a1"),
+                name -> name.equalsIgnoreCase("Fencing-Token") ? java.util.List.of(fencingValue) : java.util.List.of(),
+                new byte[0]);
     }
 
     @Test

@@ -61,7 +61,8 @@ class HttpFencingMetadataTest {
         });
         assertThat(withoutDescription).isEmpty();
         assertThat(properties.get("fenceguard.http.signing.required")).contains("\"defaultValue\": true");
-        assertThat(properties.get("fenceguard.http.signing.mode")).contains("\"defaultValue\": \"compact\"");
+        assertThat(properties.get("fenceguard.http.signing.mode")).contains("\"defaultValue\": \"request\"");
+        assertThat(properties.get("fenceguard.http.signing.accept-compact")).contains("\"defaultValue\": false");
         assertThat(properties.get("fenceguard.http.server.max-token-skew")).contains("\"defaultValue\": \"5s\"");
         assertThat(properties).containsKeys("fenceguard.http.signing.demo-keys", "fenceguard.http.signing.max-signed-body");
         assertThat(properties.get("fenceguard.http.header-name")).contains("\"defaultValue\": \"Fencing-Token\"");

@@ -9,7 +9,7 @@ import java.util.Locale;
  * A {@link HighWaterStore} that notes each answer in {@link FenceguardActivity}; the decision is the store's.
  * Loaded only with fenceguard-http.
  */
-public final class RecordingHighWaterStore implements HighWaterStore {
+public final class RecordingHighWaterStore implements io.fenceguard.admission.SignedAdmissionStore {
 
     private final HighWaterStore store;
     private final FenceguardActivity activity;
@@ -23,6 +23,21 @@ public final class RecordingHighWaterStore implements HighWaterStore {
     public Admission admit(Fence presented) {
         Admission admission = store.admit(presented);
         activity.sawHighWater(presented, admission.highWater().value(), admission.outcome().name().toLowerCase(Locale.ROOT));
+        return admission;
+    }
+
+    /** Passes a request-signed admission on (in one call when the store decides so), noting its answer. */
+    @Override
+    public java.util.Optional<Admission> admit(Fence presented, String nonce, java.time.Instant expires) {
+        if (!(store instanceof io.fenceguard.admission.SignedAdmissionStore combined)) {
+            if (!(store.backend() instanceof io.fenceguard.admission.NonceStore nonces)) {
+                throw new IllegalStateException(store + " keeps no nonces");
+            }
+            return nonces.firstUse(nonce, expires) ? java.util.Optional.of(admit(presented)) : java.util.Optional.empty();
+        }
+        java.util.Optional<Admission> admission = combined.admit(presented, nonce, expires);
+        admission.ifPresent(a -> activity.sawHighWater(presented, a.highWater().value(),
+                a.outcome().name().toLowerCase(Locale.ROOT)));
         return admission;
     }
 

@@ -1,0 +1,23 @@
+package io.fenceguard.admission;
+
+import io.fenceguard.core.Fence;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * A high-water store that decides a request-signed admission in one step, with the nonce store of its
+ * {@link #backend()}: the nonce's first use and the token's admission in one call (on Redis one script,
+ * one round trip) instead of {@link NonceStore#firstUse} followed by {@link HighWaterStore#admit}.
+ * {@link InboundFence} uses it when its high-water store offers it and the store's backend is its nonce
+ * store. A decorator (for metrics, say) implements it by passing the call on. Fails closed like both.
+ */
+public interface SignedAdmissionStore extends HighWaterStore {
+
+    /**
+     * Records {@code nonce} (at most 200 characters) until {@code expires} and, when it was not recorded
+     * yet, admits {@code presented} as {@link #admit(Fence)} does; answers empty, changing no mark, when
+     * the nonce was used before (a replay). A fresh nonce stays recorded whatever the admission's outcome,
+     * as with the two separate calls.
+     */
+    Optional<Admission> admit(Fence presented, String nonce, Instant expires);
+}

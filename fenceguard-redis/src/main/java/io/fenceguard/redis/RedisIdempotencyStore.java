@@ -1,0 +1,143 @@
+package io.fenceguard.redis;
+
+import io.fenceguard.admission.IdempotencyStore;
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.FenceguardException;
+import io.fenceguard.core.ResourceName;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The first responses to idempotency keys in Redis, next to a {@link RedisHighWaterStore}'s marks: one hash
+ * per resource and key ({@code <prefix>{fg-hw}:idem:<resource>:<key>}) holding the first request's
+ * fingerprint and token, and its response once completed. Each call is one script, so concurrent claims of a
+ * key have exactly one first.
+ *
+ * <p>A claim expires after {@link #IN_PROGRESS_TIMEOUT} unless completed: a request whose process died does
+ * not block its key for ever, and a retry after that runs again (as with the JDBC store outside a
+ * transaction; a handler running longer than that may see its retry run too). A completed key answers
+ * retries for {@link #RETENTION}. Redis cannot commit the record with the handler's own writes: a crash
+ * between the handler's commit and {@link #complete} leaves the key claimed until the claim expires.
+ */
+public final class RedisIdempotencyStore implements IdempotencyStore {
+
+    /** How long a claim may stay unanswered before a retry takes it over. */
+    public static final Duration IN_PROGRESS_TIMEOUT = Duration.ofMinutes(1);
+    /** How long a recorded response answers retries. */
+    public static final Duration RETENTION = Duration.ofDays(1);
+
+    // {0}: first; {1, status, content type ('' for none), base64 body}: completed; {2}: in progress; {3}: other request.
+    private static final String CLAIM = """
+            local fingerprint = redis.call('HGET', KEYS[1], 'fp')
+            if not fingerprint then
+              redis.call('HSET', KEYS[1], 'fp', ARGV[1], 'token', ARGV[2])
+              redis.call('PEXPIRE', KEYS[1], ARGV[3])
+              return {0}
+            end
+            if fingerprint ~= ARGV[1] then
+              return {3}
+            end
+            local status = redis.call('HGET', KEYS[1], 'status')
+            if not status then
+              return {2}
+            end
+            return {1, status, redis.call('HGET', KEYS[1], 'type') or '', redis.call('HGET', KEYS[1], 'body') or ''}
+            """;
+
+    // Only a key still claimed is completed: one whose claim expired was taken over or is free again.
+    private static final String COMPLETE = """
+            if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'status') == 1 then
+              return 0
+            end
+            redis.call('HSET', KEYS[1], 'status', ARGV[1], 'type', ARGV[2], 'body', ARGV[3])
+            redis.call('PEXPIRE', KEYS[1], ARGV[4])
+            return 1
+            """;
+
+    // A completed key stays: its response answers retries.
+    private static final String ABANDON = """
+            if redis.call('HEXISTS', KEYS[1], 'status') == 0 then
+              redis.call('DEL', KEYS[1])
+              return 1
+            end
+            return 0
+            """;
+
+    private final RedisScriptClient client;
+    private final String prefix;
+
+    private RedisIdempotencyStore(RedisScriptClient client, String prefix) {
+        this.client = client;
+        this.prefix = prefix;
+    }
+
+    /** The store next to {@code marks}: the same Redis client and key prefix. */
+    public static RedisIdempotencyStore nextTo(RedisHighWaterStore marks) {
+        Objects.requireNonNull(marks, "marks");
+        return new RedisIdempotencyStore(marks.client(), marks.prefix());
+    }
+
+    /** The key of {@code key}'s record for {@code resource} (the resource's length keeps the two apart). */
+    public String recordKey(ResourceName resource, String key) {
+        return prefix + RedisHighWaterStore.SLOT + "idem:" + resource.value().length() + ":" + resource.value()
+                + ":" + key;
+    }
+
+    @Override
+    public Claim claim(Fence presented, String key, String fingerprint) {
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        List<?> reply;
+        try {
+            reply = (List<?>) RedisHighWaterStore.call(client, CLAIM, RedisScriptClient.Reply.LIST,
+                    List.of(recordKey(presented.resource(), key)), List.of(fingerprint,
+                            Long.toString(presented.token().value()), Long.toString(IN_PROGRESS_TIMEOUT.toMillis())));
+        } catch (RuntimeException e) {
+            throw new FenceguardException("idempotency store unavailable for '" + presented.resource() + "': "
+                    + e.getMessage(), presented.resource(), presented.token(), e);
+        }
+        long kind = ((Number) reply.get(0)).longValue();
+        if (kind == 0) {
+            return Claim.first();
+        }
+        if (kind == 2) {
+            return Claim.inProgress();
+        }
+        if (kind == 3) {
+            return Claim.otherRequest();
+        }
+        String contentType = String.valueOf(reply.get(2));
+        return Claim.completed(new RecordedResponse(Integer.parseInt(String.valueOf(reply.get(1))),
+                contentType.isEmpty() ? null : contentType, Base64.getDecoder().decode(String.valueOf(reply.get(3)))));
+    }
+
+    @Override
+    public void complete(ResourceName resource, String key, RecordedResponse response) {
+        try {
+            RedisHighWaterStore.call(client, COMPLETE, RedisScriptClient.Reply.LONG, List.of(recordKey(resource, key)),
+                    List.of(Integer.toString(response.status()), response.contentType() == null ? "" : response.contentType(),
+                            Base64.getEncoder().encodeToString(response.body() == null ? new byte[0] : response.body()),
+                            Long.toString(RETENTION.toMillis())));
+        } catch (RuntimeException e) {
+            throw new FenceguardException("idempotency store unavailable for '" + resource + "': " + e.getMessage(),
+                    resource, null, e);
+        }
+    }
+
+    @Override
+    public void abandon(ResourceName resource, String key) {
+        try {
+            RedisHighWaterStore.call(client, ABANDON, RedisScriptClient.Reply.LONG, List.of(recordKey(resource, key)),
+                    List.of());
+        } catch (RuntimeException e) {
+            throw new FenceguardException("idempotency store unavailable for '" + resource + "': " + e.getMessage(),
+                    resource, null, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisIdempotencyStore[" + prefix + "]";
+    }
+}
