@@ -37,7 +37,8 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore {
     static final String SLOT = "{fg-hw}:";
 
     // Tokens are compared as canonical decimal text (shorter is smaller, then lexicographic), since Lua
-    // numbers are doubles and lose precision above 2^53. Returns {1|0|-1, high-water}.
+    // numbers are doubles and lose precision above 2^53. Returns {1|0|-1, high-water}, and for a claim the
+    // mark it replaced ('': none), to which a claim whose requests failed is set back.
     private static final String ADMIT = """
             local function older(a, b)
               return #a < #b or (#a == #b and a < b)
@@ -59,7 +60,7 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore {
               return {-1, current}
             end
             redis.call('SET', KEYS[1], token)
-            return {1, token}
+            return {1, token, current or ''}
             """;
 
     private static final String INIT_FLOOR = """
@@ -157,7 +158,9 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore {
         long verdict = ((Number) reply.get(0)).longValue();
         FencingToken highWater = FencingToken.parse(String.valueOf(reply.get(1)));
         if (verdict > 0) {
-            return Admission.claimed(presented);
+            String replaced = reply.size() > 2 ? String.valueOf(reply.get(2)) : null;
+            return replaced == null ? Admission.claimed(presented) : new Admission(presented, presented.token(),
+                    Admission.Outcome.CLAIMED, new Admission.Replaced(replaced.isEmpty() ? null : FencingToken.parse(replaced)));
         }
         if (verdict < 0) {
             return new Admission(presented, highWater, Admission.Outcome.STALE);
