@@ -2,23 +2,52 @@ package io.fenceguard.admission;
 
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
  * Handlers of one resource start in token order on this instance: a handler whose request was
  * admitted with token 5 is refused (409, stale) when a handler with a newer token of the same resource
- * has already started here, in flight or done. Admission alone lets the older one start late (its
- * request was admitted first, a newer request overtook it between admission and handler); this closes
- * that window. It does not stop a handler that is already running: its own fenced writes do that.
- * Per instance; across instances the high-water store orders the admissions.
+ * has already started here and is still in flight or has succeeded. Admission alone lets the older one
+ * start late (its request was admitted first, a newer request overtook it between admission and
+ * handler); this closes that window. A handler that failed (an exception, or an answer of 400 or more:
+ * {@link #exit}) leaves no mark here, so an older token starts again once the failed one is done. It
+ * does not stop a handler that is already running: its own fenced writes do that. Per instance; across
+ * instances the high-water store orders the admissions.
  */
 public final class HandlerOrder {
 
     private final int maxResources;
     private final ConcurrentMap<ResourceName, Started> started = new ConcurrentHashMap<>();
 
-    private record Started(FencingToken newest, int inFlight) {
+    /** The newest token whose handler succeeded here ({@code null}: none), and the tokens of those in flight. */
+    private record Started(FencingToken succeeded, List<FencingToken> inFlight) {
+
+        FencingToken newest() {
+            FencingToken newest = succeeded;
+            for (FencingToken token : inFlight) {
+                if (newest == null || token.isNewerThan(newest)) {
+                    newest = token;
+                }
+            }
+            return newest;
+        }
+
+        Started enter(FencingToken token) {
+            List<FencingToken> more = new ArrayList<>(inFlight);
+            more.add(token);
+            return new Started(succeeded, List.copyOf(more));
+        }
+
+        /** Without one handler of {@code token}; {@code null} when nothing is left to remember. */
+        Started exit(FencingToken token, boolean success) {
+            List<FencingToken> fewer = new ArrayList<>(inFlight);
+            fewer.remove(token);
+            FencingToken newest = success && (succeeded == null || token.isNewerThan(succeeded)) ? token : succeeded;
+            return newest == null && fewer.isEmpty() ? null : new Started(newest, List.copyOf(fewer));
+        }
     }
 
     private HandlerOrder(int maxResources) {
@@ -39,17 +68,18 @@ public final class HandlerOrder {
 
     /**
      * The verdict on starting the handler of {@code admission}: admitted (then call {@link #exit} when
-     * it ends), or refused as stale when a newer token's handler has started here.
+     * it ends), or refused as stale when a newer token's handler is in flight here or has succeeded.
      */
     public Verdict enter(Admission admission) {
         FencingToken token = admission.presented().token();
         FencingToken[] newer = new FencingToken[1];
         started.compute(admission.presented().resource(), (resource, current) -> {
-            if (current != null && current.newest().isNewerThan(token)) {
-                newer[0] = current.newest();
+            FencingToken newest = current == null ? null : current.newest();
+            if (newest != null && newest.isNewerThan(token)) {
+                newer[0] = newest;
                 return current;
             }
-            return new Started(token, current == null ? 1 : current.inFlight() + 1);
+            return (current == null ? new Started(null, List.of()) : current).enter(token);
         });
         if (newer[0] != null) {
             return Verdict.refused(Problem.stale(new Admission(admission.presented(), newer[0], Admission.Outcome.STALE)));
@@ -57,12 +87,15 @@ public final class HandlerOrder {
         return Verdict.admitted(admission);
     }
 
-    /** The handler of {@code admission}, entered before, has ended. */
-    public void exit(Admission admission) {
-        started.computeIfPresent(admission.presented().resource(),
-                (resource, current) -> new Started(current.newest(), Math.max(0, current.inFlight() - 1)));
+    /**
+     * The handler of {@code admission}, entered before, has ended: {@code succeeded} when it answered
+     * below 400 without an exception. Only a handler that succeeded holds older tokens back afterwards.
+     */
+    public void exit(Admission admission, boolean succeeded) {
+        FencingToken token = admission.presented().token();
+        started.computeIfPresent(admission.presented().resource(), (resource, current) -> current.exit(token, succeeded));
         if (started.size() > maxResources) {
-            started.values().removeIf(entry -> entry.inFlight() == 0);
+            started.values().removeIf(entry -> entry.inFlight().isEmpty());
         }
     }
 

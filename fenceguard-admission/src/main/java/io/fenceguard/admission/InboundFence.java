@@ -30,9 +30,11 @@ public final class InboundFence {
     private final RequestSignatures signatures;
     private final NonceStore nonces;
     private final boolean requestSignaturesRequired;
+    private final ClaimWithdrawal withdrawal;
 
     private InboundFence(Supplier<List<FencedRoute>> routes, HighWaterStore store, SigningKeys keys, String headerName,
-            TokenBound bound, RequestSignatures signatures, NonceStore nonces, boolean requestSignaturesRequired) {
+            TokenBound bound, RequestSignatures signatures, NonceStore nonces, boolean requestSignaturesRequired,
+            ClaimWithdrawal withdrawal) {
         this.routes = routes;
         this.store = store;
         this.keys = keys;
@@ -41,6 +43,7 @@ public final class InboundFence {
         this.signatures = signatures;
         this.nonces = nonces;
         this.requestSignaturesRequired = requestSignaturesRequired;
+        this.withdrawal = withdrawal;
     }
 
     public static InboundFence of(List<FencedRoute> routes, HighWaterStore store, SigningKeys keys) {
@@ -56,7 +59,7 @@ public final class InboundFence {
             String headerName) {
         return new InboundFence(Objects.requireNonNull(routes, "routes"), Objects.requireNonNull(store, "store"),
                 Objects.requireNonNull(keys, "keys"), FenceHeader.requireHeaderName(headerName), TokenBound.clockFloor(),
-                null, null, false);
+                null, null, false, null);
     }
 
     /**
@@ -70,7 +73,7 @@ public final class InboundFence {
      */
     public InboundFence withRequestSignatures(NonceStore nonces, boolean required) {
         return new InboundFence(routes, store, keys, headerName, bound, RequestSignatures.of(keys, headerName),
-                Objects.requireNonNull(nonces, "nonces"), required);
+                Objects.requireNonNull(nonces, "nonces"), required, withdrawal);
     }
 
     /** Whether request signatures are verified (then a fenced request's body is needed: {@link #check(InboundRequest)}). */
@@ -84,7 +87,45 @@ public final class InboundFence {
      */
     public InboundFence withTokenBound(TokenBound bound) {
         return new InboundFence(routes, store, keys, headerName, Objects.requireNonNull(bound, "bound"), signatures,
-                nonces, requestSignaturesRequired);
+                nonces, requestSignaturesRequired, withdrawal);
+    }
+
+    /**
+     * This fence setting a claim back when no request admitted under it succeeded: a request whose token claimed
+     * the resource's mark and whose handler then failed leaves no mark, so an older, valid token is admitted
+     * afterwards as if the failed request had never come. The caller reports the end of every request this fence
+     * admitted, with {@link #handlerEnded}; the mark is set back ({@link HighWaterStore#reset}, from the claimed
+     * token to the mark it replaced) when the last request of this instance admitted with the same fence ends
+     * and none of them succeeded, and only if no newer token came meanwhile. Stores that do not tell the mark a
+     * claim replaced (PostgreSQL outside the handler's transaction) or cannot reset keep the mark.
+     *
+     * <p>Per instance: a request with the same token admitted on another instance of a shared store before the
+     * mark is set back is not seen here, and the mark then goes back below its token. Where that matters, admit
+     * in the handler's transaction ({@code JdbcHighWaterStore.joiningTransactions}), where a claim holds its row
+     * until the handler is done and a failed one rolls back; there, do not set claims back here.
+     */
+    public InboundFence withdrawingFailedClaims() {
+        if (withdrawal != null) {
+            return this;
+        }
+        return new InboundFence(routes, store, keys, headerName, bound, signatures, nonces, requestSignaturesRequired,
+                new ClaimWithdrawal(store));
+    }
+
+    /** Whether claims of failed requests are set back ({@link #withdrawingFailedClaims}). */
+    public boolean withdrawsFailedClaims() {
+        return withdrawal != null;
+    }
+
+    /**
+     * The request {@code admission} (from this fence's {@link #check}) is done: {@code succeeded} when its
+     * handler answered below 400 without an exception, so that what it did stands. Call it once for every
+     * admitted request, also for one refused after its admission; it may call the store, so it blocks.
+     */
+    public void handlerEnded(Admission admission, boolean succeeded) {
+        if (withdrawal != null) {
+            withdrawal.ended(admission.presented(), succeeded);
+        }
     }
 
     public TokenBound tokenBound() {
@@ -206,12 +247,25 @@ public final class InboundFence {
                 return Verdict.refused(Problem.unavailable(presented));
             }
         }
+        if (withdrawal != null) {
+            withdrawal.arriving(presented);
+        }
         Admission admission;
         try {
             admission = store.admit(presented);
         } catch (RuntimeException e) {
+            if (withdrawal != null) {
+                withdrawal.ended(presented, false);
+            }
             log.warn("fencing check for '{}' failed; refusing the request", presented.resource(), e);
             return Verdict.refused(Problem.unavailable(presented));
+        }
+        if (withdrawal != null) {
+            if (admission.admitted()) {
+                withdrawal.admitted(admission);
+            } else {
+                withdrawal.ended(presented, false);
+            }
         }
         return admission.admitted() ? Verdict.admitted(admission) : Verdict.refused(Problem.stale(admission));
     }

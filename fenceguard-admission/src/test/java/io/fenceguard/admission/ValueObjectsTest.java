@@ -40,7 +40,7 @@ class ValueObjectsTest {
     void admissionHoldsThePresentedFenceTheHighWaterTokenAndTheOutcome() {
         Fence presented = fence("account:1", 7);
         assertThat(Admission.of(presented, null))
-                .isEqualTo(new Admission(presented, FencingToken.of(7), Admission.Outcome.CLAIMED));
+                .isEqualTo(new Admission(presented, FencingToken.of(7), Admission.Outcome.CLAIMED, new Admission.Replaced(null)));
         assertThat(Admission.of(presented, FencingToken.of(6)).outcome()).isEqualTo(Admission.Outcome.CLAIMED);
         assertThat(Admission.of(presented, FencingToken.of(7)).outcome()).isEqualTo(Admission.Outcome.CONTINUED);
         Admission stale = Admission.of(presented, FencingToken.of(9));

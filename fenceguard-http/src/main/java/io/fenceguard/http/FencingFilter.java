@@ -54,6 +54,8 @@ public final class FencingFilter implements Filter {
     private static final int MAX_IDEMPOTENCY_KEY = 200;
 
     private final InboundFence fence;
+    /** The fence that admits: {@link #fence}, setting the claims of failed requests back unless a transaction does. */
+    private final InboundFence admitting;
     private final RefusalListener listener;
     private final int maxSignedBodyBytes;
     private final HandlerOrder order;
@@ -63,6 +65,7 @@ public final class FencingFilter implements Filter {
     private FencingFilter(InboundFence fence, RefusalListener listener, int maxSignedBodyBytes, HandlerOrder order,
             IdempotencyStore idempotency, AdmissionTransaction transaction) {
         this.fence = fence;
+        this.admitting = transaction == null ? fence.withdrawingFailedClaims() : fence;
         this.listener = listener;
         this.maxSignedBodyBytes = maxSignedBodyBytes;
         this.order = order;
@@ -70,7 +73,10 @@ public final class FencingFilter implements Filter {
         this.transaction = transaction;
     }
 
-    /** This filter starting handlers of a resource in token order on this instance ({@link HandlerOrder}). */
+    /**
+     * This filter starting handlers of a resource in token order on this instance ({@link HandlerOrder}): a handler
+     * that failed (an exception, or an answer of 400 or more) holds no older token back once it is done.
+     */
     public FencingFilter inHandlerOrder(HandlerOrder order) {
         return new FencingFilter(fence, listener, maxSignedBodyBytes, Objects.requireNonNull(order, "order"),
                 idempotency, transaction);
@@ -92,13 +98,20 @@ public final class FencingFilter implements Filter {
      * This filter running each fenced request's admission, idempotency record and handler in
      * {@code transaction}, committed when the handler answers below 400 and rolled back otherwise (an
      * admission whose handler failed leaves no mark). The response is held back until the commit, so a
-     * client never sees a success that did not commit.
+     * client never sees a success that did not commit. Without a transaction, the claim of a request whose
+     * handler failed is set back in the store instead ({@link InboundFence#withdrawingFailedClaims}).
      */
     public FencingFilter inTransaction(AdmissionTransaction transaction) {
         return new FencingFilter(fence, listener, maxSignedBodyBytes, order, idempotency,
                 Objects.requireNonNull(transaction, "transaction"));
     }
 
+    /**
+     * A filter admitting with {@code fence}. A request whose handler failed (an exception, or an answer of 400 or
+     * more: a bad request too) leaves no mark: when its token claimed the resource's mark and no request with
+     * that token succeeded on this instance, the mark is set back ({@link InboundFence#withdrawingFailedClaims}),
+     * so an older, valid token is admitted afterwards. A handler still in flight keeps its mark.
+     */
     public static FencingFilter of(InboundFence fence) {
         return of(fence, (method, path, problem) -> { });
     }
@@ -197,10 +210,16 @@ public final class FencingFilter implements Filter {
             return RequestOutcome.of(false, null);
         }
         Admission admission = verdict.admission().orElseThrow();
+        boolean succeeded = false;
         try {
-            return runAdmitted(admission, checked, out, chain, path);
+            RequestOutcome outcome = runAdmitted(admission, checked, out, chain, path);
+            succeeded = outcome.commit();
+            return outcome;
         } catch (IOException | RuntimeException e) {
             return RequestOutcome.failed(admission.presented(), e, false);
+        } finally {
+            // Before the container sends the answer: a client told of the failure finds no mark of it.
+            admitting.handlerEnded(admission, succeeded);
         }
     }
 
@@ -215,11 +234,11 @@ public final class FencingFilter implements Filter {
             if (cached == null) {
                 return Checked.refused(http, Problem.bodyTooLarge(maxSignedBodyBytes));
             }
-            Verdict verdict = fence.check(new InboundRequest(cached.getMethod(), path, targetUri(cached),
+            Verdict verdict = admitting.check(new InboundRequest(cached.getMethod(), path, targetUri(cached),
                     name -> Collections.list(cached.getHeaders(name)), cached.body()));
             return new Checked(cached, cached.body(), verdict, null);
         }
-        Verdict verdict = fence.check(http.getMethod(), path, Collections.list(http.getHeaders(fence.headerName())));
+        Verdict verdict = admitting.check(http.getMethod(), path, Collections.list(http.getHeaders(fence.headerName())));
         return new Checked(http, null, verdict, null);
     }
 
@@ -330,7 +349,7 @@ public final class FencingFilter implements Filter {
             return RequestOutcome.of(succeeded, presented);
         } finally {
             if (order != null) {
-                order.exit(admission);
+                order.exit(admission, succeeded);
             }
             if (key != null && !succeeded) {
                 abandon(presented, key);

@@ -41,7 +41,8 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Si
     static final String SLOT = "{fg-hw}:";
 
     // Tokens are compared as canonical decimal text (shorter is smaller, then lexicographic), since Lua
-    // numbers are doubles and lose precision above 2^53. Returns {1|0|-1, high-water}.
+    // numbers are doubles and lose precision above 2^53. Returns {1|0|-1, high-water}, and for a claim the
+    // mark it replaced ('': none), to which a claim whose requests failed is set back.
     private static final String ADMIT = """
             local function older(a, b)
               return #a < #b or (#a == #b and a < b)
@@ -63,7 +64,7 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Si
               return {-1, current}
             end
             redis.call('SET', KEYS[1], token)
-            return {1, token}
+            return {1, token, current or ''}
             """;
 
     // The nonce (KEYS[3], kept ARGV[3] ms) first, then ADMIT; {-2, '0'}: the nonce was used before, nothing changed.
@@ -190,7 +191,9 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Si
         long verdict = ((Number) reply.get(0)).longValue();
         FencingToken highWater = FencingToken.parse(String.valueOf(reply.get(1)));
         if (verdict > 0) {
-            return Admission.claimed(presented);
+            String replaced = reply.size() > 2 ? String.valueOf(reply.get(2)) : null;
+            return replaced == null ? Admission.claimed(presented) : new Admission(presented, presented.token(),
+                    Admission.Outcome.CLAIMED, new Admission.Replaced(replaced.isEmpty() ? null : FencingToken.parse(replaced)));
         }
         if (verdict < 0) {
             return new Admission(presented, highWater, Admission.Outcome.STALE);

@@ -25,6 +25,12 @@ public final class RedisLeaseConfig {
     private final Duration callTimeout;
     private static final long MAX_DEFAULT_CALL_TIMEOUT_NANOS = 1_000_000_000L;
     private final boolean releaseInBackground;
+    /** Replicas that acknowledge a grant; -1: as found at start-up (one where the master has replicas). */
+    private final int replicaAcknowledgements;
+    private final Duration replicaTimeout;
+
+    /** How long a grant waits for a replica's acknowledgement when none was configured. */
+    public static final Duration DEFAULT_REPLICA_TIMEOUT = Duration.ofMillis(500);
 
     private RedisLeaseConfig(Builder b) {
         this.keyPrefix = Objects.requireNonNull(b.keyPrefix, "keyPrefix");
@@ -54,6 +60,8 @@ public final class RedisLeaseConfig {
         this.tokenEpochSource = b.tokenEpochSource;
         this.callTimeout = b.callTimeout == null ? null : positive(b.callTimeout, "callTimeout");
         this.releaseInBackground = b.releaseInBackground;
+        this.replicaAcknowledgements = b.replicaAcknowledgements;
+        this.replicaTimeout = positive(b.replicaTimeout, "replicaTimeout");
     }
 
     public static RedisLeaseConfig defaults() {
@@ -151,6 +159,23 @@ public final class RedisLeaseConfig {
         return releaseInBackground;
     }
 
+    /**
+     * How many replicas must acknowledge a grant before it is handed out ({@code WAIT n timeout} after the acquire,
+     * on the same connection); a grant that fewer acknowledge within {@link #replicaTimeout()} is released and the
+     * acquire fails ({@code LeaseUnavailableException}, saying so). So a failover to a replica that acknowledged
+     * cannot forget a lock it granted and grant it again. {@code -1} (the default): one where the master has
+     * replicas when the provider first asks ({@code INFO replication}, once), none otherwise; {@code 0}: never.
+     * Needs a client that can wait (Redisson, Jedis); with another, the default is none and a number is refused.
+     */
+    public int replicaAcknowledgements() {
+        return replicaAcknowledgements;
+    }
+
+    /** How long a grant waits for its replicas' acknowledgements ({@link #replicaAcknowledgements()}). */
+    public Duration replicaTimeout() {
+        return replicaTimeout;
+    }
+
     /** {@link #callTimeout()} for a lease of {@code leaseTime}. */
     public Duration callTimeout(Duration leaseTime) {
         if (callTimeout != null) {
@@ -191,6 +216,8 @@ public final class RedisLeaseConfig {
         private TokenEpochSource tokenEpochSource;
         private Duration callTimeout;
         private boolean releaseInBackground;
+        private int replicaAcknowledgements = -1;
+        private Duration replicaTimeout = DEFAULT_REPLICA_TIMEOUT;
 
         private Builder() {
         }
@@ -212,6 +239,19 @@ public final class RedisLeaseConfig {
         public Builder callTimeout(Duration v) { callTimeout = v; return this; }
         /** See {@link RedisLeaseConfig#releaseInBackground()}. */
         public Builder releaseInBackground(boolean v) { releaseInBackground = v; return this; }
+
+        /**
+         * Grants handed out only once {@code replicas} replicas acknowledged them, waiting at most {@code timeout}
+         * ({@code 0}: never wait); see {@link RedisLeaseConfig#replicaAcknowledgements()}.
+         */
+        public Builder replicaAcknowledgements(int replicas, Duration timeout) {
+            if (replicas < 0) {
+                throw new IllegalArgumentException("replicas must not be negative, got " + replicas);
+            }
+            replicaAcknowledgements = replicas;
+            replicaTimeout = positive(timeout, "timeout");
+            return this;
+        }
 
         public RedisLeaseConfig build() {
             return new RedisLeaseConfig(this);

@@ -87,7 +87,54 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
         this.calls = RedisCalls.of(client, config, breaker);
         this.waiter = new ReleaseWaiter(client);
         this.contention = new ContentionRetry(config);
+        if (config.replicaAcknowledgements() > 0 && !client.waitsForReplicas()) {
+            throw new IllegalArgumentException("replicaAcknowledgements(" + config.replicaAcknowledgements()
+                    + ", …) needs a client that can wait for replicas (Redisson, Jedis); " + client.name() + " cannot");
+        }
+        this.replicas = config.replicaAcknowledgements() >= 0 ? config.replicaAcknowledgements()
+                : client.waitsForReplicas() ? -1 : 0;
         loadScripts(client, RedisLeaseScripts.all(), config);
+    }
+
+    /** Replicas that acknowledge each grant; -1 until the master was asked how many it has (at the first acquire). */
+    private volatile int replicas;
+
+    /** {@link RedisLeaseConfig#replicaAcknowledgements()}, asking the master once when it is left to the provider. */
+    private int replicasToWaitFor(ResourceName resource, LeaseKeys keys, long giveUpAt) {
+        int known = replicas;
+        if (known >= 0) {
+            return known;
+        }
+        int connected = calls.call(resource, "count the replicas for", giveUpAt,
+                () -> client.connectedReplicas(keys.lock(), giveUpAt), null);
+        known = connected > 0 ? 1 : 0;
+        if (known > 0) {
+            log.info("fenceguard: the Redis master has {} replica(s); each grant waits for one to acknowledge it "
+                    + "(at most {} ms)", connected, config.replicaTimeout().toMillis());
+        }
+        replicas = known;
+        return known;
+    }
+
+    /**
+     * A grant that fewer replicas acknowledged than required is given back: a failover to a replica without it would
+     * grant the lock again.
+     */
+    private void requireAcknowledged(LeaseRequest request, LeaseKeys keys, RedisLeaseScripts.AcquireReply reply,
+                                     int required, long giveUpAt) {
+        if (required <= 0 || reply.status() != RedisLeaseScripts.ACQUIRED || reply.acknowledged() >= required) {
+            return;
+        }
+        try {
+            long until = Math.max(giveUpAt, System.nanoTime() + config.callTimeout(request.leaseTime()).toNanos());
+            calls.call(request.resource(), "release", until, () -> scripts.release(keys, request.holder(), until), null);
+        } catch (RuntimeException e) {
+            log.warn("could not give back the lock on '{}' that no replica acknowledged; it expires with its lease",
+                    request.resource(), e);
+        }
+        throw new LeaseUnavailableException("cannot acquire '" + request.resource() + "': " + reply.acknowledged()
+                + " of " + required + " replica(s) acknowledged the grant within " + config.replicaTimeout().toMillis()
+                + " ms; it was given back, since a failover could grant it again", request.resource(), null);
     }
 
     /**
@@ -264,11 +311,15 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
                 releaseLate(request, keys);
             }
         };
+        int acknowledgements = replicasToWaitFor(request.resource(), keys, giveUpAt);
+        Duration replicaTimeout = config.replicaTimeout();
         if (config.tokenEpochSource() == null) {
             long sentAt = System.nanoTime();
             long until = giveUpAt;
             RedisLeaseScripts.AcquireReply reply = calls.call(request.resource(), "acquire", giveUpAt,
-                    () -> scripts.acquire(keys, request.holder(), leaseMs, delayMs, ttlMs, until), late);
+                    () -> scripts.acquire(keys, request.holder(), leaseMs, delayMs, ttlMs, acknowledgements,
+                            replicaTimeout, until), late);
+            requireAcknowledged(request, keys, reply, acknowledgements, giveUpAt);
             return new ContentionRetry.Attempt(reply.status(), reply.value(), reading(reply, sentAt));
         }
         long epoch = 0;
@@ -280,7 +331,8 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
             long until = giveUpAt;
             RedisLeaseScripts.AcquireReply reply = calls.call(request.resource(), "acquire", giveUpAt,
                     () -> scripts.acquireWithEpoch(keys, request.holder(), leaseMs, delayMs, ttlMs, e, c, freshClaim(),
-                            until), late);
+                            acknowledgements, replicaTimeout, until), late);
+            requireAcknowledged(request, keys, reply, acknowledgements, giveUpAt);
             if (reply.status() != RedisLeaseScripts.NEED_EPOCH) {
                 long value = reply.status() == RedisLeaseScripts.ACQUIRED
                         ? EpochTokens.token(reply.value(), reply.extra()) : reply.value();

@@ -40,6 +40,38 @@ public interface RedisScriptClient extends AutoCloseable {
         return java.util.concurrent.CompletableFuture.completedFuture(null);
     }
 
+    /** A script's answer and how many replicas acknowledged the writes before it ({@link #evalReplicated}). */
+    record Replicated(Object answer, int replicas) {
+    }
+
+    /**
+     * Runs {@code script}, then {@code WAIT replicas timeout} on the same connection (a script cannot call WAIT): the
+     * answer comes with the number of replicas that acknowledged every write of that connection up to the script's,
+     * fewer than {@code replicas} when the timeout passed first. The caller waits until {@code deadlineNanos}.
+     * Fails (in the stage) with {@link UnsupportedOperationException} by default: see {@link #waitsForReplicas()}.
+     */
+    default CompletionStage<Replicated> evalReplicated(String script, Reply reply, List<String> keys, List<String> args,
+                                                       int replicas, java.time.Duration timeout, long deadlineNanos) {
+        return java.util.concurrent.CompletableFuture.failedFuture(
+                new UnsupportedOperationException(name() + " cannot wait for replicas"));
+    }
+
+    /** Whether {@link #evalReplicated} is supported. */
+    default boolean waitsForReplicas() {
+        return false;
+    }
+
+    /**
+     * How many replicas the master holding {@code key} has connected now ({@code INFO replication},
+     * {@code connected_slaves}).
+     */
+    default CompletionStage<Integer> connectedReplicas(String key, long deadlineNanos) {
+        return eval("local info = redis.call('INFO', 'replication') "
+                        + "return tonumber(string.match(info, 'connected_slaves:(%d+)')) or 0",
+                Reply.LONG, List.of(key), List.of(), deadlineNanos)
+                .thenApply(count -> ((Number) count).intValue());
+    }
+
     /** The client library, for descriptions: {@code Redisson}, {@code Jedis}. */
     String name();
 

@@ -86,7 +86,8 @@ class LettuceHighWaterStoreTest {
     @Test
     void admissionRule() {
         String r = "account:" + UUID.randomUUID().toString().substring(0, 8);
-        assertThat(a.admit(fence(r, 5))).isEqualTo(new Admission(fence(r, 5), FencingToken.of(5), Outcome.CLAIMED));
+        assertThat(a.admit(fence(r, 5))).isEqualTo(new Admission(fence(r, 5), FencingToken.of(5), Outcome.CLAIMED,
+                new Admission.Replaced(null)));
         assertThat(b.admit(fence(r, 5)).outcome()).isEqualTo(Outcome.CONTINUED);
         Admission stale = b.admit(fence(r, 4));
         assertThat(stale.outcome()).isEqualTo(Outcome.STALE);

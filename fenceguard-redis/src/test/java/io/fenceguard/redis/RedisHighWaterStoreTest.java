@@ -81,7 +81,10 @@ class RedisHighWaterStoreTest {
     void admissionRule() {
         String r = "account:" + UUID.randomUUID().toString().substring(0, 8);
         Admission claimed = a.admit(fence(r, 5));
-        assertThat(claimed).isEqualTo(new Admission(fence(r, 5), FencingToken.of(5), Outcome.CLAIMED));
+        assertThat(claimed).as("the first mark: it replaced none").isEqualTo(new Admission(fence(r, 5), FencingToken.of(5),
+                Outcome.CLAIMED, new Admission.Replaced(null)));
+        assertThat(a.admit(fence(r, 7)).replaced()).isEqualTo(new Admission.Replaced(FencingToken.of(5)));
+        assertThat(a.reset(ResourceName.of(r), FencingToken.of(7), FencingToken.of(5))).isTrue();
         assertThat(a.admit(fence(r, 5)).outcome()).isEqualTo(Outcome.CONTINUED);
         Admission stale = a.admit(fence(r, 4));
         assertThat(stale.outcome()).isEqualTo(Outcome.STALE);

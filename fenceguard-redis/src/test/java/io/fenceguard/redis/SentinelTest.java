@@ -37,8 +37,10 @@ class SentinelTest {
             RedissonClient clientB = RedisClients.sentinel(MASTER, group.sentinelUris());
             // Leases long enough to outlive the failover, so that a lease held across it stays valid.
             LeaseConfig leaseConfig = LeaseConfig.builder().leaseTime(Duration.ofSeconds(20)).build();
+            // Grants that do not wait for the replica: this test makes the master grant what the replica misses.
             RedisLeaseConfig config = RedisClients.fastRedis()
                     .openStateDuration(Duration.ofMillis(500))
+                    .replicaAcknowledgements(0, RedisLeaseConfig.DEFAULT_REPLICA_TIMEOUT)
                     .build();
             LeaseManager managerA = RedisClients.manager(clientA, config, leaseConfig);
             LeaseManager managerB = RedisClients.manager(clientB, config, leaseConfig);

@@ -273,7 +273,7 @@ public abstract class HighWaterSql {
             try {
                 connection.setAutoCommit(true);
                 write(connection, "INSERT INTO " + table + " (token, resource) VALUES (?, ?)", presented);
-                return Admission.claimed(presented);
+                return Admission.of(presented, null); // the first mark: it replaced none
             } catch (SQLException e) {
                 if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
                     throw e;

@@ -2,6 +2,7 @@ package io.fenceguard.reactor.webflux;
 
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.FencedRoute;
+import io.fenceguard.admission.HandlerOrder;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.Problem;
 import io.fenceguard.admission.RefusalListener;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpHeaders;
@@ -40,6 +42,11 @@ import reactor.core.scheduler.Schedulers;
  * so the admission of a fenced request runs on {@code Schedulers.boundedElastic()}; an in-memory store
  * may be checked in place ({@link #of(InboundFence, RefusalListener, Scheduler)} with
  * {@code Schedulers.immediate()}).
+ *
+ * <p>A request whose handler failed (an error, or an answer of 400 or more: a bad request too) leaves no
+ * mark: when its token claimed the resource's mark and no request with that token succeeded on this
+ * instance, the mark is set back ({@link InboundFence#withdrawingFailedClaims}) before the answer is
+ * committed, so an older, valid token is admitted afterwards. A handler still in flight keeps its mark.
  */
 public final class FencingWebFilter implements WebFilter, Ordered {
 
@@ -47,15 +54,21 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     public static final String ADMISSION_ATTRIBUTE = FencingWebFilter.class.getName() + ".admission";
 
     private final InboundFence fence;
+    /** The fence that admits: {@link #fence}, setting the claims of failed requests back. */
+    private final InboundFence admitting;
     private final RefusalListener listener;
     private final Scheduler scheduler;
     private final int order;
+    private final HandlerOrder handlerOrder;
 
-    private FencingWebFilter(InboundFence fence, RefusalListener listener, Scheduler scheduler, int order) {
+    private FencingWebFilter(InboundFence fence, RefusalListener listener, Scheduler scheduler, int order,
+            HandlerOrder handlerOrder) {
         this.fence = fence;
+        this.admitting = fence.withdrawingFailedClaims();
         this.listener = listener;
         this.scheduler = scheduler;
         this.order = order;
+        this.handlerOrder = handlerOrder;
     }
 
     public static FencingWebFilter of(InboundFence fence) {
@@ -70,12 +83,20 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     /** Admission checks on {@code scheduler}: {@code Schedulers.immediate()} only for a store that never blocks. */
     public static FencingWebFilter of(InboundFence fence, RefusalListener listener, Scheduler scheduler) {
         return new FencingWebFilter(Objects.requireNonNull(fence, "fence"), Objects.requireNonNull(listener, "listener"),
-                Objects.requireNonNull(scheduler, "scheduler"), 0);
+                Objects.requireNonNull(scheduler, "scheduler"), 0, null);
     }
 
     /** This filter with {@code order} among the application's {@code WebFilter}s (default 0: after security filters). */
     public FencingWebFilter withOrder(int order) {
-        return new FencingWebFilter(fence, listener, scheduler, order);
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder);
+    }
+
+    /**
+     * This filter starting handlers of a resource in token order on this instance ({@link HandlerOrder}), as the
+     * servlet filter's {@code inHandlerOrder}: a handler that failed holds no older token back once it is done.
+     */
+    public FencingWebFilter inHandlerOrder(HandlerOrder handlerOrder) {
+        return new FencingWebFilter(fence, listener, scheduler, order, Objects.requireNonNull(handlerOrder, "handlerOrder"));
     }
 
     @Override
@@ -97,7 +118,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
             return chain.filter(exchange);
         }
         List<String> values = request.getHeaders().getOrEmpty(fence.headerName());
-        return Mono.fromCallable(() -> fence.check(route.get().getKey().resource(), route.get().getValue(), values))
+        return Mono.fromCallable(() -> admitting.check(route.get().getKey().resource(), route.get().getValue(), values))
                 .subscribeOn(scheduler)
                 .flatMap(verdict -> proceed(verdict, exchange, chain, method, path));
     }
@@ -110,10 +131,46 @@ public final class FencingWebFilter implements WebFilter, Ordered {
             return send(exchange.getResponse(), problem, exchange.getRequest().getPath().value());
         }
         Admission admission = verdict.admission().orElseThrow();
+        if (handlerOrder != null) {
+            Optional<Problem> newerStarted = handlerOrder.enter(admission).problem();
+            if (newerStarted.isPresent()) {
+                listener.refused(method, path, newerStarted.get());
+                return ended(admission, false, false)
+                        .then(send(exchange.getResponse(), newerStarted.get(), exchange.getRequest().getPath().value()));
+            }
+        }
         exchange.getAttributes().put(ADMISSION_ATTRIBUTE, admission);
         Lease presented = Lease.presented(admission.presented(), "http:" + remote(exchange.getRequest()));
+        ServerHttpResponse response = exchange.getResponse();
+        AtomicBoolean done = new AtomicBoolean();
+        // Before the answer is committed, so that a client told of a failure finds no mark of it; once only.
+        java.util.function.Function<Boolean, Mono<Void>> end = failed -> done.compareAndSet(false, true)
+                ? ended(admission, !failed && succeeded(response), handlerOrder != null) : Mono.empty();
+        response.beforeCommit(() -> end.apply(false));
         // Bound for this request only: closed when it ends, as the servlet filter's scope is.
-        return chain.filter(exchange).contextWrite(ReactiveLeaseContext.with(presented)).doFinally(signal -> presented.close());
+        return chain.filter(exchange).contextWrite(ReactiveLeaseContext.with(presented))
+                .then(Mono.defer(() -> end.apply(false)))
+                .onErrorResume(e -> end.apply(true).then(Mono.error(e)))
+                .doOnCancel(() -> end.apply(true).subscribe())
+                .doFinally(signal -> presented.close());
+    }
+
+    private static boolean succeeded(ServerHttpResponse response) {
+        HttpStatusCode status = response.getStatusCode();
+        return status == null || status.value() < 400;
+    }
+
+    /** The request of {@code admission} is done; on the admission scheduler, since the store may be called. */
+    private Mono<Void> ended(Admission admission, boolean succeeded, boolean entered) {
+        return Mono.<Void>fromRunnable(() -> {
+            try {
+                if (entered) {
+                    handlerOrder.exit(admission, succeeded);
+                }
+            } finally {
+                admitting.handlerEnded(admission, succeeded);
+            }
+        }).subscribeOn(scheduler);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.fenceguard.redis.internal;
 import io.fenceguard.redis.RedisScriptClient;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
@@ -174,8 +175,11 @@ public final class RedisLeaseScripts {
             return 0
             """;
 
-    /** An acquire script's answer: outcome, its values, and the server's time in µs. */
-    public record AcquireReply(long status, long value, long extra, long serverMicros) {
+    /**
+     * An acquire script's answer: outcome, its values, the server's time in µs, and how many replicas acknowledged
+     * it ({@code -1}: not asked).
+     */
+    public record AcquireReply(long status, long value, long extra, long serverMicros, int acknowledged) {
     }
 
     /** A renewal's answer. */
@@ -255,27 +259,35 @@ public final class RedisLeaseScripts {
 
     /** Clock floor: value is the token when acquired, else the lock's or delay's pttl. */
     public CompletionStage<AcquireReply> acquire(LeaseKeys keys, String holder, long leaseMs, long delayMs, long seqTtlMs,
-                                                 long deadlineNanos) {
-        return client.eval(ACQUIRE, RedisScriptClient.Reply.LIST, keys.withGivenUp(keys.all(), holder), List.of(holder, Long.toString(leaseMs),
-                        Long.toString(delayMs), Long.toString(seqTtlMs)), deadlineNanos)
-                .thenApply(r -> {
-                    List<?> list = (List<?>) r;
-                    return new AcquireReply(toLong(list.get(0)), toLong(list.get(1)), 0, micros(list, 2));
-                });
+                                                 int replicas, Duration replicaTimeout, long deadlineNanos) {
+        return eval(ACQUIRE, keys.withGivenUp(keys.all(), holder), List.of(holder, Long.toString(leaseMs),
+                        Long.toString(delayMs), Long.toString(seqTtlMs)), replicas, replicaTimeout, deadlineNanos,
+                (list, acknowledged) -> new AcquireReply(toLong(list.get(0)), toLong(list.get(1)), 0, micros(list, 2),
+                        acknowledged));
+    }
+
+    /** The script, followed by {@code WAIT replicas} when {@code replicas} is positive. */
+    private CompletionStage<AcquireReply> eval(String script, List<String> keys, List<String> args, int replicas,
+                                               Duration replicaTimeout, long deadlineNanos,
+                                               java.util.function.BiFunction<List<?>, Integer, AcquireReply> reply) {
+        if (replicas <= 0) {
+            return client.eval(script, RedisScriptClient.Reply.LIST, keys, args, deadlineNanos)
+                    .thenApply(r -> reply.apply((List<?>) r, -1));
+        }
+        return client.evalReplicated(script, RedisScriptClient.Reply.LIST, keys, args, replicas, replicaTimeout,
+                deadlineNanos).thenApply(r -> reply.apply((List<?>) r.answer(), r.replicas()));
     }
 
     /** Durable epoch: value and extra are {@code e} and {@code n} when acquired, the claim on {@link #NEED_EPOCH}. */
     public CompletionStage<AcquireReply> acquireWithEpoch(LeaseKeys keys, String holder, long leaseMs, long delayMs,
                                                          long seqTtlMs, long epoch, long claim, long freshClaim,
-                                                         long deadlineNanos) {
-        return client.eval(ACQUIRE_EPOCH, RedisScriptClient.Reply.LIST, keys.withGivenUp(keys.allWithEpoch(), holder), List.of(holder,
+                                                         int replicas, Duration replicaTimeout, long deadlineNanos) {
+        return eval(ACQUIRE_EPOCH, keys.withGivenUp(keys.allWithEpoch(), holder), List.of(holder,
                         Long.toString(leaseMs), Long.toString(delayMs), Long.toString(seqTtlMs),
                         epoch > 0 ? Long.toString(epoch) : "", claim > 0 ? Long.toString(claim) : "",
-                        Long.toString(freshClaim), Long.toString(EpochTokens.PER_EPOCH)), deadlineNanos)
-                .thenApply(r -> {
-                    List<?> list = (List<?>) r;
-                    return new AcquireReply(toLong(list.get(0)), toLong(list.get(1)), toLong(list.get(2)), micros(list, 3));
-                });
+                        Long.toString(freshClaim), Long.toString(EpochTokens.PER_EPOCH)), replicas, replicaTimeout,
+                deadlineNanos, (list, acknowledged) -> new AcquireReply(toLong(list.get(0)), toLong(list.get(1)),
+                        toLong(list.get(2)), micros(list, 3), acknowledged));
     }
 
     /** A renewal sent without blocking the caller, given up after {@code timeoutNanos}. */

@@ -103,7 +103,7 @@ public final class JedisScriptClient implements RedisScriptClient {
         return replies;
     }
 
-    private CompletableFuture<Object> onIoThread(Supplier<Object> call) {
+    private <T> CompletableFuture<T> onIoThread(Supplier<T> call) {
         try {
             return CompletableFuture.supplyAsync(call, io);
         } catch (RuntimeException rejected) { // closed
@@ -138,6 +138,47 @@ public final class JedisScriptClient implements RedisScriptClient {
                 }
             }
         }
+    }
+
+    /** The script, then {@code WAIT} on the same pooled connection. */
+    @Override
+    public CompletionStage<Replicated> evalReplicated(String script, Reply reply, List<String> keys, List<String> args,
+                                                      int replicas, java.time.Duration timeout, long deadlineNanos) {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+            return CompletableFuture.failedFuture(new TimeoutException("no time left for the call"));
+        }
+        return onIoThread(() -> {
+            Jedis jedis = pool.getResource();
+            var connection = jedis.getConnection();
+            try {
+                connection.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left))));
+                Object answer;
+                try {
+                    answer = jedis.evalsha(shas.computeIfAbsent(script, JedisScriptClient::sha1), keys, args);
+                } catch (JedisNoScriptException e) {
+                    answer = jedis.eval(script, keys, args);
+                }
+                long acknowledged = jedis.waitReplicas(replicas, Math.max(1, timeout.toMillis()));
+                return new Replicated(answer, (int) acknowledged);
+            } finally {
+                if (connection.isConnected() && !connection.isBroken()) {
+                    connection.rollbackTimeout();
+                    jedis.close();
+                } else {
+                    try {
+                        io.execute(jedis::close);
+                    } catch (RuntimeException closed) {
+                        jedis.close();
+                    }
+                }
+            }
+        });
+    }
+
+    @Override
+    public boolean waitsForReplicas() {
+        return true;
     }
 
     private static String sha1(String script) {

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
 import org.redisson.api.RScriptAsync;
@@ -81,6 +82,22 @@ public final class RedissonScriptClient implements RedisScriptClient {
             replies.add(executed.thenCompose(done -> reply).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS));
         }
         return replies;
+    }
+
+    /** The script in a batch that Redisson follows with {@code WAIT} on the same connection ({@code BatchOptions.sync}). */
+    @Override
+    public CompletionStage<Replicated> evalReplicated(String text, Reply reply, List<String> keys, List<String> args,
+                                                      int replicas, java.time.Duration timeout, long deadlineNanos) {
+        RBatch batch = redisson.createBatch(BatchOptions.defaults().sync(replicas, timeout));
+        CompletableFuture<Object> answer = run(batch.getScript(StringCodec.INSTANCE), text, reply, keys, args)
+                .toCompletableFuture();
+        return batch.executeAsync().toCompletableFuture()
+                .thenCompose(result -> answer.thenApply(value -> new Replicated(value, result.getSyncedSlaves())));
+    }
+
+    @Override
+    public boolean waitsForReplicas() {
+        return true;
     }
 
     private static CompletionStage<Object> run(RScriptAsync on, String text, Reply reply, List<String> keys,

@@ -254,9 +254,10 @@ public class FenceguardHttpProperties {
         private Duration maxTokenSkew = Duration.ofSeconds(5);
 
         /**
-         * Whether handlers of one resource start in token order on this instance: a handler whose
-         * request was admitted with an older token is refused (409) once a newer token's handler has
-         * started here, even though its admission came first.
+         * Whether handlers of one resource start in token order on this instance (servlet and WebFlux):
+         * a handler whose request was admitted with an older token is refused (409) while a newer
+         * token's handler is in flight here or once one has succeeded, even though its admission came
+         * first. A handler that failed (an exception, or a status of 400 or more) holds none back.
          */
         private boolean handlerOrder = false;
 

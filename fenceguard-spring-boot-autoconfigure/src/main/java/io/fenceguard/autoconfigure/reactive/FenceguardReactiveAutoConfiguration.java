@@ -7,6 +7,7 @@ import io.fenceguard.autoconfigure.http.HttpServerSupport;
 import io.fenceguard.autoconfigure.jdbc.FenceguardJdbcProperties;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.admission.FencedRoute;
+import io.fenceguard.admission.HandlerOrder;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.InboundFence;
@@ -149,9 +150,10 @@ public class FenceguardReactiveAutoConfiguration {
             List<RefusalListener> all = listeners.orderedStream().toList();
             RefusalListener each = (method, path, problem) -> all.forEach(l -> l.refused(method, path, problem));
             // The in-memory store never blocks: checked on the event loop. The others go to boundedElastic.
-            return FencingWebFilter.of(fence, each, store instanceof InMemoryHighWaterStore
+            FencingWebFilter filter = FencingWebFilter.of(fence, each, store instanceof InMemoryHighWaterStore
                     ? Schedulers.immediate() : Schedulers.boundedElastic())
                     .withOrder(properties.getServer().getFilterOrder());
+            return properties.getServer().isHandlerOrder() ? filter.inHandlerOrder(HandlerOrder.create()) : filter;
         }
 
         /** Refuses {@code @FencedEndpoint} handlers for requests the fencing filter did not admit. */

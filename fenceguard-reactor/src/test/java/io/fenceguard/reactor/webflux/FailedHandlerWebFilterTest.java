@@ -1,0 +1,152 @@
+package io.fenceguard.reactor.webflux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fenceguard.admission.FenceHeader;
+import io.fenceguard.admission.FencedRoute;
+import io.fenceguard.admission.HandlerOrder;
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.InMemoryHighWaterStore;
+import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.SigningKeys;
+import io.fenceguard.admission.TokenBound;
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
+import io.fenceguard.redis.RedisHighWaterStore;
+import io.fenceguard.redis.redisson.RedissonScriptClient;
+import io.fenceguard.testsupport.TestRedisson;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
+import reactor.core.publisher.Mono;
+
+/**
+ * A request whose handler failed leaves no mark, through the WebFlux filter on a real Netty server: after a
+ * bad request (400) or a handler's error with a newer token, an older, valid token is admitted; while a newer
+ * token's handler is still running, the older one is refused as before. With and without handler order, on
+ * the in-memory store and on Redis (tokens above 1000: the Redis store's floor).
+ */
+class FailedHandlerWebFilterTest {
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final CountDownLatch running = new CountDownLatch(2);
+    private final CompletableFuture<Void> release = new CompletableFuture<>();
+
+    @Test
+    void aBadRequestWithANewerTokenLeavesNoMarkInMemory() throws Exception {
+        aBadRequestLeavesNoMark(InMemoryHighWaterStore.create(), UnaryOperator.identity());
+    }
+
+    @Test
+    void aBadRequestWithANewerTokenLeavesNoMarkInHandlerOrder() throws Exception {
+        aBadRequestLeavesNoMark(InMemoryHighWaterStore.create(), filter -> filter.inHandlerOrder(HandlerOrder.create()));
+    }
+
+    @Test
+    void aBadRequestWithANewerTokenLeavesNoMarkInRedis() throws Exception {
+        aBadRequestLeavesNoMark(redis(), filter -> filter.inHandlerOrder(HandlerOrder.create()));
+    }
+
+    private void aBadRequestLeavesNoMark(HighWaterStore store, UnaryOperator<FencingWebFilter> configured)
+            throws Exception {
+        try (NettyServer server = start(store, configured)) {
+            String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
+            assertThat(post(server, id, 1004).statusCode()).isEqualTo(201);
+
+            assertThat(post(server, id, 1009, "X-Status", "400").statusCode()).as("the handler's own answer").isEqualTo(400);
+            assertThat(post(server, id, 1008, "X-Fail", "1").statusCode()).as("the handler's error").isEqualTo(500);
+            HttpResponse<String> older = post(server, id, 1004);
+            assertThat(older.statusCode()).as("1009 and 1008 failed: 1004 is current; " + older.body()).isEqualTo(201);
+
+            assertThat(post(server, id, 1009).statusCode()).as("a newer token that succeeds").isEqualTo(201);
+            HttpResponse<String> stale = post(server, id, 1004);
+            assertThat(stale.statusCode()).as("1009 succeeded: 1004 is stale").isEqualTo(409);
+            assertThat(stale.body()).contains("urn:fenceguard:stale-token");
+        }
+    }
+
+    @Test
+    void aNewerTokenStillInFlightHoldsAnOlderOneBack() throws Exception {
+        try (NettyServer server = start(redis(), filter -> filter.inHandlerOrder(HandlerOrder.create()))) {
+            String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
+            assertThat(post(server, id, 1004).statusCode()).isEqualTo(201);
+            // Two requests with 1009, one to fail and one to succeed: the one that fails first sets nothing back.
+            CompletableFuture<HttpResponse<String>> failing = CompletableFuture.supplyAsync(
+                    () -> post(server, id, 1009, "X-Wait", "1", "X-Status", "422"));
+            CompletableFuture<HttpResponse<String>> succeeding = CompletableFuture.supplyAsync(
+                    () -> post(server, id, 1009, "X-Wait", "1"));
+            assertThat(running.await(20, TimeUnit.SECONDS)).isTrue();
+            HttpResponse<String> held = post(server, id, 1004);
+            assertThat(held.statusCode()).as("1009 is in flight: " + held.body()).isEqualTo(409);
+            release.complete(null);
+            assertThat(failing.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(422);
+            assertThat(succeeding.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+            assertThat(post(server, id, 1004).statusCode()).as("one 1009 succeeded").isEqualTo(409);
+        }
+    }
+
+    private NettyServer start(HighWaterStore store, UnaryOperator<FencingWebFilter> configured) {
+        InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/entries/{id}", "account:{id}")),
+                store, SigningKeys.none());
+        return NettyServer.start(WebHttpHandlerBuilder.webHandler(RouterFunctions.toWebHandler(
+                RouterFunctions.route().POST("/entries/{id}", this::handle).build()))
+                .filter(configured.apply(FencingWebFilter.of(fence))).build());
+    }
+
+    /** Answers 201, or the status in {@code X-Status}, or an error with {@code X-Fail}; waits with {@code X-Wait}. */
+    private Mono<ServerResponse> handle(ServerRequest request) {
+        Mono<Void> waited = Mono.empty();
+        if (request.headers().firstHeader("X-Wait") != null) {
+            running.countDown();
+            waited = Mono.fromFuture(release).timeout(Duration.ofSeconds(20));
+        }
+        return waited.then(Mono.defer(() -> {
+            if (request.headers().firstHeader("X-Fail") != null) {
+                return Mono.error(new IllegalStateException("the handler fails"));
+            }
+            String status = request.headers().firstHeader("X-Status");
+            return ServerResponse.status(status == null ? HttpStatus.CREATED : HttpStatus.valueOf(Integer.parseInt(status)))
+                    .bodyValue("done");
+        }));
+    }
+
+    private HttpResponse<String> post(NettyServer server, String id, long token, String... headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(server.baseUrl() + "/entries/" + id))
+                .timeout(Duration.ofSeconds(30))
+                .header(FenceHeader.DEFAULT_NAME,
+                        FenceHeader.of(new Fence(ResourceName.of("account:" + id), FencingToken.of(token))).value())
+                .POST(HttpRequest.BodyPublishers.noBody());
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        try {
+            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static RedisHighWaterStore redis() {
+        return RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()),
+                "fg:failed:" + UUID.randomUUID().toString().substring(0, 8) + ":", TokenBound.atMost(1_000));
+    }
+}

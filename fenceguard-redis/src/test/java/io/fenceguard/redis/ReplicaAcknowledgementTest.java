@@ -1,0 +1,161 @@
+package io.fenceguard.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.LeaseUnavailableException;
+import io.fenceguard.core.ResourceName;
+import io.fenceguard.redis.internal.LeaseKeys;
+import io.fenceguard.redis.jedis.JedisScriptClient;
+import io.fenceguard.redis.redisson.RedissonScriptClient;
+import io.fenceguard.testsupport.RedisProcess;
+import io.fenceguard.testsupport.RedisSentinelGroup;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+import redis.clients.jedis.JedisSentinelPool;
+
+/**
+ * Grants that a replica acknowledged, on a Sentinel group, through Redisson and Jedis: the provider finds the
+ * replica by itself; a grant is on the replica before it is handed out; with the replica cut off a grant is refused
+ * (and given back); after the master dies right after the grants and the replica is promoted, no lock granted
+ * before is granted again. Without acknowledgements, the same failover grants a lock twice.
+ */
+class ReplicaAcknowledgementTest {
+
+    private static final LeaseConfig LEASE = LeaseConfig.builder().leaseTime(Duration.ofSeconds(20)).build();
+
+    @Test
+    void redissonGrantsOnlyWhatAReplicaAcknowledged() {
+        try (RedisSentinelGroup group = RedisSentinelGroup.start()) {
+            RedissonClient redisson = RedisClients.sentinel(RedisSentinelGroup.MASTER_NAME, group.sentinelUris());
+            try {
+                run(group, () -> RedissonScriptClient.of(redisson));
+            } finally {
+                redisson.shutdown();
+            }
+        }
+    }
+
+    @Test
+    void jedisGrantsOnlyWhatAReplicaAcknowledged() {
+        try (RedisSentinelGroup group = RedisSentinelGroup.start()) {
+            Set<String> sentinels = group.sentinelUris().stream()
+                    .map(uri -> URI.create(uri).getHost() + ":" + URI.create(uri).getPort()).collect(Collectors.toSet());
+            try (JedisSentinelPool pool = new JedisSentinelPool(RedisSentinelGroup.MASTER_NAME, sentinels)) {
+                run(group, () -> JedisScriptClient.of(pool));
+            }
+        }
+    }
+
+    private void run(RedisSentinelGroup group, Supplier<RedisScriptClient> clients) {
+        RedisProcess master = group.master();
+        RedisProcess replica = group.replica();
+        String prefix = RedisClients.fastRedis().build().keyPrefix();
+        RedisLeaseConfig acknowledged = RedisClients.fastRedis().keyPrefix(prefix)
+                .openStateDuration(Duration.ofMillis(500)).build();
+        RedisLeaseConfig unacknowledged = RedisClients.fastRedis().keyPrefix(prefix)
+                .openStateDuration(Duration.ofMillis(500))
+                .replicaAcknowledgements(0, RedisLeaseConfig.DEFAULT_REPLICA_TIMEOUT).build();
+        assertThat(acknowledged.replicaAcknowledgements()).as("left to the provider").isEqualTo(-1);
+        LeaseManager managerA = LeaseManager.of(RedisLeaseProvider.of(clients.get(), acknowledged), LEASE);
+        LeaseManager unsafe = LeaseManager.of(RedisLeaseProvider.of(clients.get(), unacknowledged), LEASE);
+        LeaseManager managerB = null;
+        try {
+            // A grant is on the replica when it is handed out.
+            Lease granted = managerA.acquire("ledger:granted", Duration.ofSeconds(5));
+            LeaseKeys grantedKeys = LeaseKeys.of(prefix, ResourceName.of("ledger:granted"));
+            assertThat(replica.call("HGET", grantedKeys.lock(), "token")).isEqualTo(granted.token().toString());
+
+            // The replica stops and loses its link: grants that wait for it are refused, the others are not.
+            String replicaPid = processId(replica);
+            signal("STOP", replicaPid);
+            Lease unacknowledgedLease;
+            try {
+                assertThat((Long) master.call("CLIENT", "KILL", "TYPE", "replica")).isGreaterThanOrEqualTo(1L);
+                assertThatThrownBy(() -> managerA.acquire("ledger:refused", Duration.ofSeconds(5)))
+                        .isInstanceOf(LeaseUnavailableException.class)
+                        .hasMessageContaining("0 of 1 replica(s) acknowledged");
+                LeaseKeys refusedKeys = LeaseKeys.of(prefix, ResourceName.of("ledger:refused"));
+                assertThat(master.call("EXISTS", refusedKeys.lock())).as("the refused grant was given back").isEqualTo(0L);
+                unacknowledgedLease = unsafe.acquire("ledger:unsafe", Duration.ofSeconds(5));
+                master.kill();
+            } finally {
+                signal("CONT", replicaPid);
+            }
+            group.killMasterAndAwaitFailover();
+            assertThat(group.currentMasterPort()).isEqualTo(replica.port());
+
+            // Another client after the failover (the new master has no replica left: it waits for none).
+            managerB = LeaseManager.of(RedisLeaseProvider.of(clients.get(), acknowledged), LEASE);
+            LeaseManager b = managerB;
+            Optional<Lease> again = retrying(() -> b.tryAcquire("ledger:granted"));
+            assertThat(again).as("the acknowledged grant survived the failover: not granted twice").isEmpty();
+            assertThat(granted.isValid()).isTrue();
+            try (Lease refusedBefore = retrying(() -> b.acquire("ledger:refused", Duration.ofSeconds(5)))) {
+                assertThat(refusedBefore.isValid()).as("the refused grant left nothing behind").isTrue();
+            }
+            Optional<Lease> twice = retrying(() -> b.tryAcquire("ledger:unsafe"));
+            assertThat(twice).as("without acknowledgements the failover forgot the lock: granted twice").isPresent();
+            assertThat(unacknowledgedLease.isValid()).as("while its first holder still holds it").isTrue();
+            twice.get().close();
+            granted.close();
+        } finally {
+            managerA.close();
+            unsafe.close();
+            if (managerB != null) {
+                managerB.close();
+            }
+        }
+    }
+
+    /** Retries while the client learns the new master: unavailability for up to 30 s. */
+    private static <T> T retrying(Supplier<T> call) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return call.get();
+            } catch (LeaseUnavailableException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError(interrupted);
+                }
+            }
+        }
+    }
+
+    private static String processId(RedisProcess server) {
+        return String.valueOf(server.call("INFO", "server")).lines()
+                .filter(l -> l.startsWith("process_id:"))
+                .map(l -> l.substring("process_id:".length()).trim())
+                .findFirst().orElseThrow();
+    }
+
+    private static void signal(String signal, String pid) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, pid).inheritIO().start();
+            assertThat(kill.waitFor()).as("kill -%s %s", signal, pid).isZero();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
