@@ -53,7 +53,12 @@ final class HighWaterStores {
         static HighWaterStore store(BeanFactory beans, String keyPrefix, TokenBound bound) {
             // After a loss of its marks the Redis store refuses every token up to its bound: tokens on a durable epoch
             // would be refused until a new epoch is taken, which only a lost counter asks for.
-            boolean epochTokens = io.fenceguard.autoconfigure.redis.RedisTokenEpochs.resolve(beans) != null;
+            boolean epochTokens;
+            try {
+                epochTokens = io.fenceguard.autoconfigure.redis.RedisTokenEpochs.resolve(beans) != null;
+            } catch (IllegalStateException e) {
+                epochTokens = true; // fenceguard.redis.token-epoch=database without a DataSource: asked for all the same
+            }
             if (epochTokens) {
                 throw new HttpFencingConfigurationException(TYPE + "=redis keeps a clock floor after a loss of its "
                         + "marks, which would refuse tokens on a durable epoch (fenceguard.redis.token-epoch=database, "

@@ -45,7 +45,12 @@ public final class HttpServerSupport {
     /** Loaded only with fenceguard-redis on the class path. */
     private static final class RedisEpochBound {
         static TokenBound of(BeanFactory beans) {
-            io.fenceguard.redis.TokenEpochSource source = io.fenceguard.autoconfigure.redis.RedisTokenEpochs.resolve(beans);
+            io.fenceguard.redis.TokenEpochSource source;
+            try {
+                source = io.fenceguard.autoconfigure.redis.RedisTokenEpochs.resolve(beans);
+            } catch (IllegalStateException e) {
+                return null; // token-epoch=database without a DataSource: the Redis provider or store says so itself
+            }
             if (source == null) {
                 return null;
             }
