@@ -45,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * µs)} by default, or a counter on a durable epoch ({@link RedisLeaseConfig#tokenEpochSource()}); waiters
  * sleep on a pub/sub channel, one woken per release; a lost holder's resource stays closed for the
  * lock-delay. Every reply carries the server's time: a forward jump of the Redis clock loses the lease at
- * once ({@link LeaseLossReason#CLOCK_JUMP}), a backward jump is logged and counted.
+ * once ({@link LeaseLossReason#CLOCK_JUMP}), a backward jump is logged and counted. The store records which
+ * epoch source its tokens rest on; a provider on another one (or on the clock floor next to one) is refused at
+ * construction, or at its first acquire when Redis could not be reached then.
  *
  * <pre>{@code
  * LeaseManager guard = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson)));
