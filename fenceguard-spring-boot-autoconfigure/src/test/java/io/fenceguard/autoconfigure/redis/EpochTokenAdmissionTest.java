@@ -93,7 +93,9 @@ class EpochTokenAdmissionTest {
             LeaseManager leases = context.getBean(LeaseManager.class);
             InboundFence http = context.getBean(InboundFence.class);
             SigningKeys keys = context.getBean(SigningKeys.class);
-            MessageAdmission messages = MessageAdmission.of(context.getBean(HighWaterStore.class));
+            // As the messaging auto-configuration builds it: the store and the bound shared with HTTP admission.
+            MessageAdmission messages = MessageAdmission.of(context.getBean(HighWaterStore.class))
+                    .withTokenBound(context.getBean(TokenBound.class));
             assertThat(context.getBean(TokenBound.class).toString()).contains("epoch");
 
             FencingToken older;
@@ -134,6 +136,9 @@ class EpochTokenAdmissionTest {
             assertThatThrownBy(() -> messages.admit(header(keys, "account:2", olderMessage), "test:orders"))
                     .isInstanceOfSatisfying(MessageRefusedException.class,
                             e -> assertThat(e.reason()).isEqualTo(MessageRefusedException.Reason.STALE));
+            assertThatThrownBy(() -> messages.admit(header(keys, "account:2", neverIssued), "test:orders"))
+                    .isInstanceOfSatisfying(MessageRefusedException.class,
+                            e -> assertThat(e.reason()).isEqualTo(MessageRefusedException.Reason.OUT_OF_RANGE));
         });
     }
 
