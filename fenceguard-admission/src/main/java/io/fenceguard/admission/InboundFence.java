@@ -83,7 +83,8 @@ public final class InboundFence {
 
     /**
      * This fence with {@code bound} instead of the default {@link TokenBound#clockFloor()}: tokens above
-     * its ceiling are refused (403, {@code urn:fenceguard:token-out-of-range}) before the store is touched.
+     * its ceiling are refused (403, {@code urn:fenceguard:token-out-of-range}) before the store is touched; tokens on
+     * a durable epoch need {@link TokenBound#epochs}.
      */
     public InboundFence withTokenBound(TokenBound bound) {
         return new InboundFence(routes, store, keys, headerName, Objects.requireNonNull(bound, "bound"), signatures,
@@ -218,9 +219,13 @@ public final class InboundFence {
             return Verdict.refused(Problem.untrusted(presented, "the token was issued for '"
                     + presented.resource() + "', not for this endpoint's resource '" + expected + "'"));
         }
-        FencingToken ceiling = bound.ceiling();
-        if (presented.token().isNewerThan(ceiling)) {
-            return Verdict.refused(Problem.outOfRange(presented, ceiling));
+        try {
+            if (!bound.allows(presented.token())) {
+                return Verdict.refused(Problem.outOfRange(presented, bound.ceiling()));
+            }
+        } catch (RuntimeException e) {
+            log.warn("token bound for '{}' could not be read; refusing the request", presented.resource(), e);
+            return Verdict.refused(Problem.unavailable(presented));
         }
         String nonce = signed == null ? null : signed.keyId() + ":" + signed.nonce();
         if (signed != null && store instanceof SignedAdmissionStore combined && nonces == store.backend()) {

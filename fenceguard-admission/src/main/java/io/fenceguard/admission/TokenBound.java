@@ -13,10 +13,16 @@ import java.util.Objects;
  * store that has lost its marks uses the same ceiling as the floor below which it refuses, since every
  * token minted before the loss is at most that ceiling.
  *
- * <p>The default, {@link #clockFloor}, is exact for lock stores whose tokens are their server's time in
- * µs (the Redis provider) and a loose but valid bound for the counter and epoch tokens of the
- * ZooKeeper and database providers, which stay far below it; a tighter bound for those is
- * {@link #atMost} with the end of the current epoch's range.
+ * <p>The bound must match how the tokens are minted:
+ * <ul>
+ *   <li>{@link #clockFloor} for tokens that are their server's time in µs (the Redis provider on the clock
+ *   floor), and a loose but valid bound for the counter tokens of the ZooKeeper and database providers,
+ *   which stay far below it.</li>
+ *   <li>{@link #epochs} for the Redis provider on a durable epoch ({@code epoch × 2^24 + n}): its epochs
+ *   start near the current time in µs divided by {@code 2^24} and every lost counter takes one more, so its
+ *   tokens run ahead of the clock and the clock floor would refuse their holders.</li>
+ *   <li>{@link #atMost} for a fixed ceiling.</li>
+ * </ul>
  */
 @FunctionalInterface
 public interface TokenBound {
@@ -55,6 +61,32 @@ public interface TokenBound {
     /** {@link #clockFloor(Clock, Duration)} on the system clock with {@link #DEFAULT_SKEW}. */
     static TokenBound clockFloor() {
         return clockFloor(Clock.systemUTC(), DEFAULT_SKEW);
+    }
+
+    /** The bits of an epoch token that count the grants within its epoch. */
+    int EPOCH_COUNTER_BITS = 24;
+
+    /** Default allowance for epochs taken since the bound last read its source. */
+    long DEFAULT_EPOCH_SLACK = 16;
+
+    /**
+     * Tokens on a durable epoch, {@code epoch × 2^24 + n} (the Redis provider with a token epoch source): at
+     * most the last token of epoch {@code highestEpoch + slackEpochs}, where {@code highestEpoch} reads the
+     * highest epoch the source can have issued by now (such as {@code JdbcTokenEpochSource::highestEpoch} of
+     * fenceguard-redis). It is read at most every {@code refresh}, and again (at most every 50 ms) before a token
+     * above the ceiling is refused, so that a holder of an epoch taken since is admitted. When the source cannot
+     * be read the last value read stays the bound (tokens above it are refused); before a first read succeeds,
+     * {@link #ceiling()} throws.
+     *
+     * @param slackEpochs epochs the source may have issued beyond the value read, between 0 and {@code 2^20}
+     */
+    static TokenBound epochs(java.util.function.LongSupplier highestEpoch, long slackEpochs, Duration refresh) {
+        return new EpochTokenBound(highestEpoch, slackEpochs, refresh);
+    }
+
+    /** {@link #epochs(java.util.function.LongSupplier, long, Duration)} with {@link #DEFAULT_EPOCH_SLACK}, read every second. */
+    static TokenBound epochs(java.util.function.LongSupplier highestEpoch) {
+        return epochs(highestEpoch, DEFAULT_EPOCH_SLACK, Duration.ofSeconds(1));
     }
 
     /** A fixed ceiling, such as the last token of the current epoch of an epoch-numbered lock store. */

@@ -67,4 +67,54 @@ class TokenBoundTest {
         assertThatThrownBy(() -> TokenBound.clockFloor(Clock.systemUTC(), Duration.ofSeconds(-1)))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+    @Test
+    void epochTokensAreBoundedByTheHighestEpochOfTheirSourceReadAgainBeforeARefusal() throws InterruptedException {
+        java.util.concurrent.atomic.AtomicLong highest = new java.util.concurrent.atomic.AtomicLong(200_000_000L);
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        TokenBound bound = TokenBound.epochs(() -> {
+            reads.incrementAndGet();
+            return highest.get();
+        }, 2, Duration.ofHours(1));
+        InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/a/{id}", "account:{id}")),
+                InMemoryHighWaterStore.create(), KEYS).withTokenBound(bound);
+        long lastOfSlack = (200_000_002L << 24) | ((1L << 24) - 1);
+        assertThat(bound.ceiling()).isEqualTo(FencingToken.of(lastOfSlack));
+        assertThat(lastOfSlack).as("far above the clock floor's ceiling").isGreaterThan(NOW_MICROS + Duration.ofDays(365).toNanos() / 1000);
+
+        assertThat(fence.check("POST", "/a/1", List.of(header(200_000_000L << 24))).admission()).isPresent();
+        assertThat(fence.check("POST", "/a/1", List.of(header(lastOfSlack + 1))).problem())
+                .hasValueSatisfying(p -> assertThat(p.type()).isEqualTo("urn:fenceguard:token-out-of-range"));
+
+        // Epochs taken since the last read: a token of the new epoch is admitted after one more read.
+        highest.set(200_000_010L);
+        Thread.sleep(60); // reads asked for by refusals are at most one per 50 ms
+        int before = reads.get();
+        assertThat(fence.check("POST", "/a/1", List.of(header(200_000_010L << 24))).admission()).isPresent();
+        assertThat(reads.get()).isEqualTo(before + 1);
+        assertThat(fence.check("POST", "/a/1", List.of(header(Long.MAX_VALUE))).problem()).isPresent();
+    }
+
+    @Test
+    void anEpochSourceThatCannotBeReadKeepsTheLastBoundAndRefusesBeforeAnyRead() {
+        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean(true);
+        TokenBound bound = TokenBound.epochs(() -> {
+            if (down.get()) {
+                throw new IllegalStateException("database down");
+            }
+            return 300_000_000L;
+        }, 0, Duration.ofMillis(1));
+        InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/a/{id}", "account:{id}")),
+                InMemoryHighWaterStore.create(), KEYS).withTokenBound(bound);
+        assertThat(fence.check("POST", "/a/1", List.of(header(1))).problem())
+                .as("no bound known yet: refused, fail closed")
+                .hasValueSatisfying(p -> assertThat(p.status()).isEqualTo(503));
+        down.set(false);
+        assertThat(fence.check("POST", "/a/1", List.of(header(300_000_000L << 24))).admission()).isPresent();
+        down.set(true);
+        assertThat(bound.ceiling()).as("the last value read")
+                .isEqualTo(FencingToken.of((300_000_000L << 24) | ((1L << 24) - 1)));
+        assertThat(fence.check("POST", "/a/1", List.of(header(300_000_001L << 24))).problem()).isPresent();
+        assertThatThrownBy(() -> TokenBound.epochs(() -> 1, -1, Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }

@@ -4,6 +4,7 @@ import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.FenceHeader;
 import io.fenceguard.admission.FenceHeaderException;
 import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.TokenBound;
 import io.fenceguard.core.Fence;
 import io.fenceguard.messaging.MessageRefusedException.Reason;
 import java.util.List;
@@ -13,16 +14,32 @@ import java.util.Objects;
  * Admits an incoming message only with a current fence: the header is parsed strictly and the fence
  * presented to a {@link HighWaterStore} (the same stores as HTTP admission, so a resource's high-water
  * mark is shared by its HTTP endpoints and its consumers). A newer token claims the resource, the same
- * token continues, anything else is refused with a {@link MessageRefusedException}.
+ * token continues, anything else is refused with a {@link MessageRefusedException}. With a
+ * {@link TokenBound} ({@link #withTokenBound}) a token above what can have been minted by now is refused
+ * before it reaches the store, as over HTTP.
  */
 public final class MessageAdmission {
 
     private final HighWaterStore store;
     private final MessageRefusalListener listener;
+    private final TokenBound bound;
 
-    private MessageAdmission(HighWaterStore store, MessageRefusalListener listener) {
+    private MessageAdmission(HighWaterStore store, MessageRefusalListener listener, TokenBound bound) {
         this.store = Objects.requireNonNull(store, "store");
         this.listener = Objects.requireNonNull(listener, "listener");
+        this.bound = bound;
+    }
+
+    private MessageAdmission(HighWaterStore store, MessageRefusalListener listener) {
+        this(store, listener, null);
+    }
+
+    /**
+     * This admission refusing tokens above {@code bound}'s ceiling ({@link Reason#OUT_OF_RANGE}) before the store
+     * is touched, so that one forged or corrupted token cannot raise a resource's mark out of every holder's reach.
+     */
+    public MessageAdmission withTokenBound(TokenBound bound) {
+        return new MessageAdmission(store, listener, Objects.requireNonNull(bound, "bound"));
     }
 
     public static MessageAdmission of(HighWaterStore store) {
@@ -89,6 +106,21 @@ public final class MessageAdmission {
         } catch (FenceHeaderException e) {
             throw new MessageRefusedException(Reason.MALFORMED, "message from " + source + ": " + e.getMessage(),
                     null, null, null, e);
+        }
+        if (bound != null) {
+            boolean allowed;
+            try {
+                allowed = bound.allows(fence.token());
+            } catch (RuntimeException e) {
+                throw new MessageRefusedException(Reason.STORE_UNAVAILABLE, "message from " + source + " for "
+                        + fence + " refused: the token bound could not be read (" + e + ")",
+                        fence.resource(), fence.token(), null, e);
+            }
+            if (!allowed) {
+                throw new MessageRefusedException(Reason.OUT_OF_RANGE, "message from " + source + " for " + fence
+                        + " refused: the token is above the highest that can have been minted by now",
+                        fence.resource(), fence.token(), null, null);
+            }
         }
         Admission admission;
         try {

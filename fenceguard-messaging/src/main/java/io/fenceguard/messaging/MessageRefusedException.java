@@ -20,8 +20,10 @@ public class MessageRefusedException extends FenceguardException {
         MALFORMED,
         /** A newer token has already been admitted for the resource. */
         STALE,
-        /** The high-water store could not answer (fail closed). */
-        STORE_UNAVAILABLE
+        /** The high-water store (or the token bound) could not answer (fail closed). */
+        STORE_UNAVAILABLE,
+        /** The token is above the highest that can have been minted by now ({@link io.fenceguard.admission.TokenBound}). */
+        OUT_OF_RANGE
     }
 
     private final Reason reason;

@@ -65,4 +65,17 @@ class MessageAdmissionTest {
                     assertThat(e.getMessage()).contains("connection refused");
                 });
     }
+
+    @Test
+    void aTokenAboveTheBoundIsRefusedBeforeItCanRaiseTheMark() {
+        MessageAdmission bounded = admission.withTokenBound(io.fenceguard.admission.TokenBound.atMost(100));
+        assertThatThrownBy(() -> bounded.admit("v1;r=account:1;t=101", "kafka:orders-0@9"))
+                .isInstanceOfSatisfying(MessageRefusedException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(Reason.OUT_OF_RANGE);
+                    assertThat(e.getMessage()).contains("kafka:orders-0@9", "account:1");
+                });
+        assertThat(bounded.admit("v1;r=account:1;t=100", "test")).as("the mark was not raised")
+                .isEqualTo(Fence.of("account:1", "100"));
+        assertThat(told).containsExactly(Reason.OUT_OF_RANGE);
+    }
 }

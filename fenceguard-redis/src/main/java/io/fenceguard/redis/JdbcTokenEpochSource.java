@@ -28,6 +28,10 @@ import javax.sql.DataSource;
  * }</pre>
  *
  * Give it a plain pooling {@code DataSource}: the statements run in auto-commit.
+ *
+ * <p>Its {@link #identity()} is the database (PostgreSQL's system identifier and database name, MariaDB's host
+ * and port, H2's URL) and the sequence's schema-qualified name; {@link #highestEpoch()} reads the sequence
+ * without advancing it (before the sequence exists: the epoch it would start after).
  */
 public final class JdbcTokenEpochSource implements TokenEpochSource {
 
@@ -40,6 +44,7 @@ public final class JdbcTokenEpochSource implements TokenEpochSource {
     private final String sequence;
     private final int queryTimeoutSeconds;
     private volatile Dialect dialect;
+    private volatile String identity;
 
     private JdbcTokenEpochSource(DataSource dataSource, String sequence, Duration queryTimeout) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -97,8 +102,94 @@ public final class JdbcTokenEpochSource implements TokenEpochSource {
         }
     }
 
+    @Override
+    public String identity() {
+        String known = identity;
+        if (known != null) {
+            return known;
+        }
+        try (Connection connection = dataSource.getConnection()) {
+            Dialect d = Dialect.of(connection.getMetaData().getDatabaseProductName());
+            String[] parts = sequence.split("\\.");
+            String schema = parts.length == 2 ? parts[0] : null;
+            String name = parts[parts.length - 1];
+            String database;
+            try (Statement statement = connection.createStatement()) {
+                statement.setQueryTimeout(queryTimeoutSeconds);
+                switch (d) {
+                    case POSTGRESQL -> {
+                        try (ResultSet rs = statement.executeQuery("SELECT (SELECT system_identifier FROM "
+                                + "pg_control_system()), current_database(), current_schema()")) {
+                            rs.next();
+                            database = "postgresql:" + rs.getString(1) + "/" + rs.getString(2);
+                            schema = schema != null ? schema : rs.getString(3);
+                        }
+                        schema = schema.toLowerCase(Locale.ROOT);
+                        name = name.toLowerCase(Locale.ROOT);
+                    }
+                    case MARIADB -> {
+                        try (ResultSet rs = statement.executeQuery("SELECT @@hostname, @@port, DATABASE()")) {
+                            rs.next();
+                            database = "mariadb:" + rs.getString(1) + ":" + rs.getString(2);
+                            schema = schema != null ? schema : rs.getString(3);
+                        }
+                    }
+                    default -> {
+                        database = "h2:" + connection.getMetaData().getURL();
+                        schema = (schema != null ? schema : connection.getSchema()).toUpperCase(Locale.ROOT);
+                        name = name.toUpperCase(Locale.ROOT);
+                    }
+                }
+            }
+            known = database + "/" + schema + "." + name;
+            identity = known;
+            return known;
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot identify the token epoch sequence " + sequence + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The last value the sequence handed out, read without advancing it; before the sequence exists the value it
+     * would start after (the current time in µs divided by {@code 2^24}), so that tokens of the clock floor minted
+     * until now are below the bound too.
+     */
+    @Override
+    public long highestEpoch() {
+        try (Connection connection = dataSource.getConnection()) {
+            Dialect d = Dialect.of(connection.getMetaData().getDatabaseProductName());
+            try (Statement statement = connection.createStatement()) {
+                statement.setQueryTimeout(queryTimeoutSeconds);
+                try (ResultSet rs = statement.executeQuery(d.highest(sequence))) {
+                    if (rs.next()) {
+                        return d == Dialect.POSTGRESQL && rs.getBoolean(2) ? rs.getLong(1) : rs.getLong(1) - 1;
+                    }
+                    return startEpoch() - 1;
+                }
+            } catch (SQLException e) {
+                if (d.isMissingSequence(e)) {
+                    return startEpoch() - 1;
+                }
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the highest token epoch of sequence " + sequence + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcTokenEpochSource[" + sequence + "]";
+    }
+
+    /** The first epoch of a sequence created now: its first token lies above the clock floor's tokens until now. */
+    private static long startEpoch() {
+        return System.currentTimeMillis() * 1000 / (1L << io.fenceguard.redis.internal.EpochTokens.COUNTER_BITS) + 1;
+    }
+
     private void create(Connection connection, Dialect d) throws SQLException {
-        long start = System.currentTimeMillis() * 1000 / (1L << io.fenceguard.redis.internal.EpochTokens.COUNTER_BITS) + 1;
+        long start = startEpoch();
         try (Statement statement = connection.createStatement()) {
             statement.setQueryTimeout(queryTimeoutSeconds);
             statement.execute("CREATE SEQUENCE IF NOT EXISTS " + sequence + " START WITH " + start
@@ -130,6 +221,30 @@ public final class JdbcTokenEpochSource implements TokenEpochSource {
                 case POSTGRESQL -> "SELECT nextval('" + sequence + "')";
                 case MARIADB -> "SELECT NEXTVAL(" + sequence + ")";
                 case H2 -> "SELECT NEXT VALUE FOR " + sequence;
+            };
+        }
+
+        /** The sequence's state without advancing it (PostgreSQL: the last value and whether it was handed out). */
+        String highest(String sequence) {
+            return switch (this) {
+                case POSTGRESQL -> "SELECT last_value, is_called FROM " + sequence;
+                case MARIADB -> "SELECT next_not_cached_value FROM " + sequence;
+                case H2 -> {
+                    String[] parts = sequence.split("\\.");
+                    String name = parts[parts.length - 1].toUpperCase(Locale.ROOT);
+                    String schema = parts.length == 2 ? "'" + parts[0].toUpperCase(Locale.ROOT) + "'" : "CURRENT_SCHEMA";
+                    yield "SELECT BASE_VALUE FROM INFORMATION_SCHEMA.SEQUENCES WHERE SEQUENCE_SCHEMA = " + schema
+                            + " AND SEQUENCE_NAME = '" + name + "'";
+                }
+            };
+        }
+
+        boolean isMissingSequence(SQLException e) {
+            String state = e.getSQLState();
+            return switch (this) {
+                case POSTGRESQL -> "42P01".equals(state);
+                case MARIADB -> "42S02".equals(state) || e.getErrorCode() == 1146;
+                case H2 -> false;
             };
         }
 

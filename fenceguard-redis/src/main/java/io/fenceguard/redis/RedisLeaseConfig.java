@@ -131,7 +131,10 @@ public final class RedisLeaseConfig {
      * by more than the time that passed in between</b> (no step back by NTP or a restored VM snapshot, and
      * master and replicas in step across a failover). Set: epochs from a durable, linearizable source (the
      * application's database sequence, {@link JdbcTokenEpochSource}), asked only when the counter is
-     * missing, so tokens rest on no clock at all.
+     * missing, so tokens rest on no clock at all. Every client of one store (key prefix) must use the same
+     * source: the provider records its {@link TokenEpochSource#identity()} in Redis
+     * ({@code <prefix>epoch-source}) and refuses to work with a store that records another one, or any one
+     * when it runs on the clock floor.
      */
     public TokenEpochSource tokenEpochSource() {
         return tokenEpochSource;

@@ -11,6 +11,7 @@ import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.core.spi.LeaseRequest;
 import io.fenceguard.core.spi.Renewal;
 import io.fenceguard.redis.internal.ContentionRetry;
+import io.fenceguard.redis.internal.EpochSourceRecord;
 import io.fenceguard.redis.internal.EpochTokens;
 import io.fenceguard.redis.internal.LeaseKeys;
 import io.fenceguard.redis.internal.RedisCalls;
@@ -44,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * µs)} by default, or a counter on a durable epoch ({@link RedisLeaseConfig#tokenEpochSource()}); waiters
  * sleep on a pub/sub channel, one woken per release; a lost holder's resource stays closed for the
  * lock-delay. Every reply carries the server's time: a forward jump of the Redis clock loses the lease at
- * once ({@link LeaseLossReason#CLOCK_JUMP}), a backward jump is logged and counted.
+ * once ({@link LeaseLossReason#CLOCK_JUMP}), a backward jump is logged and counted. The store records which
+ * epoch source its tokens rest on; a provider on another one (or on the clock floor next to one) is refused at
+ * construction, or at its first acquire when Redis could not be reached then.
  *
  * <pre>{@code
  * LeaseManager guard = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson)));
@@ -58,6 +61,8 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
     /** Between tries to mark an acquire that gave up without an answer. */
     private static final Duration GIVE_UP_PAUSE = Duration.ofMillis(200);
     private static final AtomicLong GIVE_UP_THREADS = new AtomicLong();
+    /** The clock floor's assumption is told once per process, not once per provider. */
+    private static final java.util.concurrent.atomic.AtomicBoolean CLOCK_FLOOR_TOLD = new java.util.concurrent.atomic.AtomicBoolean();
 
     private final RedisLeaseConfig config;
     private final RedisScriptClient client;
@@ -74,6 +79,9 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
     private final AtomicLong forwardJumps = new AtomicLong();
     private final AtomicLong backwardJumps = new AtomicLong();
     private final AtomicLong epochsTaken = new AtomicLong();
+    private final EpochSourceRecord epochSourceRecord;
+    /** Whether the store's recorded epoch source was found to be this provider's (checked again on each epoch taken). */
+    private volatile boolean epochSourceChecked;
     private final ScheduledExecutorService giveUpRetries = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "fenceguard-redis-give-up-" + GIVE_UP_THREADS.incrementAndGet());
         t.setDaemon(true);
@@ -94,6 +102,75 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
         this.replicas = config.replicaAcknowledgements() >= 0 ? config.replicaAcknowledgements()
                 : client.waitsForReplicas() ? -1 : 0;
         loadScripts(client, RedisLeaseScripts.all(), config);
+        this.epochSourceRecord = new EpochSourceRecord(client, config.keyPrefix());
+        if (config.tokenEpochSource() == null && CLOCK_FLOOR_TOLD.compareAndSet(false, true)) {
+            log.warn("fenceguard: Redis lease tokens rest on the Redis server's clock after a loss of their counter "
+                    + "(FLUSHALL, a restart without persistence, a failover): a step back of that clock then lets a "
+                    + "stale holder's writes through; set fenceguard.redis.token-epoch=database (Spring Boot) or "
+                    + "RedisLeaseConfig.tokenEpochSource(JdbcTokenEpochSource.of(dataSource)) for tokens on a durable epoch");
+        }
+        checkEpochSourceAtStart();
+    }
+
+    /**
+     * Compares the store's recorded epoch source with this provider's now, so that a client on another source fails
+     * at start-up; a store or source that cannot be reached now is checked at the first acquire instead.
+     */
+    private void checkEpochSourceAtStart() {
+        Duration timeout = config.callTimeout() != null ? config.callTimeout() : Duration.ofSeconds(1);
+        try {
+            checkEpochSource(System.nanoTime() + timeout.toNanos());
+        } catch (MismatchedEpochSource e) {
+            throw e;
+        } catch (RuntimeException e) {
+            log.info("fenceguard: could not compare the lock store's token epoch source with this provider's now ({}); "
+                    + "compared at the first acquire", e.toString());
+        }
+    }
+
+    /**
+     * Records this provider's epoch source in Redis when none is recorded, and refuses a store that records another
+     * one, or any one when this provider mints tokens on the clock floor.
+     *
+     * @throws MismatchedEpochSource naming both sources
+     * @throws RuntimeException      when Redis or the source cannot be reached
+     */
+    private void checkEpochSource(long deadlineNanos) {
+        TokenEpochSource source = config.tokenEpochSource();
+        String own = source == null ? null : source.identity();
+        if (source != null && own == null) {
+            epochSourceChecked = true; // a source that cannot name itself is not checked
+            return;
+        }
+        String recorded;
+        try {
+            recorded = epochSourceRecord.record(own, deadlineNanos).toCompletableFuture()
+                    .get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading " + epochSourceRecord.key(), e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("cannot read " + epochSourceRecord.key() + " in Redis: " + e, e);
+        }
+        if (source == null && recorded != null) {
+            throw new MismatchedEpochSource("Redis (key prefix " + config.keyPrefix() + ") records that its token epochs "
+                    + "come from " + recorded + ", but this client mints tokens on the Redis clock floor, which can fall "
+                    + "below those epochs' tokens after a loss: give it the same TokenEpochSource "
+                    + "(fenceguard.redis.token-epoch=database on the same database) or a key prefix of its own");
+        }
+        if (source != null && !own.equals(recorded)) {
+            throw new MismatchedEpochSource("Redis (key prefix " + config.keyPrefix() + ") records that its token epochs "
+                    + "come from " + recorded + ", but this client's TokenEpochSource is " + own + ": every client of "
+                    + "one lock store must take its epochs from the same source (or use a key prefix of its own)");
+        }
+        epochSourceChecked = true;
+    }
+
+    /** A client whose token source differs from the one the lock store records: a configuration error, not retried. */
+    private static final class MismatchedEpochSource extends IllegalStateException {
+        MismatchedEpochSource(String message) {
+            super(message);
+        }
     }
 
     /** Replicas that acknowledge each grant; -1 until the master was asked how many it has (at the first acquire). */
@@ -205,6 +282,16 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
     @Override
     protected Grant acquire(LeaseRequest request, Duration wait, long deadline) {
         ResourceName resource = request.resource();
+        if (!epochSourceChecked) {
+            try {
+                checkEpochSource(deadline + config.callTimeout(request.leaseTime()).toNanos());
+            } catch (MismatchedEpochSource e) {
+                throw e;
+            } catch (RuntimeException e) {
+                throw new LeaseUnavailableException("cannot acquire '" + resource + "': could not compare the lock "
+                        + "store's token epoch source with this client's: " + e.getMessage(), resource, e);
+            }
+        }
         LeaseKeys keys = LeaseKeys.of(config.keyPrefix(), resource);
         long callTimeout = config.callTimeout(request.leaseTime()).toNanos();
         // One budget for everything below: the wait, plus one call's time for the answer to the last try.
@@ -345,7 +432,7 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
             }
             // The epoch is taken only now, after Redis recorded the claim: it is above every epoch in use before.
             claim = reply.value();
-            epoch = nextEpoch(request.resource());
+            epoch = nextEpoch(request.resource(), System.nanoTime() + config.callTimeout(request.leaseTime()).toNanos());
             // The epoch source has its own time (a database round trip): the install that follows gets one call's
             // time of its own, so a slow epoch source never turns into a Redis timeout.
             giveUpAt = Math.max(giveUpAt, System.nanoTime() + config.callTimeout(request.leaseTime()).toNanos());
@@ -374,10 +461,14 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
                 });
     }
 
-    private long nextEpoch(ResourceName resource) {
+    private long nextEpoch(ResourceName resource, long deadlineNanos) {
         long epoch;
         try {
+            // The loss that calls for an epoch may have taken the record too: recorded again, or compared, first.
+            checkEpochSource(deadlineNanos);
             epoch = config.tokenEpochSource().nextEpoch();
+        } catch (MismatchedEpochSource e) {
+            throw e;
         } catch (RuntimeException e) {
             throw new LeaseUnavailableException("cannot acquire '" + resource + "': Redis has no token counter for it "
                     + "and the token epoch source failed: " + e.getMessage(), resource, e);

@@ -11,6 +11,10 @@ package io.fenceguard.redis;
  * resource's slot), and used only while that claim still stands, so every epoch in use was obtained after
  * the last loss and is greater than every epoch before it: its tokens are above every earlier token.
  *
+ * <p>Every client of one lock store must take its epochs from the same source: a client on another counter could
+ * hand out an epoch below one already in use. {@link RedisLeaseProvider} records the {@link #identity()} of the
+ * source in Redis on first use and refuses to work with a store that records another one.
+ *
  * <p>Implementations: {@link JdbcTokenEpochSource} (a sequence in the application's own database), or any
  * counter with the same guarantee.
  */
@@ -25,4 +29,28 @@ public interface TokenEpochSource {
      *                          {@link io.fenceguard.core.LeaseUnavailableException}
      */
     long nextEpoch();
+
+    /**
+     * What this source is, the same for every process that takes epochs from the same counter and different for
+     * any other counter (such as the database's system identifier and the sequence's qualified name), recorded in
+     * Redis so that a client on another source is refused. {@code null} (the default): the source cannot name
+     * itself and is not checked.
+     *
+     * @throws RuntimeException when the source cannot be reached to find out
+     */
+    default String identity() {
+        return null;
+    }
+
+    /**
+     * The highest epoch this source can have returned by now, to any process, without taking one: the basis of
+     * the admission side's bound on presented tokens ({@code io.fenceguard.admission.TokenBound#epochs}).
+     *
+     * @throws UnsupportedOperationException when the source cannot tell (the default)
+     * @throws RuntimeException              when the source cannot be reached
+     */
+    default long highestEpoch() {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot tell its highest epoch; "
+                + "bound admitted tokens with a TokenBound of your own");
+    }
 }

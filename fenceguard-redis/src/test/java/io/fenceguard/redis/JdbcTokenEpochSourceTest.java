@@ -88,4 +88,28 @@ class JdbcTokenEpochSourceTest {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("queryTimeout");
         }
     }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("databases")
+    void theHighestEpochIsReadWithoutAdvancingAndTheIdentityNamesDatabaseAndSequence(String database) throws Exception {
+        try (ScratchDataSource a = ScratchDataSource.on(server(database), "fg_epoch_id");
+             ScratchDataSource b = ScratchDataSource.on(server(database), "fg_epoch_id")) {
+            JdbcTokenEpochSource first = JdbcTokenEpochSource.of(a, sequenceIn(a), Duration.ofSeconds(5));
+            JdbcTokenEpochSource second = JdbcTokenEpochSource.of(b, sequenceIn(b), Duration.ofSeconds(5));
+            long clockEpoch = System.currentTimeMillis() * 1000 / EpochTokens.PER_EPOCH;
+            assertThat(first.highestEpoch()).as("before the sequence exists").isBetween(clockEpoch, clockEpoch + 1);
+            long e1 = first.nextEpoch();
+            assertThat(first.highestEpoch()).isEqualTo(e1).isEqualTo(first.highestEpoch());
+            long e2 = first.nextEpoch();
+            assertThat(first.highestEpoch()).isEqualTo(e2);
+            assertThat(first.identity()).startsWith(database).endsWith("fenceguard_token_epoch")
+                    .isEqualTo(JdbcTokenEpochSource.of(a, sequenceIn(a), Duration.ofSeconds(1)).identity())
+                    .isNotEqualTo(second.identity());
+        }
+    }
+
+    private static String sequenceIn(ScratchDataSource ds) {
+        return ds.space().schema() != null ? ds.space().schema() + ".fenceguard_token_epoch"
+                : JdbcTokenEpochSource.DEFAULT_SEQUENCE;
+    }
 }

@@ -249,7 +249,9 @@ public class FenceguardHttpProperties {
         /**
          * How far the lock store's clock may be ahead of this one. Tokens above this server's time in µs
          * plus this skew cannot have been minted (clock-floor tokens) and are refused (403); after the
-         * Redis store lost its data it refuses tokens up to that bound. A TokenBound bean replaces the rule.
+         * Redis store lost its data it refuses tokens up to that bound. Applies to clock-floor tokens only: when
+         * the Redis provider's tokens rest on a durable epoch (fenceguard.redis.token-epoch), the bound is the
+         * epoch source's highest epoch instead. A TokenBound bean replaces the rule.
          */
         private Duration maxTokenSkew = Duration.ofSeconds(5);
 

@@ -8,12 +8,10 @@ import io.fenceguard.admission.TokenBound;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.redis.RedisIdempotencyStore;
 import io.fenceguard.redis.RedisScriptClient;
-import io.fenceguard.redis.TokenEpochSource;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 /** The high-water store chosen by {@code fenceguard.http.store.type}. */
@@ -69,16 +67,20 @@ final class HighWaterStores {
     /** Loaded only for the Redis store, so that Redisson is needed only then. */
     private static final class Redis {
         static HighWaterStore store(BeanFactory beans, String keyPrefix, TokenBound bound) {
-            // After a loss of its marks the Redis store refuses every token below the clock's ceiling: tokens on a
-            // durable epoch (far below the clock after the first epochs) would be refused from then on.
-            boolean epochTokens = beans.getBeanProvider(TokenEpochSource.class).getIfAvailable() != null
-                    || "database".equalsIgnoreCase(beans.getBean(Environment.class)
-                            .getProperty("fenceguard.redis.token-epoch", "clock"));
+            // After a loss of its marks the Redis store refuses every token up to its bound: tokens on a durable epoch
+            // would be refused until a new epoch is taken, which only a lost counter asks for.
+            boolean epochTokens;
+            try {
+                epochTokens = io.fenceguard.autoconfigure.redis.RedisTokenEpochs.resolve(beans) != null;
+            } catch (IllegalStateException e) {
+                epochTokens = true; // fenceguard.redis.token-epoch=database without a DataSource: asked for all the same
+            }
             if (epochTokens) {
                 throw new HttpFencingConfigurationException(TYPE + "=redis keeps a clock floor after a loss of its "
-                        + "marks, which would refuse tokens on a durable epoch (fenceguard.redis.token-epoch=database "
-                        + "or a TokenEpochSource bean) from then on.",
-                        "Keep the high-water marks in the database: " + TYPE + "=jdbc.");
+                        + "marks, which would refuse tokens on a durable epoch (fenceguard.redis.token-epoch=database, "
+                        + "the default with a DataSource, or a TokenEpochSource bean) from then on.",
+                        "Keep the high-water marks in the database: " + TYPE + "=jdbc; or, knowing what the clock "
+                                + "floor assumes, set fenceguard.redis.token-epoch=clock.");
             }
             RedisScriptClient client = beans.getBeanProvider(RedisScriptClient.class).getIfUnique();
             if (client == null) {

@@ -43,8 +43,8 @@ class HttpServerConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    TokenBound fencingTokenBound(FenceguardHttpProperties properties) {
-        return HttpServerSupport.tokenBound(properties);
+    TokenBound fencingTokenBound(FenceguardHttpProperties properties, BeanFactory beans) {
+        return HttpServerSupport.tokenBound(properties, beans);
     }
 
     @Bean

@@ -4,6 +4,7 @@ import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.admission.TokenBound;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.util.ClassUtils;
 
 /**
  * What a server-side configuration of HTTP fencing outside this package needs from it (the WebFlux
@@ -21,9 +22,48 @@ public final class HttpServerSupport {
         return HighWaterStores.create(properties.getStore(), beans, bound);
     }
 
-    /** The default ceiling of admitted tokens: the clock floor plus {@code fenceguard.http.server.max-token-skew}. */
+    /** The ceiling of admitted clock-floor tokens: this clock plus {@code fenceguard.http.server.max-token-skew}. */
     public static TokenBound tokenBound(FenceguardHttpProperties properties) {
         return TokenBound.clockFloor(java.time.Clock.systemUTC(), properties.getServer().getMaxTokenSkew());
+    }
+
+    /**
+     * The default ceiling of admitted tokens, from the tokens this application's Redis provider mints: on a durable
+     * epoch ({@code fenceguard.redis.token-epoch}, a DataSource present by default) {@link TokenBound#epochs} on the
+     * same source, else the clock floor of {@link #tokenBound(FenceguardHttpProperties)}.
+     */
+    public static TokenBound tokenBound(FenceguardHttpProperties properties, BeanFactory beans) {
+        if (ClassUtils.isPresent("io.fenceguard.redis.TokenEpochSource", HttpServerSupport.class.getClassLoader())) {
+            TokenBound epochs = RedisEpochBound.of(beans);
+            if (epochs != null) {
+                return epochs;
+            }
+        }
+        return tokenBound(properties);
+    }
+
+    /** Loaded only with fenceguard-redis on the class path. */
+    private static final class RedisEpochBound {
+        static TokenBound of(BeanFactory beans) {
+            io.fenceguard.redis.TokenEpochSource source;
+            try {
+                source = io.fenceguard.autoconfigure.redis.RedisTokenEpochs.resolve(beans);
+            } catch (IllegalStateException e) {
+                return null; // token-epoch=database without a DataSource: the Redis provider or store says so itself
+            }
+            if (source == null) {
+                return null;
+            }
+            try {
+                source.highestEpoch();
+            } catch (UnsupportedOperationException e) {
+                throw new IllegalStateException("the token epoch source " + source + " cannot tell its highest epoch, "
+                        + "which bounds the tokens admitted over HTTP and from messages: define a TokenBound bean", e);
+            } catch (RuntimeException e) {
+                // not reachable now: the bound reads it again at the first request
+            }
+            return TokenBound.epochs(source::highestEpoch);
+        }
     }
 
     /**
@@ -51,10 +91,10 @@ public final class HttpServerSupport {
 
     /**
      * The high-water store of {@code fenceguard.http.store.type}, bounded by the TokenBound bean or else by
-     * the clock floor of {@code fenceguard.http.server.max-token-skew}.
+     * {@link #tokenBound(FenceguardHttpProperties, BeanFactory)}.
      */
     public static HighWaterStore highWaterStore(FenceguardHttpProperties properties, BeanFactory beans) {
-        TokenBound bound = beans.getBeanProvider(TokenBound.class).getIfAvailable(() -> tokenBound(properties));
+        TokenBound bound = beans.getBeanProvider(TokenBound.class).getIfAvailable(() -> tokenBound(properties, beans));
         return HighWaterStores.create(properties.getStore(), beans, bound);
     }
 

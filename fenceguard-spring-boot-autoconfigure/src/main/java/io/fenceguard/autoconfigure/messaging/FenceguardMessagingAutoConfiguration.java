@@ -1,6 +1,7 @@
 package io.fenceguard.autoconfigure.messaging;
 
 import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.TokenBound;
 import io.fenceguard.autoconfigure.http.FenceguardHttpAutoConfiguration;
 import io.fenceguard.autoconfigure.http.FenceguardHttpProperties;
 import io.fenceguard.autoconfigure.http.HttpServerSupport;
@@ -64,18 +65,25 @@ public class FenceguardMessagingAutoConfiguration {
         return HttpServerSupport.highWaterStore(properties, beans);
     }
 
-    /** Admission of incoming messages; every MessageRefusalListener bean (observations, the endpoint) hears of refusals. */
+    /**
+     * Admission of incoming messages, bounded like HTTP admission; every MessageRefusalListener bean (observations,
+     * the endpoint) hears of refusals.
+     */
     @Bean
     @ConditionalOnMissingBean
-    MessageAdmission messageAdmission(HighWaterStore store, ObjectProvider<MessageRefusalListener> listeners) {
+    MessageAdmission messageAdmission(HighWaterStore store, ObjectProvider<MessageRefusalListener> listeners,
+                                      FenceguardHttpProperties properties, BeanFactory beans) {
         List<MessageRefusalListener> all = listeners.orderedStream().toList();
+        // The HTTP filter's bound when there is one, else the same rule: epoch tokens by their source, else the clock.
+        TokenBound bound = beans.getBeanProvider(TokenBound.class)
+                .getIfAvailable(() -> HttpServerSupport.tokenBound(properties, beans));
         return MessageAdmission.of(store, (source, refusal) -> all.forEach(listener -> {
             try {
                 listener.refused(source, refusal);
             } catch (RuntimeException ignored) {
                 // one listener's failure neither changes the answer nor silences the others
             }
-        }));
+        })).withTokenBound(bound);
     }
 
     /** Kafka: KafkaTemplate beans stamp records; Boot's container factory admits them and dead-letters refusals. */

@@ -120,8 +120,8 @@ public class FenceguardReactiveAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        TokenBound fencingTokenBound(FenceguardHttpProperties properties) {
-            return HttpServerSupport.tokenBound(properties);
+        TokenBound fencingTokenBound(FenceguardHttpProperties properties, BeanFactory beans) {
+            return HttpServerSupport.tokenBound(properties, beans);
         }
 
         @Bean

@@ -10,11 +10,9 @@ import io.fenceguard.redis.RedisScriptClient;
 import io.fenceguard.redis.jedis.JedisScriptClient;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.redis.springdata.SpringDataRedisScriptClient;
-import io.fenceguard.redis.JdbcTokenEpochSource;
 import io.fenceguard.redis.TokenEpochSource;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
-import java.time.Duration;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -34,7 +32,9 @@ import org.springframework.context.annotation.Configuration;
  * {@code fenceguard.lease.store} is {@code auto} or {@code redis} and the application has no {@link LeaseProvider}
  * of its own. Each client is wired in a nested configuration of its own, conditional on its classes, so that an
  * application without it never loads a type that names it. The circuit breaker comes from resilience4j's
- * {@link CircuitBreakerRegistry} when there is one, so that it shows in its metrics.
+ * {@link CircuitBreakerRegistry} when there is one, so that it shows in its metrics. Tokens rest on a durable epoch
+ * (a sequence in the application's one DataSource) unless {@code fenceguard.redis.token-epoch=clock} or there is no
+ * DataSource ({@link RedisTokenEpochs}).
  */
 @AutoConfiguration(before = FenceguardLeaseAutoConfiguration.class, afterName = {
         "org.redisson.spring.starter.RedissonAutoConfigurationV4",
@@ -112,29 +112,13 @@ public class FenceguardRedisAutoConfiguration {
                                        ObjectProvider<CircuitBreakerRegistry> registry,
                                        ObjectProvider<TokenEpochSource> epochSources,
                                        ObjectProvider<DataSource> dataSources) {
-        RedisLeaseConfig config = properties.toRedisLeaseConfig(epochSource(properties, epochSources, dataSources));
+        RedisLeaseConfig config = properties.toRedisLeaseConfig(RedisTokenEpochs.resolve(properties, epochSources, dataSources));
         CircuitBreakerRegistry breakers = registry.getIfAvailable();
         if (breakers == null) {
             return RedisLeaseProvider.of(client, config);
         }
         return RedisLeaseProvider.of(client, config,
                 breakers.circuitBreaker(config.name(), RedisLeaseProvider.breakerConfig(config, client)));
-    }
-
-    /** The application's own source, else a sequence in its DataSource when asked for, else none (clock floor). */
-    private static TokenEpochSource epochSource(FenceguardRedisProperties properties,
-                                                ObjectProvider<TokenEpochSource> epochSources,
-                                                ObjectProvider<DataSource> dataSources) {
-        TokenEpochSource own = epochSources.getIfAvailable();
-        if (own != null || properties.getTokenEpoch() == FenceguardRedisProperties.TokenEpoch.CLOCK) {
-            return own;
-        }
-        DataSource dataSource = dataSources.getIfUnique();
-        if (dataSource == null) {
-            throw new IllegalStateException("fenceguard.redis.token-epoch=database needs one DataSource bean (or a "
-                    + "TokenEpochSource bean); found " + dataSources.stream().count());
-        }
-        return JdbcTokenEpochSource.of(dataSource, properties.getTokenEpochSequence(), Duration.ofSeconds(5));
     }
 
     @Configuration(proxyBeanMethods = false)

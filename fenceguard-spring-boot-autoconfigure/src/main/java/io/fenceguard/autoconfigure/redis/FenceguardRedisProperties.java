@@ -32,12 +32,15 @@ public class FenceguardRedisProperties {
     private Duration contentionBackoffMax = Duration.ofMillis(100);
 
     /**
-     * What tokens rest on when Redis has lost a resource's counter: clock (the Redis server's clock as
-     * floor; assumes it never steps back by more than the time between two grants, also across a
-     * failover) or database (a sequence in the application's DataSource, asked only when the counter is
-     * missing; no clock involved). An application TokenEpochSource bean is used in either case.
+     * What tokens rest on when Redis has lost a resource's counter: database (the default: a sequence in the
+     * application's one DataSource, asked only when the counter is missing; no clock involved, so a stale write
+     * stays refused after a FLUSHALL and a step back of the Redis server's clock) or clock (the Redis server's
+     * clock as floor; assumes it never steps back by more than the time between two grants, also across a
+     * failover). Without a DataSource the default falls back to clock and says so once at start-up. Every client
+     * of one Redis (key prefix) must use the same source. An application TokenEpochSource bean is used in either case.
      */
-    private TokenEpoch tokenEpoch = TokenEpoch.CLOCK;
+    private TokenEpoch tokenEpoch = TokenEpoch.DATABASE;
+    private boolean tokenEpochSet;
     /** The database sequence of token epochs ([schema.]name), created on first use. */
     private String tokenEpochSequence = "fenceguard_token_epoch";
 
@@ -187,7 +190,13 @@ public class FenceguardRedisProperties {
     }
 
     public void setTokenEpoch(TokenEpoch tokenEpoch) {
+        this.tokenEpochSet = true;
         this.tokenEpoch = tokenEpoch;
+    }
+
+    /** Whether {@code fenceguard.redis.token-epoch} was set, rather than left at its default. */
+    public boolean isTokenEpochSet() {
+        return tokenEpochSet;
     }
 
     public String getTokenEpochSequence() {

@@ -99,18 +99,19 @@ class FenceguardRedisAutoConfigurationTest {
     }
 
     @Test
-    void tokensOnADatabaseSequenceWhenAskedForAndOnTheClockFloorByDefault() {
+    void tokensOnADatabaseSequenceByDefaultWithADataSourceAndOnTheClockFloorWithoutOrWhenAskedFor() {
         String db = "jdbc:h2:mem:epoch" + System.nanoTime() + ";DB_CLOSE_DELAY=-1";
-        runner.withBean(RedissonClient.class, () -> redisson)
-                .withBean(javax.sql.DataSource.class, () -> {
-                    org.h2.jdbcx.JdbcDataSource ds = new org.h2.jdbcx.JdbcDataSource();
-                    ds.setURL(db);
-                    return ds;
-                })
-                .withPropertyValues("fenceguard.redis.token-epoch=database", "fenceguard.redis.token-epoch-sequence=app_epochs")
+        java.util.function.Supplier<javax.sql.DataSource> h2 = () -> {
+            org.h2.jdbcx.JdbcDataSource ds = new org.h2.jdbcx.JdbcDataSource();
+            ds.setURL(db);
+            return ds;
+        };
+        runner.withBean(RedissonClient.class, () -> redisson).withBean(javax.sql.DataSource.class, h2)
+                .withPropertyValues("fenceguard.redis.token-epoch-sequence=app_epochs")
                 .run(context -> {
                     RedisLeaseProvider provider = context.getBean(RedisLeaseProvider.class);
-                    assertThat(provider.config().tokenEpochSource()).isInstanceOf(JdbcTokenEpochSource.class);
+                    assertThat(provider.config().tokenEpochSource()).as("no fenceguard.redis.token-epoch set")
+                            .isInstanceOf(JdbcTokenEpochSource.class);
                     try (Lease lease = context.getBean(LeaseManager.class).acquire("epoch:" + System.nanoTime(), Duration.ofSeconds(1))) {
                         assertThat(provider.epochsTaken()).isEqualTo(1);
                         assertThat(lease.token().value()).isPositive();
@@ -121,9 +122,23 @@ class FenceguardRedisAutoConfigurationTest {
                         rs.next();
                         assertThat(rs.getInt(1)).as("the sequence in the application's database").isEqualTo(1);
                     }
+                    long highest = provider.config().tokenEpochSource().highestEpoch();
+                    assertThat(provider.config().tokenEpochSource().nextEpoch()).as("H2's highest epoch read")
+                            .isEqualTo(highest + 1);
                 });
-        runner.withBean(RedissonClient.class, () -> redisson).run(context ->
-                assertThat(context.getBean(RedisLeaseProvider.class).config().tokenEpochSource()).isNull());
+        runner.withBean(RedissonClient.class, () -> redisson).withBean(javax.sql.DataSource.class, h2)
+                .withPropertyValues("fenceguard.redis.token-epoch=clock", "fenceguard.redis.key-prefix=fgclock" + System.nanoTime() + ":")
+                .run(context -> assertThat(context.getBean(RedisLeaseProvider.class).config().tokenEpochSource())
+                        .as("the clock floor when asked for").isNull());
+        runner.withBean(RedissonClient.class, () -> redisson)
+                .withPropertyValues("fenceguard.redis.key-prefix=fgnods" + System.nanoTime() + ":").run(context ->
+                assertThat(context.getBean(RedisLeaseProvider.class).config().tokenEpochSource())
+                        .as("no DataSource: the clock floor").isNull());
+        // Another client of the first store on the clock floor is refused: the store records its epoch source.
+        runner.withBean(RedissonClient.class, () -> redisson)
+                .withPropertyValues("fenceguard.redis.token-epoch=clock")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("PUBLIC.APP_EPOCHS").hasMessageContaining("clock floor"));
         runner.withBean(RedissonClient.class, () -> redisson).withPropertyValues("fenceguard.redis.token-epoch=database")
                 .run(context -> assertThat(context).hasFailed().getFailure()
                         .rootCause().hasMessageContaining("fenceguard.redis.token-epoch=database needs one DataSource"));
