@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Grants leases with fencing tokens from a {@link LeaseProvider} (Redis, the in-memory one, or any
@@ -207,14 +208,21 @@ public final class LeaseManager implements AutoCloseable {
     /** Registers {@code listener}; the first one of a lease starts listening in the store, where it carries requests. */
     void onReleaseRequested(Lease lease, ReleaseRequestListener listener) {
         LeaseState state = lease.state();
-        if (!state.onReleaseRequested(reason -> listener.onReleaseRequested(lease, reason))) {
+        Consumer<String> told = reason -> listener.onReleaseRequested(lease, reason);
+        if (!state.onReleaseRequested(told)) {
             return;
         }
         Optional<ReleaseRequestChannel> channel = provider.releaseRequests();
         if (channel.isPresent()) {
             Lease primary = primaryOf(state, lease);
-            state.setReleaseRequestWatch(channel.get().listen(state.fence().resource(),
-                    reason -> deliverReleaseRequest(primary, reason)));
+            try {
+                state.setReleaseRequestWatch(channel.get().listen(state.fence().resource(),
+                        reason -> deliverReleaseRequest(primary, reason)));
+            } catch (RuntimeException e) {
+                // Not heard: the next listener tries the store again.
+                state.removeReleaseRequestListener(told);
+                throw e;
+            }
         }
     }
 

@@ -48,6 +48,11 @@ class ReleaseRequestTest {
             assertThat(next.token()).isGreaterThan(lease.token());
             assertThat(lease.isValid()).isFalse();
         }
+        // Observers are told on the event executor, as the listeners are.
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        while (observed.isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
         assertThat(observed).containsExactly("report:1 nightly rebuild");
     }
 

@@ -184,6 +184,13 @@ public final class LeaseState {
         }
     }
 
+    /** Takes back a listener that could not be served (the store could not be asked to carry the requests). */
+    public void removeReleaseRequestListener(Consumer<String> listener) {
+        synchronized (this) {
+            releaseRequestListeners.remove(listener);
+        }
+    }
+
     /** Whether anyone listens for release requests of this lease. */
     public boolean hasReleaseRequestListeners() {
         return !releaseRequestListeners.isEmpty();
