@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -26,7 +27,7 @@ public final class LeaseState {
     private final List<Registration> lossListeners = new CopyOnWriteArrayList<>();
     /** Below this much time left, a lease whose latest renewals are unconfirmed is at risk. */
     private final long atRiskNanos;
-    private final List<Consumer<Long>> riskListeners = new CopyOnWriteArrayList<>();
+    private final List<RiskRegistration> riskListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<String>> releaseRequestListeners = new CopyOnWriteArrayList<>();
 
     private volatile long deadlineNanos;
@@ -37,6 +38,8 @@ public final class LeaseState {
     private volatile long lastConfirmedNanos;
     /** In a risk episode: told once, ended by a confirmed renewal. */
     private boolean atRisk;
+    /** Risk episodes so far: each listener is told of each at most once. */
+    private int riskEpisodes;
     private int holds = 1;
     private ScheduledFuture<?> renewal;
     private ScheduledFuture<?> deadlineCheck;
@@ -136,6 +139,7 @@ public final class LeaseState {
      */
     public void checkAtRisk() {
         long remaining;
+        int episode;
         synchronized (this) {
             if (atRisk || lost != null || released || lastSentNanos - lastConfirmedNanos <= 0) {
                 return;
@@ -145,9 +149,10 @@ public final class LeaseState {
                 return;
             }
             atRisk = true;
+            episode = ++riskEpisodes;
         }
-        for (Consumer<Long> listener : riskListeners) {
-            dispatchWhileHeld(() -> listener.accept(remaining));
+        for (RiskRegistration r : riskListeners) {
+            r.fire(episode, remaining);
         }
     }
 
@@ -166,10 +171,14 @@ public final class LeaseState {
      * is under way.
      */
     public void onAtRisk(Consumer<Long> listener) {
-        riskListeners.add(listener);
-        if (isAtRisk()) {
-            long remaining = remainingNanos();
-            dispatchWhileHeld(() -> listener.accept(remaining));
+        RiskRegistration r = new RiskRegistration(listener);
+        riskListeners.add(r);
+        int episode;
+        synchronized (this) {
+            episode = atRisk && lost == null && !released ? riskEpisodes : 0;
+        }
+        if (episode > 0) {
+            r.fire(episode, remainingNanos());
         }
     }
 
@@ -341,6 +350,23 @@ public final class LeaseState {
         }
         if (riskCheck != null) {
             riskCheck.cancel(false);
+        }
+    }
+
+    /** One risk listener: told of each episode at most once, however its registration and the episode's start race. */
+    private final class RiskRegistration {
+        private final Consumer<Long> listener;
+        private final AtomicInteger toldEpisode = new AtomicInteger();
+
+        RiskRegistration(Consumer<Long> listener) {
+            this.listener = listener;
+        }
+
+        void fire(int episode, long remaining) {
+            int told = toldEpisode.get();
+            if (told < episode && toldEpisode.compareAndSet(told, episode)) {
+                dispatchWhileHeld(() -> listener.accept(remaining));
+            }
         }
     }
 
