@@ -120,6 +120,45 @@ public final class Lease implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether this lease is at risk now: its renewals fail or go unanswered and less than
+     * {@link LeaseConfig#atRiskShare()} of it is left. False once lost or released.
+     */
+    public boolean isAtRisk() {
+        return manager != null && !closed.get() && state.isAtRisk();
+    }
+
+    /**
+     * Tells {@code listener} when this lease is at risk of being lost: its renewals fail (or go unanswered) and less
+     * than {@link LeaseConfig#atRiskShare()} of it is left. Once per risk episode, at once if one is under way; a
+     * renewal that succeeds again ends the episode, and the next one is told again. Never once the lease is lost or
+     * released. Listeners run on the manager's event executor, each on its own, as {@link #onLost} listeners do.
+     */
+    public void onAtRisk(LeaseAtRiskListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
+        }
+        if (manager != null) {
+            state.onAtRisk(remaining -> listener.onAtRisk(this, Duration.ofNanos(remaining)));
+        }
+    }
+
+    /**
+     * Tells {@code listener} of each request to release this lease ({@link LeaseManager#requestRelease}), from this
+     * process or, where the lease provider carries them, from others. The holder decides whether to close the lease.
+     * Never once the lease is lost or released. Listeners run on the manager's event executor, each on its own.
+     *
+     * @throws LeaseUnavailableException when the store could not be asked to carry the requests to this lease
+     */
+    public void onReleaseRequested(ReleaseRequestListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
+        }
+        if (manager != null) {
+            manager.onReleaseRequested(this, listener);
+        }
+    }
+
     boolean isFrom(LeaseManager candidate) {
         return manager == candidate;
     }

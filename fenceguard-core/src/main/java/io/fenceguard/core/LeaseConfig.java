@@ -14,6 +14,7 @@ public final class LeaseConfig {
     private final Duration renewInterval;
     private final Duration defaultWait;
     private final String clientName;
+    private final double atRiskShare;
 
     private LeaseConfig(Builder b) {
         this.leaseTime = positive(b.leaseTime, "leaseTime");
@@ -30,6 +31,10 @@ public final class LeaseConfig {
         if (clientName.isBlank() || clientName.contains(":")) {
             throw new IllegalArgumentException("clientName must be non-blank and without ':', got '" + clientName + "'");
         }
+        if (!(b.atRiskShare > 0 && b.atRiskShare < 1)) {
+            throw new IllegalArgumentException("atRiskShare must be between 0 and 1 (exclusive), got " + b.atRiskShare);
+        }
+        this.atRiskShare = b.atRiskShare;
     }
 
     public static LeaseConfig defaults() {
@@ -60,6 +65,15 @@ public final class LeaseConfig {
         return clientName;
     }
 
+    /**
+     * The share of the lease time below which a lease whose renewals fail (or go unanswered) is reported at risk,
+     * before it is lost (default 0.5). Keep it below 1 − renewInterval / leaseTime, or a renewal that is merely
+     * under way when the share is reached counts as at risk.
+     */
+    public double atRiskShare() {
+        return atRiskShare;
+    }
+
     private static Duration positive(Duration d, String name) {
         Objects.requireNonNull(d, name);
         if (d.isNegative() || d.isZero()) {
@@ -73,6 +87,7 @@ public final class LeaseConfig {
         private Duration renewInterval;
         private Duration defaultWait = Duration.ofSeconds(10);
         private String clientName = "fenceguard";
+        private double atRiskShare = 0.5;
 
         private Builder() {
         }
@@ -95,6 +110,12 @@ public final class LeaseConfig {
 
         public Builder clientName(String v) {
             clientName = v;
+            return this;
+        }
+
+        /** Between 0 and 1 (exclusive); see {@link LeaseConfig#atRiskShare()}. */
+        public Builder atRiskShare(double v) {
+            atRiskShare = v;
             return this;
         }
 

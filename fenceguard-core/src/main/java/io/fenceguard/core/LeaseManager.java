@@ -6,6 +6,7 @@ import io.fenceguard.core.internal.Watchdog;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.core.spi.LeaseRequest;
+import io.fenceguard.core.spi.ReleaseRequestChannel;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
@@ -17,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Grants leases with fencing tokens from a {@link LeaseProvider} (Redis, the in-memory one, or any
@@ -64,7 +66,7 @@ public final class LeaseManager implements AutoCloseable {
     }
 
     /**
-     * With loss listeners run on {@code listenerExecutor} (owned by the caller), each as its own task.
+     * With lease listeners (loss, risk, release requests) run on {@code listenerExecutor} (owned by the caller), each as its own task.
      * Without one the manager runs them on daemon threads of its own.
      */
     public static LeaseManager of(LeaseProvider provider, LeaseConfig config, Executor listenerExecutor) {
@@ -168,6 +170,79 @@ public final class LeaseManager implements AutoCloseable {
         return callWithLease(resource, config.defaultWait(), work);
     }
 
+    /**
+     * Asks the holders of {@code resource} to release it; each holder decides ({@link Lease#onReleaseRequested}).
+     * Where the provider carries requests ({@link LeaseProvider#releaseRequests()}), they reach holders in every
+     * process that uses the same store; otherwise only the holders of this manager.
+     *
+     * @param reason why, for the holder and its logs
+     * @return whether the resource was held when asked: in the store where it carries requests, else by this manager
+     * @throws LeaseUnavailableException when the store cannot be used
+     */
+    public boolean requestRelease(String resource, String reason) {
+        return requestRelease(ResourceName.of(resource), reason);
+    }
+
+    public boolean requestRelease(ResourceName resource, String reason) {
+        Objects.requireNonNull(resource, "resource");
+        if (reason == null) {
+            throw new IllegalArgumentException("reason must not be null");
+        }
+        Optional<ReleaseRequestChannel> channel = provider.releaseRequests();
+        if (channel.isPresent()) {
+            return channel.get().send(resource, reason);
+        }
+        boolean heldHere = false;
+        for (Held entry : held.values()) {
+            LeaseState state = entry.state();
+            if (state.fence().resource().equals(resource) && !state.isReleased() && state.lossReason() == null) {
+                heldHere = true;
+                if (state.hasReleaseRequestListeners()) {
+                    deliverReleaseRequest(entry.lease(), reason);
+                }
+            }
+        }
+        return heldHere;
+    }
+
+    /** Registers {@code listener}; the first one of a lease starts listening in the store, where it carries requests. */
+    void onReleaseRequested(Lease lease, ReleaseRequestListener listener) {
+        LeaseState state = lease.state();
+        Consumer<String> told = reason -> listener.onReleaseRequested(lease, reason);
+        if (!state.onReleaseRequested(told)) {
+            return;
+        }
+        Optional<ReleaseRequestChannel> channel = provider.releaseRequests();
+        if (channel.isPresent()) {
+            Lease primary = primaryOf(state, lease);
+            try {
+                state.setReleaseRequestWatch(channel.get().listen(state.fence().resource(),
+                        reason -> deliverReleaseRequest(primary, reason)));
+            } catch (RuntimeException e) {
+                // Not heard: the next listener tries the store again.
+                state.removeReleaseRequestListener(told);
+                throw e;
+            }
+        }
+    }
+
+    private Lease primaryOf(LeaseState state, Lease fallback) {
+        Held entry = held.get(state.request().holder());
+        return entry != null ? entry.lease() : fallback;
+    }
+
+    private void deliverReleaseRequest(Lease lease, String reason) {
+        LeaseState state = lease.state();
+        if (state.isReleased() || state.lossReason() != null) {
+            return;
+        }
+        log.log(Level.INFO, () -> "release of " + lease + " requested: " + reason);
+        state.releaseRequested(reason);
+        if (!observers.isEmpty()) {
+            events.dispatch(() -> observers.forEach(o -> tell(o, "releaseRequested", () -> o.releaseRequested(lease, reason))));
+        }
+    }
+
     /** Told of every lease this manager grants, fails to obtain or loses. */
     public void addObserver(LeaseObserver observer) {
         observers.add(Objects.requireNonNull(observer, "observer"));
@@ -226,14 +301,20 @@ public final class LeaseManager implements AutoCloseable {
 
     private Lease hold(LeaseRequest request, Grant grant) {
         LeaseState state = new LeaseState(new Fence(request.resource(), grant.token()), request, grant,
-                config.leaseTime().toNanos(), grant.sentAtNanos(), events);
+                config.leaseTime().toNanos(), grant.sentAtNanos(), events, config.atRiskShare());
         Lease lease = new Lease(state, this, request.holder());
         state.onLost(reason -> {
             log.log(Level.WARNING, () -> "lost " + lease + ": " + reason.describe());
             observers.forEach(o -> tell(o, "lost", () -> o.lost(lease, reason)));
         });
+        state.onAtRisk(remainingNanos -> {
+            Duration remaining = Duration.ofNanos(remainingNanos);
+            log.log(Level.WARNING, () -> "at risk: " + lease + ": renewals are not confirmed and " + remaining.toMillis()
+                    + " ms of the lease are left");
+            observers.forEach(o -> tell(o, "atRisk", () -> o.atRisk(lease, remaining)));
+        });
         String threadKey = threadKey(request.resource());
-        held.put(request.holder(), new Held(state, threadKey));
+        held.put(request.holder(), new Held(state, threadKey, lease));
         byThread.put(threadKey, state);
         watchdog.watch(state, config.renewInterval().toNanos(), new Watchdog.Outcomes() {
             // Renewals complete on the store's threads: observers hear of them on the event executor.
@@ -280,7 +361,8 @@ public final class LeaseManager implements AutoCloseable {
         }
     }
 
-    private record Held(LeaseState state, String threadKey) {
+    /** A held lease: its state, its key for re-entry, and its first handle (the one observers are told of). */
+    private record Held(LeaseState state, String threadKey, Lease lease) {
     }
 
     private static String threadKey(ResourceName resource) {

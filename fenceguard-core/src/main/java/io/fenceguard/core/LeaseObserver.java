@@ -4,8 +4,8 @@ import java.time.Duration;
 
 /**
  * Told of what happens to a manager's leases, for metrics and logs. {@code acquiring}, {@code acquired},
- * {@code notObtained} and {@code failed} run on the acquiring thread; {@code renewed}, {@code renewalFailed}
- * and {@code lost} on the manager's event executor (never on the store's own threads).
+ * {@code notObtained} and {@code failed} run on the acquiring thread; {@code renewed}, {@code renewalFailed},
+ * {@code atRisk}, {@code releaseRequested} and {@code lost} on the manager's event executor (never on the store's own threads).
  * An observer that throws is logged and ignored: it never costs a caller its lease.
  */
 public interface LeaseObserver {
@@ -41,6 +41,17 @@ public interface LeaseObserver {
      * tried again within the lease. (A renewal the store refuses ends the lease: {@link #lost}.)
      */
     default void renewalFailed(Lease lease, Throwable error) {
+    }
+
+    /**
+     * {@code lease} is at risk: renewals failed or went unanswered and only {@code remaining} (less than
+     * {@link LeaseConfig#atRiskShare()} of it) is left. Once per risk episode; a confirmed renewal ends the episode.
+     */
+    default void atRisk(Lease lease, Duration remaining) {
+    }
+
+    /** Another party asked the holder of {@code lease} to release it, and its {@link ReleaseRequestListener}s were told. */
+    default void releaseRequested(Lease lease, String reason) {
     }
 
     /** A lease was lost. */

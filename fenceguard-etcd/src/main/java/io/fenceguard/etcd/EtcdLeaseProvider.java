@@ -27,10 +27,12 @@ import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.AbstractLeaseProvider;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseRequest;
+import io.fenceguard.core.spi.ReleaseRequestChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -83,6 +85,7 @@ public final class EtcdLeaseProvider extends AbstractLeaseProvider {
     private final KV kv;
     private final Lease leases;
     private final Watch watches;
+    private final EtcdReleaseRequests releaseRequests;
     private final ConcurrentMap<Key, Held> held = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
@@ -91,6 +94,7 @@ public final class EtcdLeaseProvider extends AbstractLeaseProvider {
         this.kv = client.getKVClient();
         this.leases = client.getLeaseClient();
         this.watches = client.getWatchClient();
+        this.releaseRequests = new EtcdReleaseRequests(kv, leases, watches, config, this::directory);
     }
 
     /** Leases under {@value EtcdLeaseConfig#DEFAULT_KEY_PREFIX}. */
@@ -240,6 +244,12 @@ public final class EtcdLeaseProvider extends AbstractLeaseProvider {
                     }
                 }, error -> log.debug("Watch of {} ended: {}", request.resource(), error.toString())));
         return watcher::close;
+    }
+
+    /** Release requests go through etcd (a put watched by the holders): they reach the holders in every process. */
+    @Override
+    public Optional<ReleaseRequestChannel> releaseRequests() {
+        return Optional.of(releaseRequests);
     }
 
     @Override

@@ -9,6 +9,7 @@ import io.fenceguard.core.spi.AbstractLeaseProvider;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.core.spi.LeaseRequest;
+import io.fenceguard.core.spi.ReleaseRequestChannel;
 import io.fenceguard.core.spi.Renewal;
 import io.fenceguard.redis.internal.ContentionRetry;
 import io.fenceguard.redis.internal.EpochSourceRecord;
@@ -16,6 +17,7 @@ import io.fenceguard.redis.internal.EpochTokens;
 import io.fenceguard.redis.internal.LeaseKeys;
 import io.fenceguard.redis.internal.RedisCalls;
 import io.fenceguard.redis.internal.RedisLeaseScripts;
+import io.fenceguard.redis.internal.RedisReleaseRequests;
 import io.fenceguard.redis.internal.ReleaseWaiter;
 import io.fenceguard.redis.internal.ServerClockWatch;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -27,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -69,6 +72,7 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
     private final RedisLeaseScripts scripts;
     private final RedisCalls calls;
     private final ReleaseWaiter waiter;
+    private final RedisReleaseRequests releaseRequests;
     private final ContentionRetry contention;
     /** The server's clock as every reply of this provider reports it (not on a Cluster). */
     private final ServerClockWatch serverClock = new ServerClockWatch(null);
@@ -94,6 +98,8 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
         this.scripts = new RedisLeaseScripts(client);
         this.calls = RedisCalls.of(client, config, breaker);
         this.waiter = new ReleaseWaiter(client);
+        this.releaseRequests = new RedisReleaseRequests(client, config.keyPrefix(), calls,
+                config.callTimeout() != null ? config.callTimeout() : Duration.ofSeconds(2));
         this.contention = new ContentionRetry(config);
         if (config.replicaAcknowledgements() > 0 && !client.waitsForReplicas()) {
             throw new IllegalArgumentException("replicaAcknowledgements(" + config.replicaAcknowledgements()
@@ -579,6 +585,12 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
         ServerClockWatch watch = clocks.computeIfAbsent(request.holder(), h -> new ServerClockWatch(null));
         watch.onLost(lost);
         return () -> clocks.remove(request.holder(), watch);
+    }
+
+    /** Release requests go through Redis pub/sub: they reach the holders in every process on this Redis. */
+    @Override
+    public Optional<ReleaseRequestChannel> releaseRequests() {
+        return Optional.of(releaseRequests);
     }
 
     @Override

@@ -11,12 +11,15 @@ import io.fenceguard.core.spi.AbstractLeaseProvider;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.core.spi.LeaseRequest;
+import io.fenceguard.core.spi.ReleaseRequestChannel;
 import io.fenceguard.zookeeper.internal.HeldLease;
 import io.fenceguard.zookeeper.internal.NodeNames;
 import io.fenceguard.zookeeper.internal.PredecessorWait;
+import io.fenceguard.zookeeper.internal.ZooKeeperReleaseRequests;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -81,6 +84,7 @@ public final class ZooKeeperLeaseProvider extends AbstractLeaseProvider {
     private final ZooKeeperLeaseConfig config;
     private final ConcurrentMap<HeldLease.Key, HeldLease> held = new ConcurrentHashMap<>();
     private final ScheduledExecutorService expiry;
+    private final ZooKeeperReleaseRequests releaseRequests;
     private volatile boolean closed;
 
     private ZooKeeperLeaseProvider(CuratorFramework client, ZooKeeperLeaseConfig config) {
@@ -91,6 +95,7 @@ public final class ZooKeeperLeaseProvider extends AbstractLeaseProvider {
             thread.setDaemon(true);
             return thread;
         });
+        this.releaseRequests = new ZooKeeperReleaseRequests(client, config.basePath(), expiry);
     }
 
     /** A provider with leases under {@value ZooKeeperLeaseConfig#DEFAULT_BASE_PATH}. */
@@ -227,6 +232,12 @@ public final class ZooKeeperLeaseProvider extends AbstractLeaseProvider {
         };
         client.getConnectionStateListenable().addListener(listener);
         return () -> client.getConnectionStateListenable().removeListener(listener);
+    }
+
+    /** Release requests go through ZooKeeper (nodes under a watched container): they reach holders in every process. */
+    @Override
+    public Optional<ReleaseRequestChannel> releaseRequests() {
+        return Optional.of(releaseRequests);
     }
 
     @Override

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -24,14 +25,27 @@ public final class LeaseState {
     private final long driftNanos;
     private final LossEvents events;
     private final List<Registration> lossListeners = new CopyOnWriteArrayList<>();
+    /** Below this much time left, a lease whose latest renewals are unconfirmed is at risk. */
+    private final long atRiskNanos;
+    private final List<RiskRegistration> riskListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<String>> releaseRequestListeners = new CopyOnWriteArrayList<>();
 
     private volatile long deadlineNanos;
     private volatile LeaseLossReason lost;
     private volatile boolean released;
+    /** Sending times of the latest renewal sent (or tried) and of the latest one the store confirmed. */
+    private volatile long lastSentNanos;
+    private volatile long lastConfirmedNanos;
+    /** In a risk episode: told once, ended by a confirmed renewal. */
+    private boolean atRisk;
+    /** Risk episodes so far: each listener is told of each at most once. */
+    private int riskEpisodes;
     private int holds = 1;
     private ScheduledFuture<?> renewal;
     private ScheduledFuture<?> deadlineCheck;
+    private ScheduledFuture<?> riskCheck;
     private AutoCloseable storeWatch;
+    private AutoCloseable releaseRequestWatch;
 
     /**
      * @param request null for a presented fence, which no store holds for this process
@@ -39,6 +53,15 @@ public final class LeaseState {
      */
     public LeaseState(Fence fence, LeaseRequest request, Grant grant, long leaseNanos, long sentAtNanos,
                       LossEvents events) {
+        this(fence, request, grant, leaseNanos, sentAtNanos, events, 0.5);
+    }
+
+    /** @param atRiskShare the share of the lease below which unconfirmed renewals put it at risk */
+    public LeaseState(Fence fence, LeaseRequest request, Grant grant, long leaseNanos, long sentAtNanos,
+                      LossEvents events, double atRiskShare) {
+        this.atRiskNanos = (long) (leaseNanos * atRiskShare);
+        this.lastSentNanos = sentAtNanos;
+        this.lastConfirmedNanos = sentAtNanos;
         this.fence = fence;
         this.request = request;
         this.grant = grant;
@@ -87,22 +110,158 @@ public final class LeaseState {
         return released;
     }
 
-    /** A renewal sent at {@code sentAtNanos} succeeded. A lease once lost stays lost. */
+    /** A renewal sent at {@code sentAtNanos} succeeded. A lease once lost stays lost. It ends a risk episode. */
     public void renewed(long sentAtNanos) {
-        if (lost == null && !released) {
-            deadlineNanos = Math.max(deadlineNanos, sentAtNanos + leaseNanos - driftNanos);
+        synchronized (this) {
+            if (lost == null && !released) {
+                deadlineNanos = Math.max(deadlineNanos, sentAtNanos + leaseNanos - driftNanos);
+                if (sentAtNanos - lastConfirmedNanos > 0) {
+                    lastConfirmedNanos = sentAtNanos;
+                }
+                atRisk = false;
+            }
+        }
+    }
+
+    /** A renewal was sent (or tried) at {@code sentAtNanos}: until the store confirms it, it counts as unconfirmed. */
+    public void renewalSent(long sentAtNanos) {
+        synchronized (this) {
+            if (sentAtNanos - lastSentNanos > 0) {
+                lastSentNanos = sentAtNanos;
+            }
+        }
+    }
+
+    /**
+     * Starts a risk episode, and tells the risk listeners, when less than the at-risk share of the lease is left and
+     * a renewal sent since the last confirmed one failed or is still unanswered. Called when a renewal fails and at
+     * the time the share is reached.
+     */
+    public void checkAtRisk() {
+        long remaining;
+        int episode;
+        synchronized (this) {
+            if (atRisk || lost != null || released || lastSentNanos - lastConfirmedNanos <= 0) {
+                return;
+            }
+            remaining = deadlineNanos - System.nanoTime();
+            if (remaining >= atRiskNanos || remaining <= 0) {
+                return;
+            }
+            atRisk = true;
+            episode = ++riskEpisodes;
+        }
+        for (RiskRegistration r : riskListeners) {
+            r.fire(episode, remaining);
+        }
+    }
+
+    /** Whether the lease is in a risk episode now. */
+    public synchronized boolean isAtRisk() {
+        return atRisk && lost == null && !released;
+    }
+
+    /** Nanoseconds from now until the at-risk share of the lease is reached (negative when it has been). */
+    public long nanosUntilAtRisk() {
+        return deadlineNanos - atRiskNanos - System.nanoTime();
+    }
+
+    /**
+     * Tells {@code listener} (with the time left in nanoseconds) at the start of each risk episode; at once if one
+     * is under way.
+     */
+    public void onAtRisk(Consumer<Long> listener) {
+        RiskRegistration r = new RiskRegistration(listener);
+        riskListeners.add(r);
+        int episode;
+        synchronized (this) {
+            episode = atRisk && lost == null && !released ? riskEpisodes : 0;
+        }
+        if (episode > 0) {
+            r.fire(episode, remainingNanos());
+        }
+    }
+
+    /**
+     * Tells {@code listener} of each release request from now on; true when it is the first such listener (the
+     * caller then starts listening in the store).
+     */
+    public boolean onReleaseRequested(Consumer<String> listener) {
+        synchronized (this) {
+            releaseRequestListeners.add(listener);
+            return releaseRequestListeners.size() == 1;
+        }
+    }
+
+    /** Takes back a listener that could not be served (the store could not be asked to carry the requests). */
+    public void removeReleaseRequestListener(Consumer<String> listener) {
+        synchronized (this) {
+            releaseRequestListeners.remove(listener);
+        }
+    }
+
+    /** Whether anyone listens for release requests of this lease. */
+    public boolean hasReleaseRequestListeners() {
+        return !releaseRequestListeners.isEmpty();
+    }
+
+    /** A release of this lease was asked for: each listener is told on the events executor, unless the lease is gone. */
+    public void releaseRequested(String reason) {
+        if (lost != null || released) {
+            return;
+        }
+        for (Consumer<String> listener : releaseRequestListeners) {
+            dispatchWhileHeld(() -> listener.accept(reason));
+        }
+    }
+
+    /** The store's subscription to release requests of this lease; closed when the lease is released or lost. */
+    public void setReleaseRequestWatch(AutoCloseable watch) {
+        boolean gone;
+        synchronized (this) {
+            gone = released || lost != null;
+            if (!gone) {
+                releaseRequestWatch = watch;
+            }
+        }
+        if (gone) {
+            closeQuietly(watch, "release requests");
+        }
+    }
+
+    /** Runs {@code listener} on the events executor, unless the lease was lost or released by then. */
+    private void dispatchWhileHeld(Runnable listener) {
+        events.dispatch(() -> {
+            if (lost == null && !released) {
+                listener.run();
+            }
+        });
+    }
+
+    private void closeQuietly(AutoCloseable watch, String what) {
+        if (watch == null) {
+            return;
+        }
+        try {
+            watch.close();
+        } catch (Exception e) {
+            events.failed("closing the store's watch of " + what + " of " + fence, e);
         }
     }
 
     /** Marks the lease lost once; its listeners are told on the events executor, never on the caller's thread. */
     public void markLost(LeaseLossReason reason) {
+        AutoCloseable requests;
         synchronized (this) {
             if (lost != null || released) {
                 return;
             }
             lost = reason;
             cancelRenewal();
+            requests = releaseRequestWatch;
+            releaseRequestWatch = null;
         }
+        closeQuietly(requests, "release requests");
         for (Registration r : lossListeners) {
             r.fire(reason, events);
         }
@@ -123,6 +282,18 @@ public final class LeaseState {
             renewal.cancel(false);
         } else {
             this.renewal = renewal;
+        }
+    }
+
+    /** The check at the time the at-risk share is reached; replaces (and cancels) the previous one. */
+    public synchronized void setRiskCheck(ScheduledFuture<?> check) {
+        if (riskCheck != null) {
+            riskCheck.cancel(false);
+        }
+        if (released || lost != null) {
+            check.cancel(false);
+        } else {
+            this.riskCheck = check;
         }
     }
 
@@ -152,19 +323,21 @@ public final class LeaseState {
     }
 
     /** Gives up one handle; true when it was the last and the lease is now released locally. */
-    public synchronized boolean exit() {
-        if (released || --holds > 0) {
-            return false;
-        }
-        released = true;
-        cancelRenewal();
-        if (storeWatch != null) {
-            try {
-                storeWatch.close();
-            } catch (Exception e) {
-                events.failed("closing the store's watch of " + fence, e);
+    public boolean exit() {
+        AutoCloseable watch;
+        AutoCloseable requests;
+        synchronized (this) {
+            if (released || --holds > 0) {
+                return false;
             }
+            released = true;
+            cancelRenewal();
+            watch = storeWatch;
+            requests = releaseRequestWatch;
+            releaseRequestWatch = null;
         }
+        closeQuietly(watch, "loss");
+        closeQuietly(requests, "release requests");
         return true;
     }
 
@@ -174,6 +347,26 @@ public final class LeaseState {
         }
         if (deadlineCheck != null) {
             deadlineCheck.cancel(false);
+        }
+        if (riskCheck != null) {
+            riskCheck.cancel(false);
+        }
+    }
+
+    /** One risk listener: told of each episode at most once, however its registration and the episode's start race. */
+    private final class RiskRegistration {
+        private final Consumer<Long> listener;
+        private final AtomicInteger toldEpisode = new AtomicInteger();
+
+        RiskRegistration(Consumer<Long> listener) {
+            this.listener = listener;
+        }
+
+        void fire(int episode, long remaining) {
+            int told = toldEpisode.get();
+            if (told < episode && toldEpisode.compareAndSet(told, episode)) {
+                dispatchWhileHeld(() -> listener.accept(remaining));
+            }
         }
     }
 

@@ -8,7 +8,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs loss listeners, each as its own task on an executor of their own: never on the watchdog's
+ * Runs lease listeners (loss, risk, release requests), each as its own task on an executor of their own: never on the watchdog's
  * thread or a store client's I/O thread, so a slow listener delays no renewal, and a throwing one
  * stops no other listener.
  */
@@ -44,7 +44,7 @@ public final class LossEvents implements AutoCloseable {
             try {
                 listener.run();
             } catch (Throwable t) {
-                failed("a lease loss listener", t);
+                failed("a lease listener", t);
             }
         };
         try {

@@ -171,11 +171,13 @@ public final class Watchdog implements AutoCloseable {
         }
 
         void sent(CompletionStage<Boolean> reply, long sentAt) {
+            state.renewalSent(sentAt);
             reply.whenComplete((ours, error) -> {
                 inFlight.decrementAndGet();
                 if (error != null) {
                     log.log(Level.DEBUG, () -> "renewal of " + state.fence() + " failed, trying again: " + error);
                     retrySoon();
+                    state.checkAtRisk();
                     outcomes.failed(error);
                 } else if (Boolean.TRUE.equals(ours)) {
                     state.renewed(sentAt);
@@ -187,10 +189,12 @@ public final class Watchdog implements AutoCloseable {
             });
         }
 
-        void notSent(RuntimeException e) {
+        void notSent(RuntimeException e, long triedAt) {
             inFlight.decrementAndGet();
+            state.renewalSent(triedAt);
             log.log(Level.DEBUG, () -> "renewal of " + state.fence() + " could not be sent, trying again: " + e);
             retrySoon();
+            state.checkAtRisk();
             outcomes.failed(e);
         }
 
@@ -209,13 +213,18 @@ public final class Watchdog implements AutoCloseable {
             }
         }
 
-        /** Notices expiry at the deadline itself, so listeners hear of it then, not at the next beat. */
+        /**
+         * Notices expiry at the deadline itself, so listeners hear of it then, not at the next beat; and the risk of
+         * it when the at-risk share of the lease is reached without a confirmed renewal since.
+         */
         void armDeadlineCheck() {
             if (!state.isValid()) {
                 return;
             }
             try {
                 state.setDeadlineCheck(scheduler.schedule(state::isValid, state.remainingNanos() + 1_000_000L,
+                        TimeUnit.NANOSECONDS));
+                state.setRiskCheck(scheduler.schedule(state::checkAtRisk, Math.max(0, state.nanosUntilAtRisk()) + 1_000_000L,
                         TimeUnit.NANOSECONDS));
             } catch (RejectedExecutionException closed) {
                 // the manager is closed
@@ -247,7 +256,7 @@ public final class Watchdog implements AutoCloseable {
                         + batch.size());
             }
         } catch (RuntimeException e) {
-            batch.forEach(d -> d.renewals().notSent(e));
+            batch.forEach(d -> d.renewals().notSent(e, sentAt));
             return;
         }
         for (int i = 0; i < batch.size(); i++) {

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
@@ -76,6 +77,14 @@ public interface LeaseProvider extends AutoCloseable {
      */
     default AutoCloseable watch(LeaseRequest request, Grant grant, Consumer<LeaseLossReason> lost) {
         return () -> { };
+    }
+
+    /**
+     * The channel that carries release requests ({@code LeaseManager.requestRelease}) through this store to holders
+     * in other processes. Empty by default: a request then reaches the holders of the same {@code LeaseManager} only.
+     */
+    default Optional<ReleaseRequestChannel> releaseRequests() {
+        return Optional.empty();
     }
 
     /**

@@ -76,8 +76,8 @@ class WatchdogTest {
         watchdog.watch(held, INTERVAL);
         Thread.sleep(50);
 
-        // The held lease's renewal beat and its deadline check; nothing of the 5,000 released ones.
-        assertThat(watchdog.scheduledTasks()).isEqualTo(2);
+        // The held lease's renewal beat, its deadline check and its risk check; nothing of the 5,000 released ones.
+        assertThat(watchdog.scheduledTasks()).isEqualTo(3);
         Thread.sleep(3 * INTERVAL / 1_000_000);
         assertThat(store.renewedAt.keySet()).containsExactly("held-holder");
         assertThat(held.isValid()).isTrue();

@@ -35,8 +35,8 @@ public class FenceguardProperties {
         /**
          * Where leases are kept. auto: the application's own LeaseProvider bean, else Redis when there is a
          * RedissonClient bean (or a single Jedis pool bean), else startup fails; redis: Redis only; memory: this JVM's memory, for tests and
-         * single-instance applications (tokens start again at 1 on restart); zookeeper, jdbc, redlock: the
-         * store of that module (fenceguard.zookeeper.*, fenceguard.jdbc-lock.*, fenceguard.redlock.*).
+         * single-instance applications (tokens start again at 1 on restart); zookeeper, jdbc, redlock, etcd: the
+         * store of that module (fenceguard.zookeeper.*, fenceguard.jdbc-lock.*, fenceguard.redlock.*, fenceguard.etcd.*).
          */
         private LeaseStore store = LeaseStore.AUTO;
         /** How long the store keeps a lease without renewal. */
@@ -47,6 +47,11 @@ public class FenceguardProperties {
         private Duration defaultWait = Duration.ofSeconds(10);
         /** First part of every holder id, to tell application instances apart in the store; no ':' allowed. */
         private String clientName = "fenceguard";
+        /**
+         * Share of the lease time below which a lease whose renewals fail is reported at risk (a WARN line, the
+         * fenceguard.lease.at-risk metric), before it is lost; between 0 and 1.
+         */
+        private double atRiskShare = 0.5;
 
         /**
          * The lease settings as the manager takes them.
@@ -56,10 +61,18 @@ public class FenceguardProperties {
         public LeaseConfig toLeaseConfig() {
             try {
                 return LeaseConfig.builder().leaseTime(leaseTime).renewInterval(renewInterval)
-                        .defaultWait(defaultWait).clientName(clientName).build();
+                        .defaultWait(defaultWait).clientName(clientName).atRiskShare(atRiskShare).build();
             } catch (RuntimeException e) {
                 throw new IllegalArgumentException("invalid fenceguard.lease.* properties: " + e.getMessage(), e);
             }
+        }
+
+        public double getAtRiskShare() {
+            return atRiskShare;
+        }
+
+        public void setAtRiskShare(double atRiskShare) {
+            this.atRiskShare = atRiskShare;
         }
 
         public LeaseStore getStore() {

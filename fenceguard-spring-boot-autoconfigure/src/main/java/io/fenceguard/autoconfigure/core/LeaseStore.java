@@ -14,5 +14,7 @@ public enum LeaseStore {
     /** A lease table in the application's database (its DataSource), through fenceguard-jdbc-lease. */
     JDBC,
     /** Redlock over the independent Redis masters listed in {@code fenceguard.redlock.addresses}. */
-    REDLOCK
+    REDLOCK,
+    /** etcd through the application's jetcd Client, else one made from {@code fenceguard.etcd.endpoints}. */
+    ETCD
 }

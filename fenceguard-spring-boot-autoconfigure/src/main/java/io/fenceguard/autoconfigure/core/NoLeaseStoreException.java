@@ -33,6 +33,9 @@ public class NoLeaseStoreException extends IllegalStateException {
             case JDBC:
                 return new NoLeaseStoreException("fenceguard.lease.store=jdbc but no database lease provider was made",
                         "add io.fenceguard:fenceguard-jdbc-lease and a DataSource (spring.datasource.*)");
+            case ETCD:
+                return new NoLeaseStoreException("fenceguard.lease.store=etcd but no etcd lease provider was made",
+                        "add io.fenceguard:fenceguard-etcd and either a jetcd Client bean or fenceguard.etcd.endpoints");
             case REDLOCK:
                 return new NoLeaseStoreException("fenceguard.lease.store=redlock but no Redlock lease provider was made",
                         "add io.fenceguard:fenceguard-redlock and set fenceguard.redlock.addresses to three or five Redis masters");

@@ -46,6 +46,7 @@ class ConfigurationMetadataTest {
         assertThat(properties.get("fenceguard.redis.token-epoch").getDefaultValue()).isEqualTo("database");
         assertThat(properties.get("fenceguard.redis.token-epoch").getDescription()).contains("never steps back", "Without a DataSource");
         assertThat(properties.get("fenceguard.lease.lease-time").getDefaultValue()).isEqualTo("30s");
+        assertThat(properties.get("fenceguard.lease.at-risk-share").getDefaultValue()).isEqualTo(0.5);
         assertThat(properties.get("fenceguard.lease.renew-interval").getDescription()).contains("a third of lease-time");
     }
 }

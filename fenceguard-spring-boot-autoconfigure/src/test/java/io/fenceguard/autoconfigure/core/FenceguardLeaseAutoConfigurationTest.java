@@ -57,5 +57,10 @@ class FenceguardLeaseAutoConfigurationTest {
         runner.withPropertyValues("fenceguard.lease.store=memory", "fenceguard.lease.client-name=a:b")
                 .run(context -> assertThat(context).hasFailed().getFailure()
                         .hasStackTraceContaining("invalid fenceguard.lease.* properties: clientName must be non-blank and without ':'"));
+        runner.withPropertyValues("fenceguard.lease.store=memory", "fenceguard.lease.at-risk-share=1.5")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("invalid fenceguard.lease.* properties: atRiskShare must be between 0 and 1"));
+        runner.withPropertyValues("fenceguard.lease.store=memory", "fenceguard.lease.at-risk-share=0.25")
+                .run(context -> assertThat(context.getBean(LeaseManager.class).config().atRiskShare()).isEqualTo(0.25));
     }
 }

@@ -10,11 +10,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.configurationmetadata.ConfigurationMetadataProperty;
 import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepositoryJsonBuilder;
 
-/** The metadata of the ZooKeeper, database and Redlock stores' properties, as IDEs show them. */
+/** The metadata of the ZooKeeper, etcd, database and Redlock stores' properties, as IDEs show them. */
 class StoreMetadataTest {
 
     /** Where the servers are: no default can be right. */
-    private static final Set<String> NO_DEFAULT = Set.of("fenceguard.zookeeper.connect-string",
+    private static final Set<String> NO_DEFAULT = Set.of("fenceguard.zookeeper.connect-string", "fenceguard.etcd.endpoints",
             "fenceguard.redlock.addresses", "fenceguard.redlock.password");
 
     @Test
@@ -23,7 +23,8 @@ class StoreMetadataTest {
         try (InputStream json = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
             assertThat(json).isNotNull();
             ConfigurationMetadataRepositoryJsonBuilder.create(json).build().getAllProperties().forEach((name, property) -> {
-                if (name.startsWith("fenceguard.zookeeper.") || name.startsWith("fenceguard.jdbc-lock.")
+                if (name.startsWith("fenceguard.zookeeper.") || name.startsWith("fenceguard.etcd.")
+                        || name.startsWith("fenceguard.jdbc-lock.")
                         || name.startsWith("fenceguard.redlock.")) {
                     properties.put(name, property);
                 }
@@ -31,6 +32,7 @@ class StoreMetadataTest {
         }
         assertThat(properties).containsOnlyKeys("fenceguard.zookeeper.connect-string", "fenceguard.zookeeper.base-path",
                 "fenceguard.zookeeper.session-timeout", "fenceguard.zookeeper.connection-timeout",
+                "fenceguard.etcd.endpoints", "fenceguard.etcd.key-prefix", "fenceguard.etcd.call-timeout",
                 "fenceguard.jdbc-lock.table-name", "fenceguard.jdbc-lock.create-table",
                 "fenceguard.jdbc-lock.statement-timeout", "fenceguard.jdbc-lock.min-poll", "fenceguard.jdbc-lock.max-poll",
                 "fenceguard.jdbc-lock.renew-threads", "fenceguard.redlock.addresses", "fenceguard.redlock.password",
@@ -44,6 +46,8 @@ class StoreMetadataTest {
             }
         });
         assertThat(properties.get("fenceguard.zookeeper.base-path").getDefaultValue()).isEqualTo("/fenceguard/leases");
+        assertThat(properties.get("fenceguard.etcd.key-prefix").getDefaultValue()).isEqualTo("fenceguard/leases/");
+        assertThat(properties.get("fenceguard.etcd.call-timeout").getDefaultValue()).isEqualTo("2s");
         assertThat(properties.get("fenceguard.redlock.master-timeout").getDefaultValue()).isEqualTo("100ms");
         assertThat(properties.get("fenceguard.jdbc-lock.table-name").getDefaultValue()).isEqualTo("fenceguard_lease");
     }

@@ -22,6 +22,9 @@ import java.util.Map;
  *   <li>{@code fenceguard.lease.acquire} timer, {@code outcome=acquired|not_obtained}: time to obtain a
  *       new lease, waiting included (re-entries are not counted);</li>
  *   <li>{@code fenceguard.lease.lost} counter, {@code reason=expired|renewal_rejected|revoked};</li>
+ *   <li>{@code fenceguard.lease.at-risk} counter: risk episodes of held leases (renewals failing and less than the
+ *       at-risk share left), and {@code fenceguard.lease.release-requested} counter: release requests told to
+ *       holders;</li>
  *   <li>{@code fenceguard.lease.renew} timer: round trip of each renewal the store confirmed, and
  *       {@code fenceguard.lease.renew.failed} counter: renewals not sent or not answered (tried again);
  *       both also when the other two come from observations;</li>
@@ -39,8 +42,8 @@ public class FenceguardLeaseMetrics implements MeterBinder {
     }
 
     /**
-     * @param heldOnly only the {@code fenceguard.lease.held} gauge and the renewal meters: the acquire timer and the lost count come
-     *        from the observations of the same names ({@code ObservedLeases}) when there is an
+     * @param heldOnly only the {@code fenceguard.lease.held} gauge and the renewal meters: the acquire timer and the
+     *        lost, at-risk and release-requested counts come from the observations of the same names ({@code ObservedLeases}) when there is an
      *        {@code ObservationRegistry}
      */
     public FenceguardLeaseMetrics(LeaseManager leases, boolean heldOnly) {
@@ -89,6 +92,8 @@ public class FenceguardLeaseMetrics implements MeterBinder {
         private final Timer acquired;
         private final Timer notObtained;
         private final Map<LeaseLossReason, Counter> lost = new EnumMap<>(LeaseLossReason.class);
+        private final Counter atRisk;
+        private final Counter releaseRequested;
 
         Recorder(MeterRegistry registry) {
             super(registry);
@@ -99,6 +104,11 @@ public class FenceguardLeaseMetrics implements MeterBinder {
                         .tag("reason", reason.name().toLowerCase(Locale.ROOT))
                         .description("Leases lost while held").register(registry));
             }
+            atRisk = Counter.builder("fenceguard.lease.at-risk")
+                    .description("Held leases whose renewals failed until less than the at-risk share was left")
+                    .register(registry);
+            releaseRequested = Counter.builder("fenceguard.lease.release-requested")
+                    .description("Requests to release a held lease told to its holder").register(registry);
         }
 
         private static Timer acquireTimer(MeterRegistry registry, String outcome) {
@@ -119,6 +129,16 @@ public class FenceguardLeaseMetrics implements MeterBinder {
         @Override
         public void lost(Lease lease, LeaseLossReason reason) {
             lost.get(reason).increment();
+        }
+
+        @Override
+        public void atRisk(Lease lease, Duration remaining) {
+            atRisk.increment();
+        }
+
+        @Override
+        public void releaseRequested(Lease lease, String reason) {
+            releaseRequested.increment();
         }
     }
 }

@@ -16,7 +16,10 @@ import java.util.Locale;
  * <ul>
  *   <li>{@code fenceguard.lease.acquire}, around each new lease asked of the store, waiting included:
  *       {@code outcome=acquired|not_obtained|failed} (re-entries are not asked of the store);</li>
- *   <li>{@code fenceguard.lease.lost}, one per lost lease: {@code reason=expired|renewal_rejected|revoked}.</li>
+ *   <li>{@code fenceguard.lease.lost}, one per lost lease: {@code reason=expired|renewal_rejected|revoked};</li>
+ *   <li>{@code fenceguard.lease.at-risk}, one per risk episode of a held lease (renewals failing and less than
+ *       the at-risk share of it left), before it is lost or renewed again;</li>
+ *   <li>{@code fenceguard.lease.release-requested}, one per release request told to a holder of this manager.</li>
  * </ul>
  * Tags are low-cardinality; the resource name is added as a high-cardinality value (spans, not meters) only
  * when asked ({@code includeResource}; with Boot, {@code fenceguard.observability.include-resource=true}).
@@ -25,6 +28,8 @@ public class ObservedLeases implements LeaseObserver {
 
     public static final String ACQUIRE = "fenceguard.lease.acquire";
     public static final String LOST = "fenceguard.lease.lost";
+    public static final String AT_RISK = "fenceguard.lease.at-risk";
+    public static final String RELEASE_REQUESTED = "fenceguard.lease.release-requested";
 
     private final ObservationRegistry registry;
     private final boolean includeResource;
@@ -75,12 +80,29 @@ public class ObservedLeases implements LeaseObserver {
 
     @Override
     public void lost(Lease lease, LeaseLossReason reason) {
-        Observation observation = Observation.createNotStarted(LOST, registry)
-                .contextualName("fenceguard lease lost")
-                .lowCardinalityKeyValue("reason", reason.name().toLowerCase(Locale.ROOT));
+        event(LOST, "fenceguard lease lost", lease)
+                .lowCardinalityKeyValue("reason", reason.name().toLowerCase(Locale.ROOT))
+                .start().stop();
+    }
+
+    @Override
+    public void atRisk(Lease lease, Duration remaining) {
+        event(AT_RISK, "fenceguard lease at risk", lease)
+                .highCardinalityKeyValue("remaining.ms", Long.toString(remaining.toMillis()))
+                .start().stop();
+    }
+
+    @Override
+    public void releaseRequested(Lease lease, String reason) {
+        event(RELEASE_REQUESTED, "fenceguard lease release requested", lease).start().stop();
+    }
+
+    /** An observation of a moment in a lease's life: started and stopped at once. */
+    private Observation event(String name, String contextualName, Lease lease) {
+        Observation observation = Observation.createNotStarted(name, registry).contextualName(contextualName);
         if (includeResource) {
             observation.highCardinalityKeyValue("resource", lease.resource().value());
         }
-        observation.start().stop();
+        return observation;
     }
 }

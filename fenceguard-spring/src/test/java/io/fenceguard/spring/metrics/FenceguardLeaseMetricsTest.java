@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
+import io.fenceguard.spring.WithheldRenewals;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -42,6 +44,28 @@ class FenceguardLeaseMetricsTest {
             leases.acquire("account:2", Duration.ofSeconds(1)).close();
             assertThat(registry.find("fenceguard.lease.acquire").timer()).isNull();
             assertThat(registry.find("fenceguard.lease.held").gauge()).isNotNull();
+        }
+    }
+
+    @Test
+    void countsLeasesAtRiskOncePerEpisodeBeforeTheyAreLostAndReleaseRequests() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        WithheldRenewals store = new WithheldRenewals();
+        try (LeaseManager leases = LeaseManager.of(store, LeaseConfig.builder().leaseTime(Duration.ofMillis(600))
+                .renewInterval(Duration.ofMillis(150)).build())) {
+            new FenceguardLeaseMetrics(leases).bindTo(registry);
+            Lease lease = leases.acquire("account:3", Duration.ofSeconds(1));
+            lease.onReleaseRequested((l, reason) -> { });
+            assertThat(leases.requestRelease("account:3", "maintenance")).isTrue();
+            store.withhold();
+            long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+            while (registry.get("fenceguard.lease.lost").tag("reason", "expired").counter().count() < 1
+                    && System.nanoTime() < end) {
+                Thread.sleep(10);
+            }
+            assertThat(registry.get("fenceguard.lease.lost").tag("reason", "expired").counter().count()).isEqualTo(1);
+            assertThat(registry.get("fenceguard.lease.at-risk").counter().count()).isEqualTo(1);
+            assertThat(registry.get("fenceguard.lease.release-requested").counter().count()).isEqualTo(1);
         }
     }
 }

@@ -8,9 +8,11 @@ import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.core.spi.LeaseRequest;
+import io.fenceguard.core.spi.ReleaseRequestChannel;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -25,7 +27,7 @@ import java.util.function.Consumer;
  * A withheld renewal is never sent to the store; its stage fails with {@link RenewalWithheldException},
  * which the manager treats as an unknown answer, so the lease runs out in the store and the holder
  * finds it expired. {@link #pauseHolder} also holds this holder's acquisitions of the resource for the pause
- * (a frozen process does not compete for the lock it lost). Everything else (release, watch) goes straight to
+ * (a frozen process does not compete for the lock it lost). Everything else (release, watch, release requests) goes straight to
  * the wrapped provider.
  *
  * <pre>{@code
@@ -147,6 +149,11 @@ public final class PausableLeaseProvider implements LeaseProvider {
     @Override
     public AutoCloseable watch(LeaseRequest request, Grant grant, Consumer<LeaseLossReason> lost) {
         return delegate.watch(request, grant, lost);
+    }
+
+    @Override
+    public Optional<ReleaseRequestChannel> releaseRequests() {
+        return delegate.releaseRequests();
     }
 
     @Override

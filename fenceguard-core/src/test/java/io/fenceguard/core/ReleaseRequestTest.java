@@ -1,0 +1,94 @@
+package io.fenceguard.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fenceguard.core.memory.InMemoryLeaseProvider;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Release requests within one manager (a provider that carries none between processes): the holder decides. */
+class ReleaseRequestTest {
+
+    private final LeaseManager manager = LeaseManager.of(InMemoryLeaseProvider.create(),
+            LeaseConfig.builder().leaseTime(Duration.ofSeconds(5)).build());
+
+    @AfterEach
+    void close() {
+        manager.close();
+    }
+
+    @Test
+    void theHolderIsToldWithTheReasonAndMayReleaseSoThatTheAskingPartyGetsTheLease() throws Exception {
+        Lease lease = manager.acquire("report:1", Duration.ZERO);
+        CompletableFuture<String> told = new CompletableFuture<>();
+        lease.onReleaseRequested((l, reason) -> {
+            told.complete(reason);
+            l.close();
+        });
+        List<String> observed = new CopyOnWriteArrayList<>();
+        manager.addObserver(new LeaseObserver() {
+            @Override
+            public void releaseRequested(Lease l, String reason) {
+                observed.add(l.resource() + " " + reason);
+            }
+        });
+
+        CompletableFuture<Lease> asker = CompletableFuture.supplyAsync(() -> {
+            assertThat(manager.requestRelease("report:1", "nightly rebuild")).isTrue();
+            return manager.acquire("report:1", Duration.ofSeconds(3));
+        });
+        assertThat(told.get(3, TimeUnit.SECONDS)).isEqualTo("nightly rebuild");
+        try (Lease next = asker.get(5, TimeUnit.SECONDS)) {
+            assertThat(next.token()).isGreaterThan(lease.token());
+            assertThat(lease.isValid()).isFalse();
+        }
+        // Observers are told on the event executor, as the listeners are.
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        while (observed.isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
+        assertThat(observed).containsExactly("report:1 nightly rebuild");
+    }
+
+    @Test
+    void aHolderThatIgnoresTheRequestKeepsItsLeaseAndAThrowingListenerStopsNoOther() throws Exception {
+        try (Lease lease = manager.acquire("report:2", Duration.ZERO)) {
+            List<String> told = new CopyOnWriteArrayList<>();
+            lease.onReleaseRequested((l, reason) -> {
+                throw new IllegalStateException("a listener that fails");
+            });
+            lease.onReleaseRequested((l, reason) -> told.add(reason));
+
+            assertThat(manager.requestRelease(ResourceName.of("report:2"), "first")).isTrue();
+            assertThat(manager.requestRelease(ResourceName.of("report:2"), "second")).isTrue();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (told.size() < 2 && System.nanoTime() < end) {
+                Thread.sleep(5);
+            }
+            assertThat(told).containsExactlyInAnyOrder("first", "second");
+            assertThat(lease.isValid()).isTrue();
+            // Another thread (this one would re-enter): the lock is still held.
+            assertThat(CompletableFuture.supplyAsync(() -> manager.tryAcquire("report:2")).get(3, TimeUnit.SECONDS)).isEmpty();
+        }
+    }
+
+    @Test
+    void nobodyIsToldOnceTheLeaseIsReleasedAndAnUnheldResourceSaysSo() throws Exception {
+        List<String> told = new CopyOnWriteArrayList<>();
+        Lease lease = manager.acquire("report:3", Duration.ZERO);
+        lease.onReleaseRequested((l, reason) -> told.add(reason));
+        lease.close();
+
+        assertThat(manager.requestRelease("report:3", "too late")).isFalse();
+        assertThat(manager.requestRelease("report:never-held", "nobody")).isFalse();
+        Thread.sleep(100);
+        assertThat(told).isEmpty();
+        assertThatThrownBy(() -> manager.requestRelease("report:3", null)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
