@@ -88,8 +88,8 @@ public class FenceguardDbAutoConfiguration {
 
         NoFlyway() {
             log.warn("fenceguard: Flyway is not on the classpath, so the guard's tables (fenceguard_gate, "
-                    + "fenceguard_http_high_water) are not migrated. Add org.flywaydb:flyway-core (with "
-                    + "spring.flyway.enabled=false if the application has no migrations of its own), or apply "
+                    + "fenceguard_http_high_water) are not migrated. Keep org.flywaydb:flyway-core (the starter brings "
+                    + "it; it does not switch on Boot's Flyway for the application), or apply "
                     + "{} yourself, or set fenceguard.db.migrate=false.", FenceguardMigrations.LOCATION_ROOT + "/<dialect>");
         }
     }
