@@ -27,8 +27,9 @@ import org.springframework.core.env.Environment;
 
 /**
  * Migrates the guard's own tables on the application's DataSource at start-up
- * ({@link FenceguardMigrations}: own location, own history table, dialect detected), right after the
- * application's Flyway and before the beans that use the database; {@code fenceguard.db.migrate=false}
+ * ({@link FenceguardMigrations}: own location, own history table, dialect detected, through Flyway's API
+ * whether or not the application uses Flyway), right after the application's Flyway and SQL scripts and
+ * before the beans that use the database; {@code fenceguard.db.migrate=false}
  * switches it off. With {@code fenceguard.db.triggers=true} it then installs trigger mode's triggers
  * ({@link FenceguardTriggers}) on the fenced tables.
  */
