@@ -14,14 +14,15 @@ import org.flywaydb.core.api.FlywayException;
  * dialect read from the database, and their own history table {@value #HISTORY_TABLE}. So the guard's
  * versions never collide with the application's.
  *
- * <p>Run it after the application's own Flyway: Flyway refuses to start a history in a schema that
+ * <p>Run it after the application's own Flyway (and its SQL scripts): Flyway refuses to start a history in a schema that
  * holds other objects (the guard's tables) unless told to baseline, so on a fresh database the
  * application's first run must come first; the guard's run baselines itself at version 0 when the
  * schema is not empty. Spring-free; the Spring Boot auto-configuration calls it right after the
  * application's Flyway and before anything else that uses the database.
  * Pass the physical DataSource (not a fenced one: the guard's scripts need no lease, and a fenced
  * connection only adds work). Needs {@code org.flywaydb:flyway-core}, and for PostgreSQL
- * {@code flyway-database-postgresql}, for MariaDB and MySQL {@code flyway-mysql}.
+ * {@code flyway-database-postgresql}, for MariaDB and MySQL {@code flyway-mysql} (the Spring Boot starter
+ * brings all three; only Flyway's API is used, so an application without Flyway of its own needs nothing more).
  */
 public final class FenceguardMigrations {
 

@@ -154,4 +154,32 @@ class MariaDbNamesAndCatalogTest {
         }
         assertThat(rows(raw, "fg_nm_home")).containsExactly("1:110:10");
     }
+
+    @Test
+    void theStaleFunctionOfAnotherDatabaseOnlyIsRefused() throws Exception {
+        JdbcEndpoint server = TestServers.mariadb();
+        String home;
+        try (Connection c = raw.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM information_schema.ROUTINES"
+                     + " WHERE ROUTINE_NAME = 'fenceguard_stale' AND ROUTINE_SCHEMA = DATABASE()")) {
+            home = c.getCatalog();
+            rs.next();
+            assertThat(rs.getInt(1)).as("fenceguard_stale in the test database " + home).isEqualTo(1);
+        }
+        try (ScratchSpace own = ScratchSpace.create(server, "fg_nm_own")) {
+            MariaDbDataSource ownDatabase = new MariaDbDataSource(own.jdbcUrl());
+            ownDatabase.setUser(server.user());
+            ownDatabase.setPassword(server.password());
+            TestDatabases.execute(ownDatabase,
+                    "CREATE TABLE fg_nm_own_acc (id INT PRIMARY KEY, balance INT, current_token BIGINT)",
+                    "INSERT INTO fg_nm_own_acc (id, balance) VALUES (1, 100)");
+            // the function is on the server (in the test database), but not in this connection's own database
+            assertConfigurationError(fence(ownDatabase, "fg_nm_own_acc"), "fenceguard_stale not found in",
+                    own.name(), "migrations");
+            assertThatThrownBy(() -> as(RESOURCE, 10, () -> update(fence(ownDatabase, "fg_nm_own_acc"),
+                    "UPDATE fg_nm_own_acc SET balance = ? WHERE id = 1", 110)))
+                    .isInstanceOf(FencingConfigurationException.class);
+            assertThat(rows(ownDatabase, "fg_nm_own_acc")).containsExactly("1:100:null");
+        }
+    }
 }

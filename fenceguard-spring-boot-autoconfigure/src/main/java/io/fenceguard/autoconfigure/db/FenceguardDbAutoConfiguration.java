@@ -27,8 +27,9 @@ import org.springframework.core.env.Environment;
 
 /**
  * Migrates the guard's own tables on the application's DataSource at start-up
- * ({@link FenceguardMigrations}: own location, own history table, dialect detected), right after the
- * application's Flyway and before the beans that use the database; {@code fenceguard.db.migrate=false}
+ * ({@link FenceguardMigrations}: own location, own history table, dialect detected, through Flyway's API
+ * whether or not the application uses Flyway), right after the application's Flyway and SQL scripts and
+ * before the beans that use the database; {@code fenceguard.db.migrate=false}
  * switches it off. With {@code fenceguard.db.triggers=true} it then installs trigger mode's triggers
  * ({@link FenceguardTriggers}) on the fenced tables.
  */
@@ -88,8 +89,8 @@ public class FenceguardDbAutoConfiguration {
 
         NoFlyway() {
             log.warn("fenceguard: Flyway is not on the classpath, so the guard's tables (fenceguard_gate, "
-                    + "fenceguard_http_high_water) are not migrated. Add org.flywaydb:flyway-core (with "
-                    + "spring.flyway.enabled=false if the application has no migrations of its own), or apply "
+                    + "fenceguard_http_high_water) are not migrated. Keep org.flywaydb:flyway-core (the starter brings "
+                    + "it; it does not switch on Boot's Flyway for the application), or apply "
                     + "{} yourself, or set fenceguard.db.migrate=false.", FenceguardMigrations.LOCATION_ROOT + "/<dialect>");
         }
     }

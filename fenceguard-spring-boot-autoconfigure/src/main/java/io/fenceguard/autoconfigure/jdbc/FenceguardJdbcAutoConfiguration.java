@@ -10,20 +10,31 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
 import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
+import org.springframework.boot.jdbc.DataSourceBuilder;
+import org.springframework.boot.jdbc.autoconfigure.ApplicationDataSourceScriptDatabaseInitializer;
+import org.springframework.boot.sql.autoconfigure.init.ConditionalOnSqlInitialization;
+import org.springframework.boot.sql.autoconfigure.init.SqlInitializationProperties;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+import org.springframework.util.StringUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Fences the DataSources of a Spring Boot application ({@link FencedDataSourcePostProcessor}) and
- * lets the application's own Flyway migrations run unfenced; see {@link FenceguardJdbcProperties}.
+ * lets the application's own Flyway migrations and SQL scripts ({@code spring.sql.init}: schema.sql,
+ * data.sql) run unfenced; see {@link FenceguardJdbcProperties}.
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        beforeName = "org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoConfiguration")
 @ConditionalOnClass({DataSource.class, FencedDataSource.class, DelegatingDataSource.class})
 @ConditionalOnBooleanProperty(name = "fenceguard.jdbc.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FenceguardJdbcProperties.class)
@@ -65,6 +76,41 @@ public class FenceguardJdbcAutoConfiguration {
         @ConditionalOnMissingBean
         FlywayMigrationStrategy fenceguardUnfencedMigrationStrategy() {
             return flyway -> Unfenced.run(flyway::migrate);
+        }
+    }
+
+    /**
+     * The application's SQL scripts ({@code spring.sql.init}) are admin work as well: they run on the
+     * DataSource under the fence, so a schema.sql may create a fenced table and a data.sql seed it. The same
+     * initializer, conditions and settings as Boot's own (which backs off for it), on the unfenced DataSource.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.springframework.jdbc.datasource.init.DatabasePopulator",
+            "org.springframework.boot.jdbc.autoconfigure.ApplicationDataSourceScriptDatabaseInitializer"})
+    @ConditionalOnBooleanProperty(name = "fenceguard.jdbc.unfenced-migrations", matchIfMissing = true)
+    @ConditionalOnMissingBean(type = "org.springframework.boot.sql.autoconfigure.init.ApplicationScriptDatabaseInitializer")
+    @ConditionalOnSingleCandidate(DataSource.class)
+    @ConditionalOnSqlInitialization
+    @Import(DatabaseInitializationDependencyConfigurer.class)
+    @EnableConfigurationProperties(SqlInitializationProperties.class)
+    static class UnfencedSqlInitializationConfiguration {
+
+        @Bean
+        ApplicationDataSourceScriptDatabaseInitializer dataSourceScriptDatabaseInitializer(DataSource dataSource,
+                SqlInitializationProperties properties) {
+            DataSource unfenced = FencedDataSource.isFenced(dataSource) ? FencedDataSource.unfenced(dataSource)
+                    : dataSource;
+            return new ApplicationDataSourceScriptDatabaseInitializer(
+                    withCredentials(unfenced, properties.getUsername(), properties.getPassword()), properties);
+        }
+
+        /** spring.sql.init.username/password: a connection of their own, as Boot's initializer makes it. */
+        private static DataSource withCredentials(DataSource dataSource, String username, String password) {
+            if (StringUtils.hasText(username) && StringUtils.hasText(password)) {
+                return DataSourceBuilder.derivedFrom(dataSource).username(username).password(password)
+                        .type(SimpleDriverDataSource.class).build();
+            }
+            return dataSource;
         }
     }
 }

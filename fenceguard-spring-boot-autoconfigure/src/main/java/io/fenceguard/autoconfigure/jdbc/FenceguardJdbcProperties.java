@@ -58,8 +58,9 @@ public class FenceguardJdbcProperties {
     private List<String> excludedBeans = new ArrayList<>();
 
     /**
-     * Whether the application's Flyway migrations run unfenced, on the DataSource under the fence, so
-     * that a migration may create and seed fenced tables. Default: true.
+     * Whether the application's Flyway migrations and SQL scripts (spring.sql.init: schema.sql, data.sql)
+     * run unfenced, on the DataSource under the fence, so that they may create and seed fenced tables.
+     * Default: true.
      */
     private boolean unfencedMigrations = true;
 

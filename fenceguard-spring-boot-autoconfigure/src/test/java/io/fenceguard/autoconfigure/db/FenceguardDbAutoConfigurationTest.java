@@ -196,12 +196,18 @@ class FenceguardDbAutoConfigurationTest {
         });
     }
 
-    /** After the application's Flyway, before the JdbcTemplate: Boot's database-initialization order. */
+    /**
+     * After the application's Flyway and its SQL scripts (which come after its Flyway), before the JdbcTemplate:
+     * Boot's database-initialization order.
+     */
     private static void assertInitializationOrder(ConfigurableApplicationContext context) {
         var beanFactory = context.getBeanFactory();
         String[] initializers = beanFactory.getBeanNamesForType(FenceguardMigrationInitializer.class);
         assertThat(initializers).hasSize(1);
-        assertThat(beanFactory.getBeanDefinition(initializers[0]).getDependsOn()).contains("flywayInitializer");
+        assertThat(beanFactory.getBeanDefinition(initializers[0]).getDependsOn())
+                .contains("dataSourceScriptDatabaseInitializer");
+        assertThat(beanFactory.getBeanDefinition("dataSourceScriptDatabaseInitializer").getDependsOn())
+                .contains("flywayInitializer");
         assertThat(beanFactory.getBeanDefinition("jdbcTemplate").getDependsOn()).contains(initializers[0]);
     }
 

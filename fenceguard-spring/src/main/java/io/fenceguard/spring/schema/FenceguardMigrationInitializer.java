@@ -14,7 +14,7 @@ import org.springframework.util.ClassUtils;
 /**
  * Migrates the guard's own tables when it is initialised, on the physical DataSource under the fence
  * (the guard's scripts need no lease). Spring Boot treats it as a database initializer: it runs after the
- * application's Flyway, and the beans that depend on database initialization (JdbcTemplate, JPA, ...) wait
+ * application's Flyway and its SQL scripts (spring.sql.init), and the beans that depend on database initialization (JdbcTemplate, JPA, ...) wait
  * for it. Loaded only with fenceguard-jdbc-schema; fenceguard-jdbc is used when present.
  */
 public class FenceguardMigrationInitializer implements InitializingBean {

@@ -36,6 +36,13 @@ class WalletChecks {
                 + " AND TABLE_NAME = 'fenceguard_gate')", Integer.class);
         require(guardObjects != null && guardObjects == 2, "fenceguard_stale and fenceguard_gate are not in the"
                 + " application's database: nothing created them without Flyway");
+        // the guard's Flyway run has a history of its own; Boot's Flyway (not on this classpath) ran nothing
+        Integer histories = jdbc.queryForObject("SELECT (SELECT COUNT(*) FROM information_schema.TABLES"
+                + " WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'fenceguard_schema_history') * 10"
+                + " + (SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()"
+                + " AND TABLE_NAME = 'flyway_schema_history')", Integer.class);
+        require(histories != null && histories == 10, "expected the guard's fenceguard_schema_history and no"
+                + " flyway_schema_history (10), found " + histories);
         // a new wallet each run: a resource whose tokens nobody else has seen
         String id = "a-" + UUID.randomUUID();
         long opened = wallets.open(id, 100);

@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -285,9 +286,14 @@ public final class Catalog {
             lookIn.add(database);
         }
         lookIn.addAll(schemas);
-        String stale = staleFunction(c, new LinkedHashSet<>(lookIn),
+        // Only the connection's database and those of the fenced tables count: a fenceguard_stale of some other
+        // database on the server belongs to another application and may be of another version.
+        Set<String> staleSchemas = new LinkedHashSet<>(lookIn);
+        String stale = staleFunction(c, staleSchemas,
                 "SELECT ROUTINE_SCHEMA, ROUTINE_SCHEMA = DATABASE() FROM information_schema.ROUTINES"
-                        + " WHERE ROUTINE_NAME = 'fenceguard_stale' AND ROUTINE_TYPE = 'FUNCTION'", false);
+                        + " WHERE ROUTINE_NAME = 'fenceguard_stale' AND ROUTINE_TYPE = 'FUNCTION'"
+                        + " AND ROUTINE_SCHEMA IN (" + String.join(", ", Collections.nCopies(staleSchemas.size(), "?"))
+                        + ")", false, staleSchemas.toArray());
         Set<String> routines = new LinkedHashSet<>();
         for (String schema : new LinkedHashSet<>(lookIn)) {
             for (Object[] routine : rows(c, "SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ?"
@@ -333,13 +339,18 @@ public final class Catalog {
      * Where {@code fenceguard_stale} is: the visible one (or the current database's), else one in a
      * fenced table's schema, else the only one, else (PostgreSQL) the one in {@code public}.
      */
-    private static String staleFunction(Connection c, Set<String> preferred, String query, boolean postgres)
-            throws SQLException {
-        List<Object[]> found = rows(c, query);
+    private static String staleFunction(Connection c, Set<String> preferred, String query, boolean postgres,
+            Object... params) throws SQLException {
         String where = postgres ? "schema" : "database";
+        if (!postgres && preferred.isEmpty()) {
+            throw new FencingConfigurationException("function " + STALE_FUNCTION + " is looked for in the connection's"
+                    + " database, and the connection has none; name a database in the JDBC URL");
+        }
+        List<Object[]> found = rows(c, query, params);
         if (found.isEmpty()) {
             throw new FencingConfigurationException("function " + STALE_FUNCTION + " not found in "
-                    + where + "s of " + c.getCatalog() + "; apply the guard's migrations to it"
+                    + (postgres ? "the schemas of " + c.getCatalog() : "database(s) " + preferred)
+                    + "; apply the guard's migrations to it"
                     + " (FenceguardMigrations.migrate(dataSource), fenceguard-jdbc-schema)");
         }
         String chosen = null;
