@@ -66,7 +66,8 @@ class LettuceHighWaterStoreTest {
         String r = "account:" + UUID.randomUUID().toString().substring(0, 8);
         String nonce = "k1:" + UUID.randomUUID();
         java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
-        assertThat(a.admit(fence(r, 7), nonce, expires)).contains(new Admission(fence(r, 7), FencingToken.of(7), Outcome.CLAIMED));
+        assertThat(a.admit(fence(r, 7), nonce, expires)).contains(new Admission(fence(r, 7), FencingToken.of(7), Outcome.CLAIMED,
+                new Admission.Replaced(null)));
         assertThat(b.admit(fence(r, 8), nonce, expires)).isEmpty();
         assertThat(mark(r)).isEqualTo("7");
 
