@@ -77,14 +77,21 @@ class ReactiveAuditServiceTest {
         registry.add("spring.datasource.url", () -> jdbcUrl);
         registry.add("spring.datasource.username", postgres::user);
         registry.add("spring.datasource.password", postgres::password);
+        // The ledger's tokens here come from the test's own manager on the Redis clock floor: the service's bound
+        // and lease store take the same mode, on keys of this run only.
+        registry.add("fenceguard.redis.token-epoch", () -> "clock");
+        registry.add("fenceguard.redis.key-prefix", () -> PREFIX);
     }
+
+    private static final String PREFIX = "fgaudit-" + java.util.UUID.randomUUID().toString().substring(0, 8) + ":";
 
     @BeforeAll
     static void leases() {
         Config config = new Config();
         config.useSingleServer().setAddress(TestServers.redis().uri());
         redisson = Redisson.create(config);
-        leaseManager = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson)));
+        leaseManager = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redisson),
+                io.fenceguard.redis.RedisLeaseConfig.builder().keyPrefix(PREFIX).build()));
     }
 
     @AfterAll

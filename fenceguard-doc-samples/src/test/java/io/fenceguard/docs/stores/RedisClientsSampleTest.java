@@ -73,15 +73,26 @@ class RedisClientsSampleTest {
         }
     }
 
+    /**
+     * On a redis-server of its own: Redis records which epoch source its keys serve, and the sample's key prefix is
+     * the default one, which the other samples use on the shared test Redis with the clock floor.
+     */
     @Test
     void onADurableEpoch() throws Exception {
-        try (SampleDatabase db = SampleDatabase.create();
-             RedisLeaseProvider provider = durableEpoch(TestRedisson.shared(), db.pool());
-             LeaseManager guard = LeaseManager.of(provider);
-             Lease lease = guard.acquire(RESOURCE + ":epoch", Duration.ofSeconds(5))) {
-            // epoch × 2^24 + n: the first grant of a resource takes an epoch from the sequence
-            long epoch = db.queryLong("SELECT last_value FROM fenceguard_token_epoch");
-            assertThat(lease.token().value() >> 24).isEqualTo(epoch);
+        try (io.fenceguard.testsupport.RedisProcess own = io.fenceguard.testsupport.RedisProcess.start()) {
+            org.redisson.config.Config config = new org.redisson.config.Config();
+            config.useSingleServer().setAddress(own.uri());
+            RedissonClient redisson = org.redisson.Redisson.create(config);
+            try (SampleDatabase db = SampleDatabase.create();
+                 RedisLeaseProvider provider = durableEpoch(redisson, db.pool());
+                 LeaseManager guard = LeaseManager.of(provider);
+                 Lease lease = guard.acquire(RESOURCE + ":epoch", Duration.ofSeconds(5))) {
+                // epoch × 2^24 + n: the first grant of a resource takes an epoch from the sequence
+                long epoch = db.queryLong("SELECT last_value FROM fenceguard_token_epoch");
+                assertThat(lease.token().value() >> 24).isEqualTo(epoch);
+            } finally {
+                redisson.shutdown();
+            }
         }
     }
 }
