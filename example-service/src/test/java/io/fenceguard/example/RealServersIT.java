@@ -45,7 +45,9 @@ class RealServersIT extends LedgerContract {
         return List.of("--spring.datasource.url=" + withDatabase(server.url(), database),
                 "--spring.datasource.username=" + server.user(), "--spring.datasource.password=" + server.password(),
                 "--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port(),
-                "--fenceguard.redis.key-prefix=" + database + ":");
+                "--fenceguard.redis.key-prefix=" + database + ":",
+                // The contract presents tokens of its own minted on the clock: the ledger's leases take the same mode.
+                "--fenceguard.redis.token-epoch=clock");
     }
 
     /** Replaces the database of a JDBC URL such as {@code jdbc:postgresql://host:5432/test?x=y}. */

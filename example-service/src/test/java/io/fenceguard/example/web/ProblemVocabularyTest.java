@@ -59,6 +59,8 @@ class ProblemVocabularyTest {
                 "--spring.datasource.hikari.schema=" + database.schema(),
                 "--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port(),
                 "--fenceguard.redis.key-prefix=" + prefix, "--fenceguard.http.store.key-prefix=" + prefix,
+                // The test presents tokens of its own minted on the clock: the ledger's leases take the same mode.
+                "--fenceguard.redis.token-epoch=clock",
                 "--spring.main.banner-mode=off");
         port = ((WebServerApplicationContext) app).getWebServer().getPort();
         app.getEnvironment();
