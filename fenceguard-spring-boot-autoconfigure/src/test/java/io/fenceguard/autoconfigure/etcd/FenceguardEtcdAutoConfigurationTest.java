@@ -27,7 +27,9 @@ class FenceguardEtcdAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FenceguardEtcdAutoConfiguration.class,
-                    FenceguardLeaseAutoConfiguration.class));
+                    FenceguardLeaseAutoConfiguration.class))
+            // the first call of a new client also connects: on a loaded machine that can exceed the 2 s default
+            .withPropertyValues("fenceguard.etcd.call-timeout=10s");
 
     @BeforeAll
     static void startEtcd() throws Exception {

@@ -85,7 +85,7 @@ class FenceguardObservationTest {
             Lease held = manager.acquire(resource, Duration.ofSeconds(2));
             Thread other = new Thread(() -> {
                 try {
-                    manager.acquire(resource, Duration.ofMillis(50));
+                    manager.acquire(resource, Duration.ofMillis(500));
                 } catch (LeaseTimeoutException expected) {
                     // observed as not obtained
                 }
