@@ -32,7 +32,7 @@ class MigrationsOnH2Test {
         Flyway app = Flyway.configure().dataSource(fenced).load();
 
         Unfenced.run(app::migrate);
-        assertThat(FenceguardMigrations.migrate(FencedDataSource.unfenced(fenced))).isEqualTo(4);
+        assertThat(FenceguardMigrations.migrate(FencedDataSource.unfenced(fenced))).isEqualTo(5);
 
         assertThat(history(raw, "flyway_schema_history")).containsExactly("1");
         assertThat(history(raw, FenceguardMigrations.HISTORY_TABLE)).containsExactly("0", "1", "2", "3", "4");
