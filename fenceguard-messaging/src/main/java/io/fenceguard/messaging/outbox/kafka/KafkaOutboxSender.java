@@ -7,9 +7,15 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.Map;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.springframework.kafka.core.KafkaOperations;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.core.ProducerFactory;
 
 /**
  * Sends outbox messages as Kafka records to the topic of their destination, keyed by their routing key or else
@@ -28,6 +34,20 @@ public final class KafkaOutboxSender implements OutboxSender {
             throw new IllegalArgumentException("the send timeout is positive, got " + timeout);
         }
         this.timeout = timeout;
+    }
+
+    /**
+     * A sender on a template of its own over {@code producers}' configuration, with {@code String} keys and
+     * {@code byte[]} values whatever the application's serializers (the configuration's serializer classes are
+     * overridden; serializer instances set on the factory itself are not).
+     */
+    @SuppressWarnings("unchecked")
+    public static KafkaOutboxSender of(ProducerFactory<?, ?> producers, Duration timeout) {
+        Objects.requireNonNull(producers, "producers");
+        KafkaTemplate<String, byte[]> template = new KafkaTemplate<>((ProducerFactory<String, byte[]>) producers,
+                Map.of(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class));
+        return new KafkaOutboxSender(template, timeout);
     }
 
     @Override
