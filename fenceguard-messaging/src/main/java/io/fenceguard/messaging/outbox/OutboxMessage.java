@@ -11,7 +11,7 @@ import java.util.Objects;
  * @param id          the row's id (the relay's order)
  * @param fence       the fence of the lease the business write ran under
  * @param key         the message's unique id, sent as its {@value io.fenceguard.messaging.MessageHeaders#IDEMPOTENCY_KEY}
- * @param destination the Kafka topic or the RabbitMQ exchange
+ * @param destination the Kafka topic or the RabbitMQ exchange (empty: the default exchange)
  * @param routingKey  the RabbitMQ routing key or the Kafka record key; {@code null}: none (Kafka: the resource)
  * @param headers     the application's own headers
  * @param payload     the body

@@ -87,9 +87,10 @@ public final class OutboxWriter {
         if (key == null || key.isBlank() || key.length() > MAX_KEY) {
             throw new IllegalArgumentException("an outbox message's key is 1 to " + MAX_KEY + " characters, got '" + key + "'");
         }
-        if (destination == null || destination.isBlank() || destination.length() > 255) {
-            throw new IllegalArgumentException("an outbox message's destination is 1 to 255 characters, got '"
-                    + destination + "'");
+        // empty: RabbitMQ's default exchange, which routes by queue name
+        if (destination == null || destination.length() > 255 || (!destination.isEmpty() && destination.isBlank())) {
+            throw new IllegalArgumentException("an outbox message's destination is a Kafka topic or a RabbitMQ exchange"
+                    + " (empty: the default exchange) of at most 255 characters, got '" + destination + "'");
         }
         if (routingKey != null && routingKey.length() > 255) {
             throw new IllegalArgumentException("an outbox message's routing key is at most 255 characters");
