@@ -9,7 +9,8 @@ import org.flywaydb.core.api.FlywayException;
 
 /**
  * Creates the guard's own tables ({@code fenceguard_gate}, the {@code fenceguard_stale} function,
- * {@code fenceguard_http_high_water}) with Flyway, apart from the application's migrations: scripts under
+ * {@code fenceguard_http_high_water}, {@code fenceguard_http_nonce}, {@code fenceguard_http_idempotency},
+ * {@code fenceguard_outbox}) with Flyway, apart from the application's migrations: scripts under
  * {@value #LOCATION_ROOT}/&lt;dialect&gt; (never under the application's {@code db/migration}), the
  * dialect read from the database, and their own history table {@value #HISTORY_TABLE}. So the guard's
  * versions never collide with the application's.

@@ -12,6 +12,11 @@ public final class MessageHeaders {
 
     /** The fence of the lease the message was sent under: {@code v1;r=account:42;t=1745000000000001}. */
     public static final String FENCE = "Fencing-Token";
+    /**
+     * The message's unique id, by which a consumer applies it once however often it is delivered (the outbox's
+     * relay sends at least once). The same name as the HTTP {@code Idempotency-Key} header.
+     */
+    public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     /** Why a consumer refused the message: one of {@link MessageRefusedException.Reason}. */
     public static final String REFUSAL = "fenceguard-refusal";
     /** The refusal in words: resource, token and the high-water mark that made it stale. */

@@ -6,8 +6,8 @@ import io.fenceguard.core.ResourceName;
 import java.util.Optional;
 
 /**
- * A consumer refused a message: its fence is missing, malformed or stale, or the high-water store could
- * not answer. Never worth a retry: the same message gets the same answer, so error handlers dead-letter it
+ * A consumer refused a message: its fence (or idempotency key) is missing, malformed or stale, or the
+ * store could not answer. Never worth a retry: the same message gets the same answer, so error handlers dead-letter it
  * at once.
  */
 public class MessageRefusedException extends FenceguardException {
@@ -23,7 +23,9 @@ public class MessageRefusedException extends FenceguardException {
         /** The high-water store (or the token bound) could not answer (fail closed). */
         STORE_UNAVAILABLE,
         /** The token is above the highest that can have been minted by now ({@link io.fenceguard.admission.TokenBound}). */
-        OUT_OF_RANGE
+        OUT_OF_RANGE,
+        /** The message's idempotency key came first with another payload ({@link MessageIdempotency}). */
+        KEY_REUSED
     }
 
     private final Reason reason;

@@ -1,55 +1,47 @@
 package io.fenceguard.example.events;
 
-import io.fenceguard.core.Fence;
-import io.fenceguard.core.Lease;
-import io.fenceguard.core.LeaseContext;
 import io.fenceguard.example.ledger.AuditDao;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
-import org.springframework.transaction.support.TransactionSynchronization;
+import io.fenceguard.messaging.outbox.OutboxWriter;
+import io.fenceguard.messaging.outbox.amqp.RabbitOutboxSender;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Publishes each recorded audit entry as an event, after the transaction that recorded it commits (an event
- * for an entry that was rolled back would be a lie), under the lease the entry was recorded with: the
- * library's post-processor on the RabbitTemplate puts that lease's fence on the message.
+ * Each recorded audit entry's event, through the library's outbox: appended in the transaction that records the
+ * entry, under the lease the entry is recorded with, so it commits with the entry or rolls back with it. The
+ * library's relay (fenceguard.outbox.*) sends it to RabbitMQ after the commit, at least once, with the lease's
+ * fence and the event's key; the listener applies each key once.
  */
 public class AuditEvents {
 
-    private static final Logger log = LoggerFactory.getLogger(AuditEvents.class);
+    private static final Map<String, String> TEXT = Map.of(RabbitOutboxSender.CONTENT_TYPE, "text/plain");
 
-    private final RabbitTemplate rabbit;
+    private final OutboxWriter outbox;
+    private final DataSource dataSource;
     private final String exchange;
 
-    public AuditEvents(RabbitTemplate rabbit, String exchange) {
-        this.rabbit = rabbit;
+    public AuditEvents(OutboxWriter outbox, DataSource dataSource, String exchange) {
+        this.outbox = outbox;
+        this.dataSource = dataSource;
         this.exchange = exchange;
     }
 
-    /** Publishes {@code entry} of {@code accountId} once the current transaction (if any) has committed. */
+    /** Appends the event of {@code entry} of {@code accountId} in the current transaction, the entry's. */
     public void recorded(String accountId, AuditDao.Entry entry) {
-        Fence fence = LeaseContext.requireValid().fence();
-        Runnable publish = () -> {
-            // After the commit the handler's scope has closed: the entry's fence is presented again for the header.
-            try (LeaseContext.Scope ignored = LeaseContext.bind(Lease.presented(fence, "audit entry " + entry.seq()))) {
-                rabbit.convertAndSend(exchange, AuditEventsConfiguration.ROUTING_KEY, AuditEvent.of(accountId, entry).text());
-            } catch (RuntimeException e) {
-                // The entry is committed and stays; only its event is missing (at most once, as in any
-                // publish after commit without an outbox). Never turn a committed call into an error.
-                log.warn("audit entry {} of account {} is recorded but its event was not published: {}", entry.seq(),
-                        accountId, e.toString());
-            }
-        };
-        if (TransactionSynchronizationManager.isSynchronizationActive()) {
-            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-                @Override
-                public void afterCommit() {
-                    publish.run();
-                }
-            });
-        } else {
-            publish.run();
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            throw new IllegalStateException("the event of audit entry " + entry.seq() + " of account " + accountId
+                    + " is appended in the transaction that records the entry, and none is open");
+        }
+        Connection connection = DataSourceUtils.getConnection(dataSource);
+        try {
+            outbox.append(connection, exchange, AuditEventsConfiguration.ROUTING_KEY,
+                    AuditEvent.of(accountId, entry).text().getBytes(StandardCharsets.UTF_8), TEXT);
+        } finally {
+            DataSourceUtils.releaseConnection(connection, dataSource);
         }
     }
 }

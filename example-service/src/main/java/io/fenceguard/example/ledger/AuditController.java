@@ -10,6 +10,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.RestController;
 
 /** The audit trail: a fenced HTTP resource ({@code account:<id>}) that stores entries with their tokens. */
@@ -20,11 +21,14 @@ public class AuditController {
     private final LedgerDao ledger;
 
     private final ObjectProvider<AuditEvents> events;
+    private final TransactionTemplate transactions;
 
-    public AuditController(AuditDao audit, LedgerDao ledger, ObjectProvider<AuditEvents> events) {
+    public AuditController(AuditDao audit, LedgerDao ledger, ObjectProvider<AuditEvents> events,
+            TransactionTemplate transactions) {
         this.audit = audit;
         this.ledger = ledger;
         this.events = events;
+        this.transactions = transactions;
     }
 
     public record EntryBody(Long amount, Long balance) {
@@ -37,8 +41,12 @@ public class AuditController {
         if (body == null || body.amount() == null || body.balance() == null) {
             throw new IllegalArgumentException("amount and balance are required");
         }
-        AuditDao.Entry entry = audit.record(id, body.amount(), body.balance());
-        events.ifAvailable(published -> published.recorded(id, entry));   // profile events
+        // profile events: the entry's event goes to the outbox in the entry's transaction (joined by the DAO's)
+        AuditDao.Entry entry = transactions.execute(status -> {
+            AuditDao.Entry recorded = audit.record(id, body.amount(), body.balance());
+            events.ifAvailable(published -> published.recorded(id, recorded));
+            return recorded;
+        });
         return ResponseEntity.created(URI.create("/audit/" + id)).body(entry);
     }
 

@@ -20,7 +20,8 @@ import org.springframework.amqp.rabbit.retry.MessageRecoverer;
  * outgoing messages carry the producer's token. Add it to the container's advice chain
  * ({@code containerFactory.setAdviceChain(...)}).
  *
- * <p>A refused message is never requeued. With a recoverer ({@link #deadLetteringTo}, usually
+ * <p>A refused message is never requeued, whether admission refused it or the listener threw a
+ * {@link MessageRefusedException} (as {@link io.fenceguard.messaging.MessageIdempotency} does). With a recoverer ({@link #deadLetteringTo}, usually
  * {@link RabbitFencing#deadLetterRecoverer}) it is republished to the dead-letter exchange with the reason
  * in headers and acknowledged; without one, or when the republish fails, it is rejected without requeue,
  * so the queue's own dead-letter exchange (argument {@code x-dead-letter-exchange}) receives it.
@@ -66,6 +67,14 @@ public final class FencingListenerAdvice implements MethodInterceptor {
         }
         try (LeaseContext.Scope scope = LeaseContext.bind(Lease.presented(fence, source))) {
             return invocation.proceed();
+        } catch (Throwable failure) {
+            // a refusal of the listener's own (MessageIdempotency's) is final as well: dead-lettered, not requeued
+            MessageRefusedException refused = MessageRefusedException.in(failure).orElse(null);
+            if (refused == null) {
+                throw failure;
+            }
+            deadLetter(message, refused);
+            return null;
         }
     }
 
