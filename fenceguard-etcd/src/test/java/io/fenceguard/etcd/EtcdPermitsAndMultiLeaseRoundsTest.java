@@ -17,7 +17,7 @@ import org.postgresql.ds.PGSimpleDataSource;
 /**
  * Semaphore permits and multi-resource leases on a three-member etcd cluster, with holders that pause past their
  * lease, writing to PostgreSQL through row fencing: no stale write admitted, no round hung, never more valid holders
- * than permits. {@code -Dfenceguard.rounds=N} runs N rounds per holder (default 12).
+ * than permits. {@code -Dfenceguard.rounds=N} runs N rounds per holder (default 10).
  */
 class EtcdPermitsAndMultiLeaseRoundsTest {
 
@@ -41,7 +41,7 @@ class EtcdPermitsAndMultiLeaseRoundsTest {
             long seed = Long.getLong("fenceguard.seed", System.nanoTime());
             PausedHolderRounds.Figures figures = PausedHolderRounds.run(new PausedHolderRounds.Settings(
                     () -> EtcdLeaseProvider.of(client, EtcdCluster.CONFIG), LEASE, raw, fenced, "permit_rows", 6,
-                    Integer.getInteger("fenceguard.rounds", 12), 0.12, Duration.ofMillis(3_000), Duration.ofSeconds(15),
+                    Integer.getInteger("fenceguard.rounds", 10), 0.12, Duration.ofMillis(3_000), Duration.ofSeconds(15),
                     seed));
             System.out.println("etcd permits and multi-resource leases (seed " + seed + "): " + figures);
             assertThat(figures.staleWritesAdmitted()).isZero();

@@ -6,6 +6,7 @@ import io.fenceguard.core.Fence;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseContext;
+import io.fenceguard.core.LeaseLostException;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.LeaseUnavailableException;
@@ -104,7 +105,7 @@ public final class PausedHolderRounds {
         @Override
         public String toString() {
             return String.format("rounds %d in %d ms: grants %d (permits per slot %d, per resource %d, multi %d), "
-                            + "timeouts %d, store unavailable %d, pauses %d, lost leases %d, writes admitted %d, stale writes tried %d: "
+                            + "timeouts %d, store unavailable or lost while acquiring %d, pauses %d, lost leases %d, writes admitted %d, stale writes tried %d: "
                             + "refused %d, admitted %d; older permits refused %d, lost-lease writes refused %d, valid "
                             + "holders refused %d; most valid holders at once: %d of %d slot permits, %d of %d resource "
                             + "permits, %d per resource; longest acquire %d ms",
@@ -270,8 +271,9 @@ public final class PausedHolderRounds {
             } catch (LeaseTimeoutException e) {
                 timeouts.incrementAndGet();
                 return null;
-            } catch (LeaseUnavailableException e) {
-                // The store did not answer in time (a loaded machine): not a safety matter, the round is skipped.
+            } catch (LeaseUnavailableException | LeaseLostException e) {
+                // The store did not answer in time (a loaded machine), or a part of a multi-resource lease was lost
+                // before the last was obtained and all were given back: not a safety matter, the round is skipped.
                 unavailable.incrementAndGet();
                 return null;
             } finally {
