@@ -9,16 +9,22 @@ import io.fenceguard.core.spi.LeaseRequest;
 import io.fenceguard.core.spi.ReleaseRequestChannel;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Grants leases with fencing tokens from a {@link LeaseProvider} (Redis, the in-memory one, or any
@@ -36,18 +42,18 @@ import java.util.function.Consumer;
  */
 public final class LeaseManager implements AutoCloseable {
 
+    /** The most permits a semaphore may have: each is a slot in the store. */
+    public static final int MAX_PERMITS = 1024;
+
     private static final System.Logger log = System.getLogger(LeaseManager.class.getName());
+    /** How long a permit's wait stays on one slot before it looks at all of them again. */
+    private static final long PERMIT_WAIT_STEP_NANOS = Duration.ofMillis(100).toNanos();
 
     private final LeaseProvider provider;
     private final LeaseConfig config;
     private final String clientId;
     private final Watchdog watchdog;
     private final LossEvents events;
-    /** The most permits a semaphore may have: each is a slot in the store. */
-    public static final int MAX_PERMITS = 1024;
-    /** How long a permit's wait stays on one slot before it looks at all of them again. */
-    private static final long PERMIT_WAIT_STEP_NANOS = Duration.ofMillis(100).toNanos();
-
     private final AtomicLong holderSequence = new AtomicLong();
     /** Held leases by thread and resource, for re-entry on the same thread. */
     private final Map<String, LeaseState> byThread = new ConcurrentHashMap<>();
@@ -141,7 +147,7 @@ public final class LeaseManager implements AutoCloseable {
     }
 
     /** Runs {@code obtain} and tells the observers how it went. */
-    private Lease observed(ResourceName resource, java.util.function.Supplier<Lease> obtain) {
+    private Lease observed(ResourceName resource, Supplier<Lease> obtain) {
         observers.forEach(o -> tell(o, "acquiring", () -> o.acquiring(resource)));
         long start = System.nanoTime();
         Lease lease;
@@ -195,7 +201,7 @@ public final class LeaseManager implements AutoCloseable {
             throw new IllegalArgumentException("permits must be between 1 and " + MAX_PERMITS + ", got " + permits
                     + " for '" + resource + "'");
         }
-        List<ResourceName> slots = new java.util.ArrayList<>(permits);
+        List<ResourceName> slots = new ArrayList<>(permits);
         for (int i = 0; i < permits; i++) {
             slots.add(ResourceName.of(resource.value() + "#" + i));
         }
@@ -220,7 +226,7 @@ public final class LeaseManager implements AutoCloseable {
                                long deadline) {
         int n = slots.size();
         while (true) {
-            int first = java.util.concurrent.ThreadLocalRandom.current().nextInt(n);
+            int first = ThreadLocalRandom.current().nextInt(n);
             for (int i = 0; i < n; i++) {
                 LeaseRequest request = newRequest(slots.get((first + i) % n), LeaseMode.EXCLUSIVE);
                 Grant grant;
@@ -285,7 +291,7 @@ public final class LeaseManager implements AutoCloseable {
      * Leases on every one of {@code resources}, all or none, within one {@code wait}: see
      * {@link #acquireAll(Duration, ResourceName...)}.
      */
-    public MultiLease acquireAll(java.util.Collection<String> resources, Duration wait) {
+    public MultiLease acquireAll(Collection<String> resources, Duration wait) {
         Objects.requireNonNull(resources, "resources");
         return acquireAll(wait, resources.stream().map(ResourceName::of).toArray(ResourceName[]::new));
     }
@@ -305,7 +311,7 @@ public final class LeaseManager implements AutoCloseable {
     public MultiLease acquireAll(Duration wait, ResourceName... resources) {
         Objects.requireNonNull(resources, "resources");
         requireWait(wait);
-        java.util.SortedSet<ResourceName> ordered = new java.util.TreeSet<>();
+        SortedSet<ResourceName> ordered = new TreeSet<>();
         for (ResourceName resource : resources) {
             ordered.add(Objects.requireNonNull(resource, "resource"));
         }
@@ -313,7 +319,7 @@ public final class LeaseManager implements AutoCloseable {
             throw new IllegalArgumentException("acquireAll needs at least one resource");
         }
         long deadline = System.nanoTime() + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
-        List<Lease> taken = new java.util.ArrayList<>(ordered.size());
+        List<Lease> taken = new ArrayList<>(ordered.size());
         try {
             for (ResourceName resource : ordered) {
                 try {
