@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
+import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseProvider;
+import io.fenceguard.core.spi.LeaseRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -12,6 +14,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -168,6 +173,47 @@ class PermitsAndMultiLeaseTest {
             // With a timeout of ten seconds per round, a cycle would show as a timeout here rather than a hang.
             CompletableFuture.allOf(forward, backward).get(60, TimeUnit.SECONDS);
             assertThat(overlaps.get()).isZero();
+        }
+    }
+
+    @Test
+    void losingOnePartLosesTheMultiLeaseAndTellsOnce() throws Exception {
+        // Renewals of 'b' are answered "not yours", as a store that lost its lock would.
+        LeaseProvider forgetful = new LeaseProvider() {
+            @Override
+            public Grant acquire(LeaseRequest request, Duration wait) {
+                return store.acquire(request, wait);
+            }
+
+            @Override
+            public CompletionStage<Boolean> renew(LeaseRequest request, Grant grant) {
+                return request.resource().value().equals("b") ? CompletableFuture.completedFuture(false)
+                        : store.renew(request, grant);
+            }
+
+            @Override
+            public boolean release(LeaseRequest request, Grant grant) {
+                return store.release(request, grant);
+            }
+        };
+        LeaseConfig config = LeaseConfig.builder().leaseTime(Duration.ofMillis(600)).renewInterval(Duration.ofMillis(150)).build();
+        try (LeaseManager manager = LeaseManager.of(forgetful, config)) {
+            MultiLease all = manager.acquireAll(List.of("b", "a"), Duration.ZERO);
+            List<String> told = new CopyOnWriteArrayList<>();
+            CountDownLatch lost = new CountDownLatch(1);
+            all.onLost((part, reason) -> {
+                told.add(part.resource() + " " + reason);
+                lost.countDown();
+            });
+            assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(all.isValid()).isFalse();
+            assertThat(all.invalidPart()).map(Lease::resource).map(ResourceName::value).contains("b");
+            assertThat(all.lease("a").isValid()).isTrue();
+            assertThatThrownBy(all::ensureValid).isInstanceOf(LeaseLostException.class).hasMessageContaining("'b'");
+            Thread.sleep(300);
+            assertThat(told).containsExactly("b " + LeaseLossReason.RENEWAL_REJECTED);
+            all.close();
+            assertThat(manager.heldLeases()).isEmpty();
         }
     }
 }
