@@ -26,7 +26,6 @@ class EtcdPermitsAndMultiLeaseRoundsTest {
 
     @Test
     void pausedHoldersNeverWriteStaleAndNoRoundHangs() throws Exception {
-        long began = System.nanoTime();
         var client = EtcdCluster.sharedClient();
         try (ScratchSpace space = ScratchSpace.create(TestServers.postgres(), "fg_etcd_permits")) {
             PGSimpleDataSource raw = new PGSimpleDataSource();
@@ -37,7 +36,6 @@ class EtcdPermitsAndMultiLeaseRoundsTest {
             FenceguardMigrations.migrate(raw);
             PausedHolderRounds.createTable(raw, "permit_rows");
             DataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence("permit_rows").build());
-            System.out.println("rounds start after " + (System.nanoTime() - began) / 1_000_000 + " ms");
             long seed = Long.getLong("fenceguard.seed", System.nanoTime());
             PausedHolderRounds.Figures figures = PausedHolderRounds.run(new PausedHolderRounds.Settings(
                     () -> EtcdLeaseProvider.of(client, EtcdCluster.CONFIG), LEASE, raw, fenced, "permit_rows", 6,

@@ -27,7 +27,6 @@ class PermitsAndMultiLeaseRoundsTest {
 
     @Test
     void pausedHoldersNeverWriteStaleAndNoRoundHangs() throws Exception {
-        long began = System.nanoTime();
         RedissonClient client = RedisClients.single(TestServers.redis().uri());
         RedisLeaseConfig redis = RedisClients.fastRedis().lockDelay(Duration.ofMillis(300)).build();
         try (ScratchSpace space = ScratchSpace.create(TestServers.postgres(), "fg_permits")) {
@@ -39,7 +38,6 @@ class PermitsAndMultiLeaseRoundsTest {
             FenceguardMigrations.migrate(raw);
             PausedHolderRounds.createTable(raw, "permit_rows");
             DataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence("permit_rows").build());
-            System.out.println("rounds start after " + (System.nanoTime() - began) / 1_000_000 + " ms");
             long seed = Long.getLong("fenceguard.seed", System.nanoTime());
             PausedHolderRounds.Figures figures = PausedHolderRounds.run(new PausedHolderRounds.Settings(
                     () -> RedisLeaseProvider.of(RedissonScriptClient.of(client), redis), LEASE, raw, fenced,
