@@ -9,16 +9,22 @@ import io.fenceguard.core.spi.LeaseRequest;
 import io.fenceguard.core.spi.ReleaseRequestChannel;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Grants leases with fencing tokens from a {@link LeaseProvider} (Redis, the in-memory one, or any
@@ -36,7 +42,12 @@ import java.util.function.Consumer;
  */
 public final class LeaseManager implements AutoCloseable {
 
+    /** The most permits a semaphore may have: each is a slot in the store. */
+    public static final int MAX_PERMITS = 1024;
+
     private static final System.Logger log = System.getLogger(LeaseManager.class.getName());
+    /** How long a permit's wait stays on one slot before it looks at all of them again. */
+    private static final long PERMIT_WAIT_STEP_NANOS = Duration.ofMillis(100).toNanos();
 
     private final LeaseProvider provider;
     private final LeaseConfig config;
@@ -105,9 +116,7 @@ public final class LeaseManager implements AutoCloseable {
 
     private Lease acquire(ResourceName resource, Duration wait, LeaseMode mode) {
         Objects.requireNonNull(resource, "resource");
-        if (wait == null || wait.isNegative()) {
-            throw new IllegalArgumentException("wait must be zero or positive, got " + wait);
-        }
+        requireWait(wait);
         if (!provider.modes().contains(mode)) {
             throw new UnsupportedOperationException("lease provider " + provider.describe() + " grants no "
                     + mode.name().toLowerCase() + " leases (it grants " + provider.modes() + "); '" + resource
@@ -117,17 +126,33 @@ public final class LeaseManager implements AutoCloseable {
         if (reentered != null) {
             return reentered;
         }
-        // A holder id per lease: a lock left in the store by a failed release is never mistaken for a new one.
-        LeaseRequest request = new LeaseRequest(resource,
+        return observed(resource, () -> {
+            LeaseRequest request = newRequest(resource, mode);
+            Grant grant = provider.acquire(request, wait);
+            return hold(request, grant, new Fence(resource, grant.token()));
+        });
+    }
+
+    private static void requireWait(Duration wait) {
+        if (wait == null || wait.isNegative()) {
+            throw new IllegalArgumentException("wait must be zero or positive, got " + wait);
+        }
+    }
+
+    /** A holder id per lease: a lock left in the store by a failed release is never mistaken for a new one. */
+    private LeaseRequest newRequest(ResourceName resource, LeaseMode mode) {
+        return new LeaseRequest(resource,
                 clientId + ":" + Thread.currentThread().getId() + ":" + holderSequence.incrementAndGet(),
                 config.leaseTime(), mode);
+    }
+
+    /** Runs {@code obtain} and tells the observers how it went. */
+    private Lease observed(ResourceName resource, Supplier<Lease> obtain) {
         observers.forEach(o -> tell(o, "acquiring", () -> o.acquiring(resource)));
         long start = System.nanoTime();
-        Grant grant;
         Lease lease;
         try {
-            grant = provider.acquire(request, wait);
-            lease = hold(request, grant);
+            lease = obtain.get();
         } catch (LeaseTimeoutException e) {
             Duration waited = Duration.ofNanos(System.nanoTime() - start);
             observers.forEach(o -> tell(o, "notObtained", () -> o.notObtained(resource, waited)));
@@ -140,6 +165,182 @@ public final class LeaseManager implements AutoCloseable {
         Duration waited = Duration.ofNanos(System.nanoTime() - start);
         observers.forEach(o -> tell(o, "acquired", () -> o.acquired(lease, waited)));
         return lease;
+    }
+
+    /**
+     * One permit of a semaphore of {@code permits} on {@code resource}, fenced {@link PermitFencing#PER_SLOT per slot}:
+     * see {@link #acquirePermit(ResourceName, int, PermitFencing, Duration)}.
+     */
+    public Lease acquirePermit(String resource, int permits, Duration wait) {
+        return acquirePermit(ResourceName.of(resource), permits, PermitFencing.PER_SLOT, wait);
+    }
+
+    /**
+     * One permit of a semaphore: at most {@code permits} holders on {@code resource} at once. A permit is an
+     * exclusive lease on one of the slots {@code <resource>#0} to {@code <resource>#<permits - 1>}, held, renewed
+     * and lost like any other lease (a holder that pauses past its lease loses its permit, and the slot goes to
+     * the next holder). Its token is the slot's own ({@link PermitFencing#PER_SLOT}, the returned lease's resource
+     * is the slot) or one from the resource's counter ({@link PermitFencing#PER_RESOURCE}, its resource is
+     * {@code resource}). Every holder must ask with the same {@code permits} and fencing; a lease taken on a slot
+     * name directly counts as a permit.
+     *
+     * <p>Free slots are tried one after the other from a random one; when all are held, the wait is spent on one
+     * slot at a time (woken by its release as the store wakes waiters), looking at all of them again in between.
+     * Every permit is a new lease: a holder that asks twice holds two permits.
+     *
+     * @throws LeaseTimeoutException when no slot came free within {@code wait}
+     * @throws LeaseUnavailableException when the store cannot be used
+     * @throws IllegalStateException when {@code fencing} is per resource and this thread holds an exclusive lease
+     *                               on {@code resource} (taking its token would wait for itself)
+     */
+    public Lease acquirePermit(ResourceName resource, int permits, PermitFencing fencing, Duration wait) {
+        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(fencing, "fencing");
+        requireWait(wait);
+        if (permits < 1 || permits > MAX_PERMITS) {
+            throw new IllegalArgumentException("permits must be between 1 and " + MAX_PERMITS + ", got " + permits
+                    + " for '" + resource + "'");
+        }
+        List<ResourceName> slots = new ArrayList<>(permits);
+        for (int i = 0; i < permits; i++) {
+            slots.add(ResourceName.of(resource.value() + "#" + i));
+        }
+        if (fencing == PermitFencing.PER_RESOURCE && byThread.containsKey(threadKey(resource))) {
+            throw new IllegalStateException("this thread holds a lease on '" + resource + "' and asks for a permit fenced"
+                    + " per resource, whose token is taken on '" + resource + "' (it would wait for itself)");
+        }
+        long deadline = System.nanoTime() + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
+        return observed(resource, () -> obtainPermit(resource, slots, fencing, wait, deadline));
+    }
+
+    /** One attempt at a permit fenced per slot, no waiting: empty when all {@code permits} are held. */
+    public Optional<Lease> tryAcquirePermit(String resource, int permits) {
+        try {
+            return Optional.of(acquirePermit(resource, permits, Duration.ZERO));
+        } catch (LeaseTimeoutException busy) {
+            return Optional.empty();
+        }
+    }
+
+    private Lease obtainPermit(ResourceName resource, List<ResourceName> slots, PermitFencing fencing, Duration wait,
+                               long deadline) {
+        int n = slots.size();
+        while (true) {
+            int first = ThreadLocalRandom.current().nextInt(n);
+            for (int i = 0; i < n; i++) {
+                LeaseRequest request = newRequest(slots.get((first + i) % n), LeaseMode.EXCLUSIVE);
+                Grant grant;
+                try {
+                    grant = provider.acquire(request, Duration.ZERO);
+                } catch (LeaseTimeoutException busy) {
+                    continue;
+                }
+                return holdPermit(resource, request, grant, fencing, wait, deadline);
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new LeaseTimeoutException(resource, wait, "all " + n + " permits are held");
+            }
+            // Every slot is held: wait on one, woken by its release, then look at all of them again.
+            LeaseRequest request = newRequest(slots.get(first), LeaseMode.EXCLUSIVE);
+            Grant grant;
+            try {
+                grant = provider.acquire(request, Duration.ofNanos(Math.min(left, PERMIT_WAIT_STEP_NANOS)));
+            } catch (LeaseTimeoutException busy) {
+                continue;
+            }
+            return holdPermit(resource, request, grant, fencing, wait, deadline);
+        }
+    }
+
+    /** Holds a granted slot; fenced per resource, with a token taken from the resource's counter right after. */
+    private Lease holdPermit(ResourceName resource, LeaseRequest request, Grant grant, PermitFencing fencing,
+                             Duration wait, long deadline) {
+        if (fencing == PermitFencing.PER_SLOT) {
+            return hold(request, grant, new Fence(request.resource(), grant.token()));
+        }
+        FencingToken token;
+        try {
+            // A lease on the resource, held for one round trip: its token is above every one granted before on it.
+            LeaseRequest counter = new LeaseRequest(resource, request.holder() + ":token", config.leaseTime());
+            Grant minted = provider.acquire(counter, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            token = minted.token();
+            releaseQuietly(counter, minted);
+        } catch (RuntimeException | Error e) {
+            releaseQuietly(request, grant);
+            if (e instanceof LeaseTimeoutException) {
+                throw new LeaseTimeoutException(resource, wait, "a slot was free, but the resource's token could not"
+                        + " be taken in time; the slot was given back");
+            }
+            throw e;
+        }
+        return hold(request, grant, new Fence(resource, token));
+    }
+
+    private void releaseQuietly(LeaseRequest request, Grant grant) {
+        try {
+            provider.release(request, grant);
+        } catch (RuntimeException e) {
+            // The lock expires by itself; its holder id is never used again.
+            log.log(Level.WARNING, () -> "could not release '" + request.resource() + "' held by " + request.holder()
+                    + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Leases on every one of {@code resources}, all or none, within one {@code wait}: see
+     * {@link #acquireAll(Duration, ResourceName...)}.
+     */
+    public MultiLease acquireAll(Collection<String> resources, Duration wait) {
+        Objects.requireNonNull(resources, "resources");
+        return acquireAll(wait, resources.stream().map(ResourceName::of).toArray(ResourceName[]::new));
+    }
+
+    /**
+     * Leases on every one of {@code resources}, all or none, within one {@code wait}. They are taken one after the
+     * other in the canonical order of their names (whatever order they are given in), so that holders that ask for
+     * overlapping sets never wait for each other in a cycle; when one cannot be obtained in time, or the store fails,
+     * every one taken before is released and nothing stays held. Each resource gets its own lease and token, and a
+     * resource this thread already holds is re-entered, as {@link #acquire} does. A lease held from before and not
+     * in the set stands outside that order.
+     *
+     * @throws LeaseTimeoutException naming the resource that was not obtained in time
+     * @throws LeaseUnavailableException when the store cannot be used
+     * @throws LeaseLostException when a part was lost before the last one was obtained
+     */
+    public MultiLease acquireAll(Duration wait, ResourceName... resources) {
+        Objects.requireNonNull(resources, "resources");
+        requireWait(wait);
+        SortedSet<ResourceName> ordered = new TreeSet<>();
+        for (ResourceName resource : resources) {
+            ordered.add(Objects.requireNonNull(resource, "resource"));
+        }
+        if (ordered.isEmpty()) {
+            throw new IllegalArgumentException("acquireAll needs at least one resource");
+        }
+        long deadline = System.nanoTime() + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
+        List<Lease> taken = new ArrayList<>(ordered.size());
+        try {
+            for (ResourceName resource : ordered) {
+                try {
+                    taken.add(acquire(resource, Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
+                } catch (LeaseTimeoutException e) {
+                    throw new LeaseTimeoutException(resource, wait, "not all of " + ordered + " were obtained ("
+                            + taken.size() + " taken before were released): " + e.getMessage());
+                }
+            }
+            for (Lease lease : taken) {
+                lease.ensureValid();
+            }
+        } catch (RuntimeException | Error e) {
+            try {
+                MultiLease.closeAll(taken);
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+        return new MultiLease(taken);
     }
 
     /** One attempt, no waiting: empty when another holder has it. */
@@ -271,7 +472,8 @@ public final class LeaseManager implements AutoCloseable {
         List<Lease> bound = LeaseContext.all();
         for (int i = bound.size() - 1; i >= 0; i--) {
             Lease lease = bound.get(i);
-            if (lease.isFrom(this) && lease.resource().equals(resource) && !lease.state().isReleased()) {
+            // The resource held in the store: a permit fenced per resource holds a slot, not the resource.
+            if (lease.isFrom(this) && lease.state().request().resource().equals(resource) && !lease.state().isReleased()) {
                 return enter(upgradeRefused(lease.state(), mode));
             }
         }
@@ -299,8 +501,8 @@ public final class LeaseManager implements AutoCloseable {
         return null;
     }
 
-    private Lease hold(LeaseRequest request, Grant grant) {
-        LeaseState state = new LeaseState(new Fence(request.resource(), grant.token()), request, grant,
+    private Lease hold(LeaseRequest request, Grant grant, Fence fence) {
+        LeaseState state = new LeaseState(fence, request, grant,
                 config.leaseTime().toNanos(), grant.sentAtNanos(), events, config.atRiskShare());
         Lease lease = new Lease(state, this, request.holder());
         state.onLost(reason -> {
