@@ -268,9 +268,12 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         return status == null || status.value() < 400;
     }
 
-    /** The request of {@code admission} is done; on the admission scheduler, since the store may be called. */
+    /**
+     * The request of {@code admission} is done. A failure may set its claim back in the store: on the admission
+     * scheduler. A success only counts down (no store call, no wait on one): in place.
+     */
     private Mono<Void> ended(Admission admission, boolean succeeded, boolean entered) {
-        return Mono.<Void>fromRunnable(() -> {
+        Mono<Void> end = Mono.fromRunnable(() -> {
             try {
                 if (entered) {
                     handlerOrder.exit(admission, succeeded);
@@ -278,7 +281,8 @@ public final class FencingWebFilter implements WebFilter, Ordered {
             } finally {
                 admitting.handlerEnded(admission, succeeded);
             }
-        }).subscribeOn(scheduler);
+        });
+        return succeeded ? end : end.subscribeOn(scheduler);
     }
 
     /**
