@@ -52,11 +52,12 @@ import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Requests/s and median latency of PUT /accounts/bench on Reactor Netty through the WebFlux
- * {@link FencingWebFilter} (signed header, same token each time, so every request consults the store:
- * in-memory on the event loop; PostgreSQL and Redis on boundedElastic) against the same handler without
- * the filter, in the same run. All are warmed up, then measured in rounds in a rotating order; figures are
- * over all rounds, ratios against the unfenced server.
+ * Requests/s and median latency of PUT /accounts/{id} (a small JSON body) on Reactor Netty through the WebFlux
+ * {@link FencingWebFilter} (same token each time, so every request consults the store: in-memory on the event
+ * loop; PostgreSQL and Redis on boundedElastic), with compact-signed headers and with request signatures (made
+ * per request on the client thread), against the same handler without the filter, in the same run. All are
+ * warmed up, then measured in rounds in a rotating order; figures are over all rounds, ratios against the
+ * unfenced server. Then the signature's own cost, without a server: signatures and verifications per second.
  *
  * <p>Every request has a timeout, transient errors are retried and counted, the run has a deadline, and
  * the JVM always exits: 0 with figures, 1 on a failure, 3 when the deadline passed.
@@ -66,6 +67,7 @@ import reactor.core.scheduler.Schedulers;
  *   env GUARD_TEST_POSTGRES_URL (and _USER, _PASSWORD), GUARD_TEST_REDIS_URL: else embedded servers
  *   -Dbench.webflux.seconds=8 -Dbench.webflux.rounds=4 -Dbench.webflux.warmup=3 -Dbench.webflux.threads=8
  *   -Dbench.webflux.request-timeout=5 -Dbench.webflux.attempts=3 -Dbench.webflux.deadline=0
+ *   -Dbench.webflux.signing-seconds=2
  * </pre>
  */
 public final class WebFluxGuardBenchmark {
