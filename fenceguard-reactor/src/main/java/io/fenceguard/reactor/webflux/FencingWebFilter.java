@@ -77,12 +77,14 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     private final int order;
     private final HandlerOrder handlerOrder;
     private final int maxSignedBodyBytes;
+    private final boolean coalescing;
 
     private FencingWebFilter(InboundFence fence, RefusalListener listener, Scheduler scheduler, int order,
-            HandlerOrder handlerOrder, int maxSignedBodyBytes) {
+            HandlerOrder handlerOrder, int maxSignedBodyBytes, boolean coalescing) {
         this.fence = fence;
+        this.coalescing = coalescing;
         // Requests waiting off the event loop may wait for each other; in place, each asks the store itself.
-        this.admitting = scheduler == Schedulers.immediate() ? fence.withdrawingFailedClaims()
+        this.admitting = scheduler == Schedulers.immediate() || !coalescing ? fence.withdrawingFailedClaims()
                 : fence.withdrawingFailedClaims().coalescingAdmissions();
         this.listener = listener;
         this.scheduler = scheduler;
@@ -103,7 +105,16 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     /** Admission checks on {@code scheduler}: {@code Schedulers.immediate()} only for a store that never blocks. */
     public static FencingWebFilter of(InboundFence fence, RefusalListener listener, Scheduler scheduler) {
         return new FencingWebFilter(Objects.requireNonNull(fence, "fence"), Objects.requireNonNull(listener, "listener"),
-                Objects.requireNonNull(scheduler, "scheduler"), 0, null, DEFAULT_MAX_SIGNED_BODY_BYTES);
+                Objects.requireNonNull(scheduler, "scheduler"), 0, null, DEFAULT_MAX_SIGNED_BODY_BYTES, true);
+    }
+
+    /**
+     * This filter asking the store once per request, also when requests with the same fence arrive together
+     * (by default they share calls: {@link InboundFence#coalescingAdmissions()}): for a store that answers
+     * parallel calls for one resource as fast as a single one.
+     */
+    public FencingWebFilter withoutCoalescing() {
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, false);
     }
 
     /** This filter reading at most {@code maxSignedBodyBytes} of a request-signed body (longer ones are refused, 413). */
@@ -111,12 +122,12 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         if (maxSignedBodyBytes < 0) {
             throw new IllegalArgumentException("maxSignedBodyBytes must not be negative");
         }
-        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes);
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, coalescing);
     }
 
     /** This filter with {@code order} among the application's {@code WebFilter}s (default 0: after security filters). */
     public FencingWebFilter withOrder(int order) {
-        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes);
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, coalescing);
     }
 
     /**
@@ -125,7 +136,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
      */
     public FencingWebFilter inHandlerOrder(HandlerOrder handlerOrder) {
         return new FencingWebFilter(fence, listener, scheduler, order, Objects.requireNonNull(handlerOrder, "handlerOrder"),
-                maxSignedBodyBytes);
+                maxSignedBodyBytes, coalescing);
     }
 
     @Override

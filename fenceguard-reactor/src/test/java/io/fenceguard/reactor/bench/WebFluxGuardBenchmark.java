@@ -79,7 +79,7 @@ public final class WebFluxGuardBenchmark {
     private static final Duration REQUEST_TIMEOUT = seconds("bench.webflux.request-timeout", "5");
     private static final int ATTEMPTS = Math.max(1, Integer.getInteger("bench.webflux.attempts", 3));
     private static final Duration SIGNING = seconds("bench.webflux.signing-seconds", "2");
-    private static final int SERVERS = 7;
+    private static final int SERVERS = 9;
     private static final Duration DEADLINE = deadline();
     private static final double MAX_FAILED_SHARE = 0.01;
     private static final byte[] BODY = "{\"amount\":5,\"reference\":\"bench-0123456789\"}".getBytes(StandardCharsets.UTF_8);
@@ -129,6 +129,11 @@ public final class WebFluxGuardBenchmark {
     }
 
     private static NettyServer server(HighWaterStore store, SigningKeys keys, boolean immediate, boolean requestSigned) {
+        return server(store, keys, immediate, requestSigned, true);
+    }
+
+    private static NettyServer server(HighWaterStore store, SigningKeys keys, boolean immediate, boolean requestSigned,
+            boolean coalescing) {
         RouterFunction<ServerResponse> routes = RouterFunctions.route()
                 .PUT("/accounts/{id}", request -> request.bodyToMono(String.class).then(ServerResponse.ok().bodyValue("ok")))
                 .build();
@@ -139,8 +144,9 @@ public final class WebFluxGuardBenchmark {
             if (requestSigned) {
                 fence = fence.withRequestSignatures((NonceStore) store.backend(), true);
             }
-            builder.filter(FencingWebFilter.of(fence, (m, p, problem) -> { },
-                    immediate ? Schedulers.immediate() : Schedulers.boundedElastic()));
+            FencingWebFilter filter = FencingWebFilter.of(fence, (m, p, problem) -> { },
+                    immediate ? Schedulers.immediate() : Schedulers.boundedElastic());
+            builder.filter(coalescing ? filter : filter.withoutCoalescing());
         }
         HttpHandler handler = builder.build();
         return NettyServer.start(handler);
@@ -158,7 +164,7 @@ public final class WebFluxGuardBenchmark {
         pool.setMaximumPoolSize(THREADS);
         String[] names = {"no filter", "in-memory store, compact", "JDBC store (PostgreSQL), compact",
                 "Redis store, compact", "in-memory store, request-signed", "JDBC store (PostgreSQL), request-signed",
-                "Redis store, request-signed"};
+                "Redis store, request-signed", "JDBC store, compact, uncoalesced", "Redis store, compact, uncoalesced"};
         List<NettyServer> servers = new ArrayList<>();
         ExecutorService clients = Executors.newFixedThreadPool(THREADS);
         try (HikariDataSource dataSource = new HikariDataSource(pool)) {
@@ -170,6 +176,8 @@ public final class WebFluxGuardBenchmark {
             servers.add(server(InMemoryHighWaterStore.create(), keys, true, true));
             servers.add(server(JdbcHighWaterStore.of(dataSource), keys, false, true));
             servers.add(server(redisStore, keys, false, true));
+            servers.add(server(JdbcHighWaterStore.of(dataSource), keys, false, false, false));
+            servers.add(server(redisStore, keys, false, false, false));
             // a token of now, as a clock-floor lease mints it: not below the floor the Redis store set when it started
             long token = Math.max(System.currentTimeMillis() * 1000,
                     redisStore.floor().map(FencingToken::value).orElse(0L));
@@ -186,7 +194,7 @@ public final class WebFluxGuardBenchmark {
                 if (i == 0) {
                     HttpRequest plain = request(uri, Map.of());
                     requests.add(() -> plain);
-                } else if (i <= 3) {
+                } else if (i <= 3 || i >= 7) {
                     HttpRequest fenced = request(uri, Map.of("Fencing-Token", compact));
                     requests.add(() -> fenced);
                 } else {

@@ -100,6 +100,10 @@ class StoreThreadsTest {
 
     /** Serves {@code REQUESTS} concurrent fenced calls through a filter on {@code scheduler}; answers the threads. */
     private RecordingStore serve(String kind, boolean requestSigned, Scheduler scheduler) {
+        return serve(kind, requestSigned, scheduler, false);
+    }
+
+    private RecordingStore serve(String kind, boolean requestSigned, Scheduler scheduler, boolean uncoalesced) {
         HighWaterStore real = store(kind);
         RecordingStore recording = new RecordingStore(real);
         InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("PUT"), "/accounts/{id}", "account:{id}")),
@@ -109,8 +113,8 @@ class StoreThreadsTest {
         }
         server = NettyServer.start(WebHttpHandlerBuilder.webHandler(RouterFunctions.toWebHandler(RouterFunctions.route()
                 .PUT("/accounts/{id}", request -> ServerResponse.ok().bodyValue("ok")).build()))
-                .filter(scheduler == null ? FencingWebFilter.of(fence)
-                        : FencingWebFilter.of(fence, (m, p, problem) -> { }, scheduler)).build());
+                .filter(scheduler != null ? FencingWebFilter.of(fence, (m, p, problem) -> { }, scheduler)
+                        : uncoalesced ? FencingWebFilter.of(fence).withoutCoalescing() : FencingWebFilter.of(fence)).build());
         OutboundFence outbound = OutboundFence.of(Destinations.of(server.baseUrl()), KEYS);
         WebClient client = WebClient.builder().filter(new ReactiveFencingExchangeFilterFunction(
                 requestSigned ? outbound.withRequestSignatures() : outbound)).build();
@@ -143,6 +147,13 @@ class StoreThreadsTest {
         // Requests of one fence arriving together share admissions; each uses its own nonce.
         assertThat(store.threads).hasSizeBetween(1, REQUESTS);
         assertThat(store.nonceThreads).hasSize(requestSigned ? REQUESTS : 0);
+    }
+
+    /** Uncoalesced, every request asks the store itself, still off the event loop. */
+    @Test
+    void without_coalescing_each_request_asks_the_store() {
+        RecordingStore store = serve("jdbc", false, null, true);
+        assertThat(store.threads).hasSize(REQUESTS).allSatisfy(thread -> assertThat(thread).startsWith("boundedElastic"));
     }
 
     /** The probe sees the event loop where a store is checked in place, as the in-memory store may be. */
