@@ -78,7 +78,9 @@ public class CoalescingHighWaterStore implements HighWaterStore {
             }
         }
         if (caller) {
-            await(group.turn);
+            // Not interruptible: this caller owes its group the call and the lane its hand-over. The call
+            // ahead is bounded by the store's own timeouts.
+            group.turn.join();
             try {
                 Admission admission = store.admit(presented);
                 group.answer.complete(admission);

@@ -111,6 +111,34 @@ class CoalescingHighWaterStoreTest {
         assertThat(memory.admit(fence(resource, 9)).outcome()).as("the failed calls changed nothing").isEqualTo(Outcome.CONTINUED);
     }
 
+    /** A request cancelled while waiting for its group's turn (its thread interrupted) still serves the group. */
+    @Test
+    void an_interrupted_caller_still_makes_its_groups_call() throws Exception {
+        ResourceName resource = ResourceName.of("account:" + UUID.randomUUID());
+        HighWaterStore store = CoalescingHighWaterStore.of(slow);
+        Future<Admission> first = threads.submit(() -> store.admit(fence(resource, 4)));
+        while (calls.get() == 0) {
+            Thread.sleep(1);
+        }
+        Thread[] caller = new Thread[1];
+        Future<Admission> second = threads.submit(() -> {
+            caller[0] = Thread.currentThread();
+            return store.admit(fence(resource, 4));
+        });
+        Thread.sleep(200);
+        Future<Admission> third = threads.submit(() -> store.admit(fence(resource, 4)));
+        Thread.sleep(200);
+        caller[0].interrupt();
+        Thread.sleep(100);
+        firstCallMayEnd.countDown();
+        assertThat(first.get(10, TimeUnit.SECONDS).outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(second.get(10, TimeUnit.SECONDS).outcome()).isEqualTo(Outcome.CONTINUED);
+        assertThat(third.get(10, TimeUnit.SECONDS).outcome()).isEqualTo(Outcome.CONTINUED);
+        assertThat(calls.get()).isEqualTo(2);
+        // and the lane is free again
+        assertThat(store.admit(fence(resource, 5)).outcome()).isEqualTo(Outcome.CLAIMED);
+    }
+
     @Test
     void keeps_the_signed_admissions_and_the_backend_of_its_store() {
         HighWaterStore plain = CoalescingHighWaterStore.of(memory);
