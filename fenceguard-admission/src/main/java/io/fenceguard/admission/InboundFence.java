@@ -113,6 +113,19 @@ public final class InboundFence {
                 new ClaimWithdrawal(store));
     }
 
+    /**
+     * This fence answering requests that present the same fence together ({@link CoalescingHighWaterStore}):
+     * those arriving while the store is asked about their fence are answered by one further call. For servers
+     * whose requests wait on the store off their I/O threads, where many calls of one lease holder overlap.
+     */
+    public InboundFence coalescingAdmissions() {
+        if (store instanceof CoalescingHighWaterStore) {
+            return this;
+        }
+        return new InboundFence(routes, CoalescingHighWaterStore.of(store), keys, headerName, bound, signatures, nonces,
+                requestSignaturesRequired, withdrawal);
+    }
+
     /** Whether claims of failed requests are set back ({@link #withdrawingFailedClaims}). */
     public boolean withdrawsFailedClaims() {
         return withdrawal != null;

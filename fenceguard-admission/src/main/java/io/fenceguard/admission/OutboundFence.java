@@ -114,6 +114,31 @@ public final class OutboundFence {
     }
 
     /**
+     * For clients that sign once the body has streamed by: the headers for a call to {@code uri} as
+     * {@link #headerFor} checks it (lease in context, destination, lease not lost), with the fencing header
+     * unsigned when this fence signs requests, to be completed by {@link #signedDigest}; otherwise the
+     * compact-signed header, ready to send. Empty when no lease is in context or the destination is not
+     * configured. Nothing is signed twice: no signature is made before the body is known.
+     *
+     * @throws io.fenceguard.core.LeaseLostException when the lease in context is lost
+     */
+    public Optional<Map<String, String>> headersToSign(URI uri) {
+        Optional<Lease> lease = LeaseContext.current();
+        if (lease.isEmpty()) {
+            return Optional.empty();
+        }
+        if (!destinations.allows(uri)) {
+            warnOnce(uri, lease.get());
+            return Optional.empty();
+        }
+        lease.get().ensureValid();
+        if (signatures == null) {
+            return Optional.of(Map.of(headerName, keys.header(lease.get().fence()).value()));
+        }
+        return Optional.of(Map.of(headerName, FenceHeader.of(lease.get().fence()).value()));
+    }
+
+    /**
      * Request-signed headers over {@code method}, {@code uri} and {@code body} for the fencing value in
      * {@code headers} (an answer of {@link #headersFor} taken on the caller's thread), for clients that
      * know the body only later on another thread.
@@ -123,6 +148,17 @@ public final class OutboundFence {
             return headers;
         }
         return signatures.sign(method, uri, headers.get(headerName), body);
+    }
+
+    /**
+     * As {@link #signed}, for a body digested as it streamed by: {@code contentDigest} is its
+     * {@code sha-256=:…:} ({@link RequestSignatures#contentDigestOf}), so the body need not be gathered.
+     */
+    public Map<String, String> signedDigest(Map<String, String> headers, String method, URI uri, String contentDigest) {
+        if (signatures == null) {
+            return headers;
+        }
+        return signatures.signDigest(method, uri, headers.get(headerName), contentDigest);
     }
 
     private void warnOnce(URI uri, Lease lease) {

@@ -82,9 +82,32 @@ public final class RequestSignatures {
 
     /** {@code sha-256=:…:} of {@code body} (RFC 9530). */
     public static String contentDigest(byte[] body) {
+        return format(sha256().digest(body == null ? new byte[0] : body));
+    }
+
+    /**
+     * A SHA-256 digest to feed a body into as it streams by ({@code MessageDigest.update}), for
+     * {@link #contentDigestOf(MessageDigest)}: the body is digested once, without being gathered first.
+     */
+    public static MessageDigest newBodyDigest() {
+        return sha256();
+    }
+
+    /** {@code sha-256=:…:} of the body fed into {@code bodyDigest} (from {@link #newBodyDigest()}), which is reset. */
+    public static String contentDigestOf(MessageDigest bodyDigest) {
+        if (!"SHA-256".equals(bodyDigest.getAlgorithm())) {
+            throw new IllegalArgumentException("a Content-Digest here is sha-256, not " + bodyDigest.getAlgorithm());
+        }
+        return format(bodyDigest.digest());
+    }
+
+    private static String format(byte[] sha256) {
+        return "sha-256=:" + Base64.getEncoder().encodeToString(sha256) + ":";
+    }
+
+    private static MessageDigest sha256() {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(body == null ? new byte[0] : body);
-            return "sha-256=:" + Base64.getEncoder().encodeToString(digest) + ":";
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is not available", e);
         }
@@ -97,6 +120,20 @@ public final class RequestSignatures {
      * @throws IllegalStateException when there is no active key
      */
     public Map<String, String> sign(String method, URI targetUri, String fencingValue, byte[] body) {
+        return signDigest(method, targetUri, fencingValue, contentDigest(body));
+    }
+
+    /**
+     * As {@link #sign(String, URI, String, byte[])}, for a body already digested as it streamed by:
+     * {@code contentDigest} is its {@code sha-256=:…:} ({@link #contentDigestOf}).
+     *
+     * @throws IllegalArgumentException when {@code contentDigest} is not {@code sha-256=:<base64>:}
+     * @throws IllegalStateException when there is no active key
+     */
+    public Map<String, String> signDigest(String method, URI targetUri, String fencingValue, String contentDigest) {
+        if (contentDigest == null || !DIGEST.matcher(contentDigest).matches()) {
+            throw new IllegalArgumentException("a Content-Digest is sha-256=:<base64>:, got " + contentDigest);
+        }
         String keyId = keys.activeKeyId().orElseThrow(() -> new IllegalStateException(
                 "request signatures need an active signing key"));
         long created = clock.instant().getEpochSecond();
@@ -105,7 +142,7 @@ public final class RequestSignatures {
         String params = "(\"@method\" \"@target-uri\" \"" + headerName.toLowerCase(Locale.ROOT) + "\" \"content-digest\")"
                 + ";created=" + created + ";expires=" + (created + lifetime.toSeconds()) + ";keyid=\"" + keyId
                 + "\";nonce=\"" + Base64.getUrlEncoder().withoutPadding().encodeToString(nonce) + "\";alg=\"hmac-sha256\"";
-        String digest = contentDigest(body);
+        String digest = contentDigest;
         String base = base(method, targetUri.toString(), fencingValue, digest, params);
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put(headerName, fencingValue);

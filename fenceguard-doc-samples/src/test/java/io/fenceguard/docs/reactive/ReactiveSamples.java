@@ -3,8 +3,10 @@ package io.fenceguard.docs.reactive;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseManager;
+import io.fenceguard.admission.Destinations;
 import io.fenceguard.admission.FencedEndpoint;
 import io.fenceguard.admission.FencedRoute;
+import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.JdbcHighWaterStore;
 import io.fenceguard.admission.OutboundFence;
@@ -111,6 +113,15 @@ final class ReactiveSamples {
                 .filter(new ReactiveFencingExchangeFilterFunction(outboundFence)).build();   // Boot: automatic
         return leases.withLease("account:42", Duration.ofSeconds(5), audit.post().uri("/audit/42").retrieve().toBodilessEntity());
         // end::webclient[]
+    }
+
+    static WebFilter requestSigned(SigningKeys keys, List<FencedRoute> routes, InMemoryHighWaterStore store) {
+        // tag::webclient-request-signed[]
+        OutboundFence signing = OutboundFence.of(Destinations.of("http://audit.internal"), keys).withRequestSignatures();
+        WebClient audit = WebClient.builder().filter(new ReactiveFencingExchangeFilterFunction(signing)).build();
+        WebFilter fencing = FencingWebFilter.of(InboundFence.of(routes, store, keys).withRequestSignatures(store, true));
+        // end::webclient-request-signed[]
+        return audit == null ? null : fencing;
     }
 
     static Mono<Long> r2dbc(ConnectionFactory pool, Lease lease) {

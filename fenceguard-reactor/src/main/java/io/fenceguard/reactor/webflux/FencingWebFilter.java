@@ -4,8 +4,10 @@ import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.HandlerOrder;
 import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.InboundRequest;
 import io.fenceguard.admission.Problem;
 import io.fenceguard.admission.RefusalListener;
+import io.fenceguard.admission.RequestSignatures;
 import io.fenceguard.admission.Verdict;
 import io.fenceguard.core.Lease;
 import io.fenceguard.reactor.ReactiveLeaseContext;
@@ -18,14 +20,18 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferFactory;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -39,9 +45,16 @@ import reactor.core.scheduler.Schedulers;
  * calls carry the caller's token.
  *
  * <p>Unfenced requests pass without leaving the event loop. The high-water stores block (JDBC, Redis),
- * so the admission of a fenced request runs on {@code Schedulers.boundedElastic()}; an in-memory store
- * may be checked in place ({@link #of(InboundFence, RefusalListener, Scheduler)} with
- * {@code Schedulers.immediate()}).
+ * so the admission of a fenced request runs on {@code Schedulers.boundedElastic()} (or the scheduler given),
+ * never on a server I/O thread; there, requests presenting the same fence at the same time are answered
+ * by one store call ({@link InboundFence#coalescingAdmissions()}). An in-memory store may be checked in place
+ * ({@link #of(InboundFence, RefusalListener, Scheduler)} with {@code Schedulers.immediate()}), one call per
+ * request.
+ *
+ * <p>When the fence verifies request signatures ({@link InboundFence#withRequestSignatures}), a fenced request
+ * that carries one is checked with its body: read into one array as it arrives (at most
+ * {@link #withMaxSignedBodyBytes}, else 413), digested once by the check, and handed to the handler from that
+ * array.
  *
  * <p>A request whose handler failed (an error, or an answer of 400 or more: a bad request too) leaves no
  * mark: when its token claimed the resource's mark and no request with that token succeeded on this
@@ -53,6 +66,9 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     /** Exchange attribute holding the {@link Admission} of an admitted request. */
     public static final String ADMISSION_ATTRIBUTE = FencingWebFilter.class.getName() + ".admission";
 
+    /** Largest body read to check a request signature's Content-Digest, by default (as the servlet filter's). */
+    public static final int DEFAULT_MAX_SIGNED_BODY_BYTES = 1 << 20;
+
     private final InboundFence fence;
     /** The fence that admits: {@link #fence}, setting the claims of failed requests back. */
     private final InboundFence admitting;
@@ -60,15 +76,21 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     private final Scheduler scheduler;
     private final int order;
     private final HandlerOrder handlerOrder;
+    private final int maxSignedBodyBytes;
+    private final boolean coalescing;
 
     private FencingWebFilter(InboundFence fence, RefusalListener listener, Scheduler scheduler, int order,
-            HandlerOrder handlerOrder) {
+            HandlerOrder handlerOrder, int maxSignedBodyBytes, boolean coalescing) {
         this.fence = fence;
-        this.admitting = fence.withdrawingFailedClaims();
+        this.coalescing = coalescing;
+        // Requests waiting off the event loop may wait for each other; in place, each asks the store itself.
+        this.admitting = scheduler == Schedulers.immediate() || !coalescing ? fence.withdrawingFailedClaims()
+                : fence.withdrawingFailedClaims().coalescingAdmissions();
         this.listener = listener;
         this.scheduler = scheduler;
         this.order = order;
         this.handlerOrder = handlerOrder;
+        this.maxSignedBodyBytes = maxSignedBodyBytes;
     }
 
     public static FencingWebFilter of(InboundFence fence) {
@@ -83,12 +105,29 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     /** Admission checks on {@code scheduler}: {@code Schedulers.immediate()} only for a store that never blocks. */
     public static FencingWebFilter of(InboundFence fence, RefusalListener listener, Scheduler scheduler) {
         return new FencingWebFilter(Objects.requireNonNull(fence, "fence"), Objects.requireNonNull(listener, "listener"),
-                Objects.requireNonNull(scheduler, "scheduler"), 0, null);
+                Objects.requireNonNull(scheduler, "scheduler"), 0, null, DEFAULT_MAX_SIGNED_BODY_BYTES, true);
+    }
+
+    /**
+     * This filter asking the store once per request, also when requests with the same fence arrive together
+     * (by default they share calls: {@link InboundFence#coalescingAdmissions()}): for a store that answers
+     * parallel calls for one resource as fast as a single one.
+     */
+    public FencingWebFilter withoutCoalescing() {
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, false);
+    }
+
+    /** This filter reading at most {@code maxSignedBodyBytes} of a request-signed body (longer ones are refused, 413). */
+    public FencingWebFilter withMaxSignedBodyBytes(int maxSignedBodyBytes) {
+        if (maxSignedBodyBytes < 0) {
+            throw new IllegalArgumentException("maxSignedBodyBytes must not be negative");
+        }
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, coalescing);
     }
 
     /** This filter with {@code order} among the application's {@code WebFilter}s (default 0: after security filters). */
     public FencingWebFilter withOrder(int order) {
-        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder);
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, coalescing);
     }
 
     /**
@@ -96,7 +135,8 @@ public final class FencingWebFilter implements WebFilter, Ordered {
      * servlet filter's {@code inHandlerOrder}: a handler that failed holds no older token back once it is done.
      */
     public FencingWebFilter inHandlerOrder(HandlerOrder handlerOrder) {
-        return new FencingWebFilter(fence, listener, scheduler, order, Objects.requireNonNull(handlerOrder, "handlerOrder"));
+        return new FencingWebFilter(fence, listener, scheduler, order, Objects.requireNonNull(handlerOrder, "handlerOrder"),
+                maxSignedBodyBytes, coalescing);
     }
 
     @Override
@@ -117,10 +157,89 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         if (route.isEmpty()) {
             return chain.filter(exchange);
         }
+        if (fence.verifiesRequestSignatures() && (request.getHeaders().containsHeader(RequestSignatures.SIGNATURE_INPUT)
+                || request.getHeaders().containsHeader(RequestSignatures.SIGNATURE))) {
+            return checkSigned(exchange, chain, method, path);
+        }
         List<String> values = request.getHeaders().getOrEmpty(fence.headerName());
         return Mono.fromCallable(() -> admitting.check(route.get().getKey().resource(), route.get().getValue(), values))
                 .subscribeOn(scheduler)
                 .flatMap(verdict -> proceed(verdict, exchange, chain, method, path));
+    }
+
+    /** A request-signed request: its body read once, checked with it, and handed on from the same array. */
+    private Mono<Void> checkSigned(ServerWebExchange exchange, WebFilterChain chain, String method, String path) {
+        ServerHttpRequest request = exchange.getRequest();
+        if (request.getHeaders().getContentLength() > maxSignedBodyBytes) {
+            return tooLarge(exchange, method, path);
+        }
+        DataBufferFactory factory = exchange.getResponse().bufferFactory();
+        return request.getBody()
+                .reduceWith(() -> new SignedBody(request.getHeaders().getContentLength(), maxSignedBodyBytes),
+                        SignedBody::append)
+                .doOnDiscard(DataBuffer.class, DataBufferUtils::release)
+                .map(SignedBody::bytes)
+                .flatMap(body -> {
+                    InboundRequest inbound = new InboundRequest(method, path, request.getURI(),
+                            name -> request.getHeaders().getOrEmpty(name), body);
+                    ServerWebExchange replayable = exchange.mutate().request(new ServerHttpRequestDecorator(request) {
+                        @Override
+                        public Flux<DataBuffer> getBody() {
+                            return body.length == 0 ? Flux.empty() : Flux.defer(() -> Flux.just(factory.wrap(body)));
+                        }
+                    }).build();
+                    return Mono.fromCallable(() -> admitting.check(inbound))
+                            .subscribeOn(scheduler)
+                            .flatMap(verdict -> proceed(verdict, replayable, chain, method, path));
+                })
+                .onErrorResume(SignedBody.TooLarge.class, e -> tooLarge(exchange, method, path));
+    }
+
+    private Mono<Void> tooLarge(ServerWebExchange exchange, String method, String path) {
+        Problem problem = Problem.bodyTooLarge(maxSignedBodyBytes);
+        listener.refused(method, path, problem);
+        return send(exchange.getResponse(), problem, exchange.getRequest().getPath().value());
+    }
+
+    /** The body of a request-signed request, gathered into one array: sized by Content-Length when sent. */
+    private static final class SignedBody {
+
+        /** Thrown past the limit; no stack trace: an answer, not a fault. */
+        static final class TooLarge extends RuntimeException {
+            TooLarge() {
+                super("body too large", null, false, false);
+            }
+        }
+
+        private final int max;
+        private byte[] bytes;
+        private int length;
+
+        SignedBody(long contentLength, int max) {
+            this.max = max;
+            this.bytes = new byte[(int) Math.min(max, contentLength >= 0 ? contentLength : 8192)];
+        }
+
+        SignedBody append(DataBuffer buffer) {
+            try {
+                int n = buffer.readableByteCount();
+                if (n > max - length) {
+                    throw new TooLarge();
+                }
+                if (length + n > bytes.length) {
+                    bytes = java.util.Arrays.copyOf(bytes, (int) Math.min(max, Math.max(length + n, 2L * bytes.length)));
+                }
+                buffer.read(bytes, length, n);
+                length += n;
+                return this;
+            } finally {
+                DataBufferUtils.release(buffer);
+            }
+        }
+
+        byte[] bytes() {
+            return length == bytes.length ? bytes : java.util.Arrays.copyOf(bytes, length);
+        }
     }
 
     private Mono<Void> proceed(Verdict verdict, ServerWebExchange exchange, WebFilterChain chain, String method,
@@ -160,9 +279,12 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         return status == null || status.value() < 400;
     }
 
-    /** The request of {@code admission} is done; on the admission scheduler, since the store may be called. */
+    /**
+     * The request of {@code admission} is done. A failure may set its claim back in the store: on the admission
+     * scheduler. A success only counts down (no store call, no wait on one): in place.
+     */
     private Mono<Void> ended(Admission admission, boolean succeeded, boolean entered) {
-        return Mono.<Void>fromRunnable(() -> {
+        Mono<Void> end = Mono.fromRunnable(() -> {
             try {
                 if (entered) {
                     handlerOrder.exit(admission, succeeded);
@@ -170,7 +292,8 @@ public final class FencingWebFilter implements WebFilter, Ordered {
             } finally {
                 admitting.handlerEnded(admission, succeeded);
             }
-        }).subscribeOn(scheduler);
+        });
+        return succeeded ? end : end.subscribeOn(scheduler);
     }
 
     /**

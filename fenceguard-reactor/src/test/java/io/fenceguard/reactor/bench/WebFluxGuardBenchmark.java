@@ -2,11 +2,15 @@ package io.fenceguard.reactor.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.fenceguard.admission.FenceHeader;
 import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.InboundRequest;
 import io.fenceguard.admission.JdbcHighWaterStore;
+import io.fenceguard.admission.NonceStore;
+import io.fenceguard.admission.RequestSignatures;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
@@ -23,7 +27,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,6 +43,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.springframework.http.server.reactive.HttpHandler;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
@@ -45,11 +52,12 @@ import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Requests/s and median latency of PUT /accounts/bench on Reactor Netty through the WebFlux
- * {@link FencingWebFilter} (signed header, same token each time, so every request consults the store:
- * in-memory on the event loop; PostgreSQL and Redis on boundedElastic) against the same handler without
- * the filter, in the same run. All are warmed up, then measured in rounds in a rotating order; figures are
- * over all rounds, ratios against the unfenced server.
+ * Requests/s and median latency of PUT /accounts/{id} (a small JSON body) on Reactor Netty through the WebFlux
+ * {@link FencingWebFilter} (same token each time, so every request consults the store: in-memory on the event
+ * loop; PostgreSQL and Redis on boundedElastic), with compact-signed headers and with request signatures (made
+ * per request on the client thread), against the same handler without the filter, in the same run. All are
+ * warmed up, then measured in rounds in a rotating order; figures are over all rounds, ratios against the
+ * unfenced server. Then the signature's own cost, without a server: signatures and verifications per second.
  *
  * <p>Every request has a timeout, transient errors are retried and counted, the run has a deadline, and
  * the JVM always exits: 0 with figures, 1 on a failure, 3 when the deadline passed.
@@ -59,6 +67,7 @@ import reactor.core.scheduler.Schedulers;
  *   env GUARD_TEST_POSTGRES_URL (and _USER, _PASSWORD), GUARD_TEST_REDIS_URL: else embedded servers
  *   -Dbench.webflux.seconds=8 -Dbench.webflux.rounds=4 -Dbench.webflux.warmup=3 -Dbench.webflux.threads=8
  *   -Dbench.webflux.request-timeout=5 -Dbench.webflux.attempts=3 -Dbench.webflux.deadline=0
+ *   -Dbench.webflux.signing-seconds=2
  * </pre>
  */
 public final class WebFluxGuardBenchmark {
@@ -69,8 +78,11 @@ public final class WebFluxGuardBenchmark {
     private static final int ROUNDS = Math.max(1, Integer.getInteger("bench.webflux.rounds", 4));
     private static final Duration REQUEST_TIMEOUT = seconds("bench.webflux.request-timeout", "5");
     private static final int ATTEMPTS = Math.max(1, Integer.getInteger("bench.webflux.attempts", 3));
+    private static final Duration SIGNING = seconds("bench.webflux.signing-seconds", "2");
+    private static final int SERVERS = 9;
     private static final Duration DEADLINE = deadline();
     private static final double MAX_FAILED_SHARE = 0.01;
+    private static final byte[] BODY = "{\"amount\":5,\"reference\":\"bench-0123456789\"}".getBytes(StandardCharsets.UTF_8);
 
     private static final AtomicLong ERRORS = new AtomicLong();
     private static final AtomicLong FAILED = new AtomicLong();
@@ -78,7 +90,8 @@ public final class WebFluxGuardBenchmark {
 
     private static Duration deadline() {
         Duration given = seconds("bench.webflux.deadline", "0");
-        return given.isZero() ? WARMUP.plus(MEASURE).multipliedBy(4).plusSeconds(120) : given;
+        return given.isZero() ? WARMUP.plus(MEASURE).multipliedBy(SERVERS).plus(SIGNING.multipliedBy(20)).plusSeconds(120)
+                : given;
     }
 
     private static Duration seconds(String property, String fallback) {
@@ -115,15 +128,25 @@ public final class WebFluxGuardBenchmark {
         deadline.start();
     }
 
-    private static NettyServer server(HighWaterStore store, SigningKeys keys, boolean immediate) {
+    private static NettyServer server(HighWaterStore store, SigningKeys keys, boolean immediate, boolean requestSigned) {
+        return server(store, keys, immediate, requestSigned, true);
+    }
+
+    private static NettyServer server(HighWaterStore store, SigningKeys keys, boolean immediate, boolean requestSigned,
+            boolean coalescing) {
         RouterFunction<ServerResponse> routes = RouterFunctions.route()
-                .PUT("/accounts/{id}", request -> ServerResponse.ok().bodyValue("ok")).build();
+                .PUT("/accounts/{id}", request -> request.bodyToMono(String.class).then(ServerResponse.ok().bodyValue("ok")))
+                .build();
         WebHttpHandlerBuilder builder = WebHttpHandlerBuilder.webHandler(RouterFunctions.toWebHandler(routes));
         if (store != null) {
             InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("PUT"), "/accounts/{id}", "account:{id}")),
                     store, keys);
-            builder.filter(FencingWebFilter.of(fence, (m, p, problem) -> { },
-                    immediate ? Schedulers.immediate() : Schedulers.boundedElastic()));
+            if (requestSigned) {
+                fence = fence.withRequestSignatures((NonceStore) store.backend(), true);
+            }
+            FencingWebFilter filter = FencingWebFilter.of(fence, (m, p, problem) -> { },
+                    immediate ? Schedulers.immediate() : Schedulers.boundedElastic());
+            builder.filter(coalescing ? filter : filter.withoutCoalescing());
         }
         HttpHandler handler = builder.build();
         return NettyServer.start(handler);
@@ -139,32 +162,51 @@ public final class WebFluxGuardBenchmark {
         pool.setUsername(postgres.user());
         pool.setPassword(postgres.password());
         pool.setMaximumPoolSize(THREADS);
-        String[] names = {"no filter", "WebFilter, in-memory store", "WebFilter, JDBC store (PostgreSQL)",
-                "WebFilter, Redis store"};
+        String[] names = {"no filter", "in-memory store, compact", "JDBC store (PostgreSQL), compact",
+                "Redis store, compact", "in-memory store, request-signed", "JDBC store (PostgreSQL), request-signed",
+                "Redis store, request-signed", "JDBC store, compact, uncoalesced", "Redis store, compact, uncoalesced"};
         List<NettyServer> servers = new ArrayList<>();
         ExecutorService clients = Executors.newFixedThreadPool(THREADS);
         try (HikariDataSource dataSource = new HikariDataSource(pool)) {
-            servers.add(server(null, keys, true));
-            servers.add(server(InMemoryHighWaterStore.create(), keys, true));
-            servers.add(server(JdbcHighWaterStore.of(dataSource), keys, false));
             RedisHighWaterStore redisStore = RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()), "fg:bench:" + System.nanoTime() + ":");
-            servers.add(server(redisStore, keys, false));
+            servers.add(server(null, keys, true, false));
+            servers.add(server(InMemoryHighWaterStore.create(), keys, true, false));
+            servers.add(server(JdbcHighWaterStore.of(dataSource), keys, false, false));
+            servers.add(server(redisStore, keys, false, false));
+            servers.add(server(InMemoryHighWaterStore.create(), keys, true, true));
+            servers.add(server(JdbcHighWaterStore.of(dataSource), keys, false, true));
+            servers.add(server(redisStore, keys, false, true));
+            servers.add(server(JdbcHighWaterStore.of(dataSource), keys, false, false, false));
+            servers.add(server(redisStore, keys, false, false, false));
             // a token of now, as a clock-floor lease mints it: not below the floor the Redis store set when it started
             long token = Math.max(System.currentTimeMillis() * 1000,
                     redisStore.floor().map(FencingToken::value).orElse(0L));
-            String header = keys.header(new Fence(ResourceName.of("account:bench"), FencingToken.of(token))).value();
+            // an account of this run's own: the shared database may hold other runs' marks
+            String account = "bench-" + Long.toString(System.nanoTime(), 36);
+            Fence fence = new Fence(ResourceName.of("account:" + account), FencingToken.of(token));
+            String compact = keys.header(fence).value();
+            RequestSignatures signatures = RequestSignatures.of(keys, "Fencing-Token");
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(REQUEST_TIMEOUT).executor(Executors.newFixedThreadPool(2)).build();
-            List<HttpRequest> requests = new ArrayList<>();
-            requests.add(request(servers.get(0), null));
-            for (int i = 1; i < servers.size(); i++) {
-                requests.add(request(servers.get(i), header));
+            List<Supplier<HttpRequest>> requests = new ArrayList<>();
+            for (int i = 0; i < servers.size(); i++) {
+                URI uri = URI.create(servers.get(i).baseUrl() + "/accounts/" + account);
+                if (i == 0) {
+                    HttpRequest plain = request(uri, Map.of());
+                    requests.add(() -> plain);
+                } else if (i <= 3 || i >= 7) {
+                    HttpRequest fenced = request(uri, Map.of("Fencing-Token", compact));
+                    requests.add(() -> fenced);
+                } else {
+                    // signed per request on the client thread, as a signing client does: a nonce each time
+                    requests.add(() -> request(uri, signatures.sign("PUT", uri, FenceHeader.of(fence).value(), BODY)));
+                }
             }
-            System.out.printf("%nfenceguard WebFlux benchmark: PUT /accounts/bench on Reactor Netty, %d client threads "
-                    + "(java.net.http, HTTP/1.1), %.1f s per server in %d rounds after %.1f s warm-up each; PostgreSQL %s, "
-                    + "Redis %s%n", THREADS, MEASURE.toMillis() / 1e3, ROUNDS, WARMUP.toMillis() / 1e3, postgres.url(),
-                    TestServers.redis().uri());
-            for (HttpRequest request : requests) {
+            System.out.printf("%nfenceguard WebFlux benchmark: PUT /accounts/{id} (%d-byte body) on Reactor Netty, %d "
+                    + "client threads (java.net.http, HTTP/1.1), %.1f s per server in %d rounds after %.1f s warm-up each; "
+                    + "PostgreSQL %s, Redis %s%n", BODY.length, THREADS, MEASURE.toMillis() / 1e3, ROUNDS,
+                    WARMUP.toMillis() / 1e3, postgres.url(), TestServers.redis().uri());
+            for (Supplier<HttpRequest> request : requests) {
                 drive(http, clients, request, WARMUP);
             }
             long warmupFailed = FAILED.get();
@@ -182,14 +224,14 @@ public final class WebFluxGuardBenchmark {
                     perRound[i][round] = latencies.length * 1e9 / slice.toNanos();
                 }
             }
-            System.out.printf("%-36s %10s %10s %10s %14s %20s%n", "server", "req/s", "p50 µs", "p99 µs", "vs no filter",
+            System.out.printf("%-40s %10s %10s %10s %14s %20s%n", "server", "req/s", "p50 µs", "p99 µs", "vs no filter",
                     "rounds req/s");
             long[][] results = new long[requests.size()][];
             for (int i = 0; i < requests.size(); i++) {
                 results[i] = summary(samples.get(i), slice.multipliedBy(ROUNDS));
             }
             for (int i = 0; i < requests.size(); i++) {
-                System.out.printf("%-36s %10d %10d %10d %14.2f %20s%n", names[i], results[i][0], results[i][1],
+                System.out.printf("%-40s %10d %10d %10d %14.2f %20s%n", names[i], results[i][0], results[i][1],
                         results[i][2], results[0][0] == 0 ? 0 : (double) results[i][0] / results[0][0],
                         String.format("%.0f..%.0f", Arrays.stream(perRound[i]).min().orElse(0),
                                 Arrays.stream(perRound[i]).max().orElse(0)));
@@ -205,6 +247,7 @@ public final class WebFluxGuardBenchmark {
                 System.out.printf("requests that failed all %d attempts: %d (%d in warm-up)%n", ATTEMPTS, FAILED.get(),
                         warmupFailed);
             }
+            signingCost(keys);
             if (share > MAX_FAILED_SHARE) {
                 System.err.printf("WebFlux benchmark: %.2f %% of the requests failed; the figures are not reliable%n",
                         100 * share);
@@ -217,17 +260,77 @@ public final class WebFluxGuardBenchmark {
         }
     }
 
-    private static HttpRequest request(NettyServer server, String header) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(server.baseUrl() + "/accounts/bench"))
-                .timeout(REQUEST_TIMEOUT).PUT(HttpRequest.BodyPublishers.noBody());
-        if (header != null) {
-            builder.header("Fencing-Token", header);
-        }
+    private static HttpRequest request(URI uri, Map<String, String> headers) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT)
+                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofByteArray(BODY));
+        headers.forEach(builder::header);
         return builder.build();
     }
 
+    /**
+     * The signature's own cost, apart from any server: per second, on one thread and on {@link #THREADS}, the
+     * client's signing as {@code ReactiveFencingExchangeFilterFunction} does it (the body digested chunk by chunk,
+     * one HMAC), the compact header's signature for comparison, and the server's verification (digest and HMAC).
+     */
+    private static void signingCost(SigningKeys keys) throws Exception {
+        RequestSignatures signatures = RequestSignatures.of(keys, "Fencing-Token");
+        Fence fence = new Fence(ResourceName.of("account:bench"), FencingToken.of(System.currentTimeMillis() * 1000));
+        String unsigned = FenceHeader.of(fence).value();
+        URI uri = URI.create("http://127.0.0.1:8080/accounts/bench");
+        System.out.printf("%nsignature cost (no server): operations/s%n%-52s %14s %14s%n", "operation", "1 thread",
+                THREADS + " threads");
+        for (int size : new int[] {BODY.length, 16 * 1024}) {
+            ByteBuffer body = ByteBuffer.wrap(new byte[size]);
+            Map<String, String> signed = signatures.sign("PUT", uri, unsigned, new byte[size]);
+            InboundRequest request = new InboundRequest("PUT", "/accounts/bench", uri,
+                    name -> signed.containsKey(name) ? List.of(signed.get(name)) : List.of(), new byte[size]);
+            signingRow("client: request signature, " + size + "-byte body", () -> {
+                MessageDigest digest = RequestSignatures.newBodyDigest();
+                digest.update(body.duplicate());
+                return signatures.signDigest("PUT", uri, unsigned, RequestSignatures.contentDigestOf(digest));
+            });
+            signingRow("server: verify request signature, " + size + "-byte body",
+                    () -> signatures.verify(request, unsigned));
+        }
+        signingRow("client: compact header signature", () -> keys.header(fence));
+    }
+
+    private static void signingRow(String name, java.util.concurrent.Callable<Object> operation) throws Exception {
+        double[] perSecond = new double[2];
+        int[] threads = {1, THREADS};
+        for (int k = 0; k < 2; k++) {
+            long end = System.nanoTime() + SIGNING.toNanos();
+            ExecutorService pool = Executors.newFixedThreadPool(threads[k]);
+            try {
+                List<Future<Long>> counts = new ArrayList<>();
+                long start = System.nanoTime();
+                for (int t = 0; t < threads[k]; t++) {
+                    counts.add(pool.submit(() -> {
+                        long count = 0;
+                        Object sink = null;
+                        while (System.nanoTime() < end) {
+                            sink = operation.call();
+                            count++;
+                        }
+                        return sink == null ? -1 : count;
+                    }));
+                }
+                long total = 0;
+                for (Future<Long> count : counts) {
+                    total += count.get(SIGNING.toMillis() + 10_000, TimeUnit.MILLISECONDS);
+                }
+                perSecond[k] = total * 1e9 / (System.nanoTime() - start);
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+        System.out.printf("%-52s %14.0f %14.0f%n", name, perSecond[0], perSecond[1]);
+        io.fenceguard.testsupport.bench.BenchTable.row("webflux-signing", name + ", 1 thread", (long) perSecond[0], "ops/s",
+                "", Double.NaN, Double.NaN);
+    }
+
     /** Latencies (ns) of the requests answered 200 in {@code duration} by {@link #THREADS} closed-loop clients. */
-    private static long[] drive(HttpClient http, ExecutorService clients, HttpRequest request, Duration duration)
+    private static long[] drive(HttpClient http, ExecutorService clients, Supplier<HttpRequest> request, Duration duration)
             throws Exception {
         long end = System.nanoTime() + duration.toNanos();
         List<Future<long[]>> futures = new ArrayList<>();
@@ -237,7 +340,7 @@ public final class WebFluxGuardBenchmark {
                 int count = 0;
                 while (System.nanoTime() < end) {
                     long start = System.nanoTime();
-                    if (send(http, request)) {
+                    if (send(http, request.get())) {
                         if (count == latencies.length) {
                             latencies = Arrays.copyOf(latencies, count * 2);
                         }

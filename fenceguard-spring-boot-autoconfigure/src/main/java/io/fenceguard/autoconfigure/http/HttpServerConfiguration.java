@@ -63,16 +63,7 @@ class HttpServerConfiguration {
                 .toList();
         FencedHandlerRoutes routes = new FencedHandlerRoutes(configured, () -> mappings.orderedStream().toList());
         InboundFence fence = InboundFence.of(routes, store, keys, properties.getHeaderName()).withTokenBound(bound);
-        if (!HttpSigning.verifiesRequests(keys, properties.getSigning())) {
-            return fence;
-        }
-        NonceStore nonces = nonceStores.getIfUnique(() -> store.backend() instanceof NonceStore own ? own : null);
-        if (nonces == null) {
-            throw new HttpFencingConfigurationException(HttpSigning.MODE + "=request needs a nonce store, and the "
-                    + "high-water store " + store + " is none.", "Use a store of fenceguard (memory, jdbc or redis) or "
-                    + "define a NonceStore bean.");
-        }
-        return fence.withRequestSignatures(nonces, HttpSigning.requestSignaturesRequired(properties.getSigning()));
+        return HttpServerSupport.withConfiguredSignatures(fence, properties, keys, store, nonceStores);
     }
 
     /** Refuses {@code @FencedEndpoint} handlers for requests the filter did not admit. */

@@ -1,9 +1,12 @@
 package io.fenceguard.autoconfigure.http;
 
 import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.admission.TokenBound;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -64,6 +67,25 @@ public final class HttpServerSupport {
             }
             return TokenBound.epochs(source::highestEpoch);
         }
+    }
+
+    /**
+     * {@code fence} verifying request signatures when {@code fenceguard.http.signing.mode} is request (the default)
+     * and there are keys, with their nonces in the {@link NonceStore} bean or else in the high-water store's
+     * backend; required unless compact or unsigned headers are accepted. The servlet and the WebFlux filter alike.
+     */
+    public static InboundFence withConfiguredSignatures(InboundFence fence, FenceguardHttpProperties properties,
+            SigningKeys keys, HighWaterStore store, ObjectProvider<NonceStore> nonceStores) {
+        if (!HttpSigning.verifiesRequests(keys, properties.getSigning())) {
+            return fence;
+        }
+        NonceStore nonces = nonceStores.getIfUnique(() -> store.backend() instanceof NonceStore own ? own : null);
+        if (nonces == null) {
+            throw new HttpFencingConfigurationException(HttpSigning.MODE + "=request needs a nonce store, and the "
+                    + "high-water store " + store + " is none.", "Use a store of fenceguard (memory, jdbc or redis) or "
+                    + "define a NonceStore bean.");
+        }
+        return fence.withRequestSignatures(nonces, HttpSigning.requestSignaturesRequired(properties.getSigning()));
     }
 
     /**

@@ -11,6 +11,7 @@ import io.fenceguard.admission.HandlerOrder;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.OutboundFence;
 import io.fenceguard.admission.RefusalListener;
 import io.fenceguard.admission.SigningKeys;
@@ -133,14 +134,15 @@ public class FenceguardReactiveAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         InboundFence inboundFence(FenceguardHttpProperties properties, HighWaterStore store, SigningKeys keys,
-                TokenBound bound, ObjectProvider<RequestMappingHandlerMapping> mappings) {
+                TokenBound bound, ObjectProvider<NonceStore> nonceStores,
+                ObjectProvider<RequestMappingHandlerMapping> mappings) {
             HttpServerSupport.requireKeysForServer(keys, properties);
-            HttpServerSupport.requireCompactSignatures(properties, "The WebFlux fencing filter");
             List<FencedRoute> configured = properties.getServer().getRoutes().stream()
                     .map(route -> FencedRoute.of(route.getMethods(), route.getPath(), route.getResource()))
                     .toList();
-            return InboundFence.of(new ReactiveFencedHandlerRoutes(configured, () -> mappings.orderedStream().toList()),
-                    store, keys, properties.getHeaderName()).withTokenBound(bound);
+            InboundFence fence = InboundFence.of(new ReactiveFencedHandlerRoutes(configured,
+                    () -> mappings.orderedStream().toList()), store, keys, properties.getHeaderName()).withTokenBound(bound);
+            return HttpServerSupport.withConfiguredSignatures(fence, properties, keys, store, nonceStores);
         }
 
         @Bean
@@ -152,7 +154,9 @@ public class FenceguardReactiveAutoConfiguration {
             // The in-memory store never blocks: checked on the event loop. The others go to boundedElastic.
             FencingWebFilter filter = FencingWebFilter.of(fence, each, store instanceof InMemoryHighWaterStore
                     ? Schedulers.immediate() : Schedulers.boundedElastic())
-                    .withOrder(properties.getServer().getFilterOrder());
+                    .withOrder(properties.getServer().getFilterOrder())
+                    .withMaxSignedBodyBytes((int) Math.min(Integer.MAX_VALUE,
+                            properties.getSigning().getMaxSignedBody().toBytes()));
             return properties.getServer().isHandlerOrder() ? filter.inHandlerOrder(HandlerOrder.create()) : filter;
         }
 

@@ -84,6 +84,25 @@ class FenceguardReactiveAutoConfigurationTest {
     }
 
     @Test
+    void theWebFilterVerifiesRequestSignaturesByDefaultAndCompactOnlyWhenConfigured() {
+        ReactiveWebApplicationContextRunner runner = new ReactiveWebApplicationContextRunner().withConfiguration(fenceguard)
+                .withUserConfiguration(WebFlux.class, FencedController.class)
+                .withPropertyValues("fenceguard.lease.store=memory", "fenceguard.http.signing.keys.k1=" + KEY);
+        runner.run(context -> {
+            InboundFence fence = context.getBean(InboundFence.class);
+            assertThat(fence.verifiesRequestSignatures()).as("mode request, the default").isTrue();
+            // Required: a compact-signed header is refused before the store is asked.
+            String compact = io.fenceguard.admission.SigningKeys.of(java.util.Map.of("k1",
+                    java.util.Base64.getDecoder().decode(KEY)), "k1").header(new io.fenceguard.core.Fence(
+                    io.fenceguard.core.ResourceName.of("account:42"), io.fenceguard.core.FencingToken.of(5))).value();
+            Verdict refused = fence.check("PUT", "/accounts/42", List.of(compact));
+            assertThat(refused.problem()).hasValueSatisfying(p -> assertThat(p.status()).isEqualTo(403));
+        });
+        runner.withPropertyValues("fenceguard.http.signing.mode=compact")
+                .run(context -> assertThat(context.getBean(InboundFence.class).verifiesRequestSignatures()).isFalse());
+    }
+
+    @Test
     void aReactiveAppWithoutFencedEndpointsGetsNoFilterAndNeedsNoKeys() {
         new ReactiveWebApplicationContextRunner().withConfiguration(fenceguard)
                 .withUserConfiguration(WebFlux.class, PlainController.class)
