@@ -112,17 +112,11 @@ public final class HazelcastLeaseProvider extends AbstractLeaseProvider {
             throw new LeaseUnavailableException("the Hazelcast instance " + hazelcast.getName() + " is not running",
                     resource, null);
         }
-        FencedLock lock;
-        try {
-            lock = hazelcast.getCPSubsystem().getLock(lockName(resource));
-        } catch (RuntimeException e) {
-            throw new LeaseUnavailableException("Hazelcast refused the FencedLock of '" + resource + "' (" + describe()
-                    + "): " + e.getMessage(), resource, e);
-        }
         Key key = Key.of(request);
         LockOwner[] self = new LockOwner[1];
-        LockOwner owner = new LockOwner(hazelcast, lock, resource, request.leaseTime().toNanos(), sent, deadline,
-                () -> held.remove(key, self[0]));
+        String name = lockName(resource);
+        LockOwner owner = new LockOwner(hazelcast, () -> hazelcast.getCPSubsystem().getLock(name), resource,
+                request.leaseTime().toNanos(), sent, deadline, () -> held.remove(key, self[0]));
         self[0] = owner;
         CompletableFuture<Long> granted = owner.start();
         long fence;
@@ -140,6 +134,7 @@ public final class HazelcastLeaseProvider extends AbstractLeaseProvider {
             }
             fence = granted.join(); // granted just as the wait ran out: the lease is taken after all
         } catch (ExecutionException e) {
+            // Also a CP Subsystem that is not there: from Hazelcast 5.5 on, without an Enterprise license.
             throw new LeaseUnavailableException("Hazelcast failed to lock '" + resource + "' (" + describe() + "): "
                     + e.getCause(), resource, e.getCause());
         }

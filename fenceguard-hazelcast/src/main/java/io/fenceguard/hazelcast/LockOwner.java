@@ -10,6 +10,7 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +36,8 @@ final class LockOwner {
     private enum State { ACQUIRING, HOLDING, ENDED }
 
     private final HazelcastInstance hazelcast;
-    private final FencedLock lock;
+    private final Supplier<FencedLock> locks;
+    private FencedLock lock;
     private final ResourceName resource;
     private final long leaseNanos;
     private final long deadlineNanos;
@@ -51,14 +53,15 @@ final class LockOwner {
     private long fence;
 
     /**
+     * @param locks         the lock's proxy: asked for on this thread, as it may ask the CP group for the lock's group
      * @param sentNanos     when the acquire was asked for: the lease counts from there
      * @param deadlineNanos the end of the acquire's wait
      * @param onEnd         called once, on this thread, when the lease ends here
      */
-    LockOwner(HazelcastInstance hazelcast, FencedLock lock, ResourceName resource, long leaseNanos, long sentNanos,
+    LockOwner(HazelcastInstance hazelcast, Supplier<FencedLock> locks, ResourceName resource, long leaseNanos, long sentNanos,
               long deadlineNanos, Runnable onEnd) {
         this.hazelcast = hazelcast;
-        this.lock = lock;
+        this.locks = locks;
         this.resource = resource;
         this.leaseNanos = leaseNanos;
         this.expiresAtNanos = sentNanos + leaseNanos;
@@ -173,6 +176,7 @@ final class LockOwner {
     private void run() {
         long fence;
         try {
+            lock = locks.get();
             fence = lock.tryLockAndGetFence(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
             // A wait cut short (a session renewed meanwhile) is taken up again until its deadline.
             while (fence == FencedLock.INVALID_FENCE && deadlineNanos - System.nanoTime() > 0 && !granted.isDone()) {
