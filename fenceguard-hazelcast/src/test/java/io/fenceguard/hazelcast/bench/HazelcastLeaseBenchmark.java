@@ -5,6 +5,9 @@ import com.hazelcast.cp.lock.FencedLock;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.ResourceName;
+import io.fenceguard.core.spi.Grant;
+import io.fenceguard.core.spi.LeaseRequest;
 import io.fenceguard.hazelcast.HazelcastCluster;
 import io.fenceguard.hazelcast.HazelcastLeaseProvider;
 import io.fenceguard.testsupport.bench.PairedLockBenchmark;
@@ -22,7 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Acquire + release on three embedded CP members of its own, at 1 and 4 threads: fenceguard's provider (through
  * {@link LeaseManager}) against the CP {@link FencedLock} used directly ({@code lockAndGetFence} + {@code unlock} on
- * the calling thread). Both ask for the lock's proxy on every operation and lock on the same member; each thread uses
+ * the calling thread); the provider is also measured through its SPI alone (acquire, release: no lease bookkeeping),
+ * which tells its own share from {@code LeaseManager}'s. All ask for the lock's proxy on every operation and lock on the same member; each thread uses
  * resources of its own (cycling over 64), so the figures are of the CP group's round trips, not of contention. The
  * provider adds a thread per lease (the lock's owner) and the lease's bookkeeping.
  *
@@ -65,6 +69,13 @@ public final class HazelcastLeaseBenchmark {
                     sink += lock.lockAndGetFence();
                     lock.unlock();
                 });
+                implementations.put(FENCEGUARD + ", SPI only", resource -> {
+                    LeaseRequest request = new LeaseRequest(ResourceName.of("bench-spi:" + resource),
+                            "bench-" + Thread.currentThread().getName(), Duration.ofSeconds(30));
+                    Grant grant = provider.acquire(request, Duration.ofSeconds(10));
+                    sink += grant.token().value();
+                    provider.release(request, grant);
+                });
                 implementations.put(FENCEGUARD, resource -> {
                     try (Lease lease = manager.acquire("bench-fenceguard:" + resource, Duration.ofSeconds(10))) {
                         sink += lease.token().value();
@@ -87,7 +98,7 @@ public final class HazelcastLeaseBenchmark {
                     double anchor = median(rates.get(ANCHOR));
                     for (Map.Entry<String, double[]> rate : rates.entrySet()) {
                         double median = median(rate.getValue());
-                        System.out.printf("%d thread%s  %-36s %10.0f ops/s  (rounds %s)  ratio to anchor %.2f%n",
+                        System.out.printf("%d thread%s  %-46s %10.0f ops/s  (rounds %s)  ratio to anchor %.2f%n",
                                 threads, threads == 1 ? " " : "s", rate.getKey(), median, format(rate.getValue()),
                                 median / anchor);
                     }

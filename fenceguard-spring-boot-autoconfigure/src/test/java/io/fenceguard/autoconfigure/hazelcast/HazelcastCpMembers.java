@@ -27,8 +27,9 @@ final class HazelcastCpMembers implements AutoCloseable {
             Config config = new Config();
             config.setClusterName(name);
             config.setProperty("hazelcast.phone.home.enabled", "false");
-            config.setProperty("hazelcast.logging.type", "slf4j");
+            config.setProperty("hazelcast.logging.type", "none");
             config.setProperty("hazelcast.wait.seconds.before.join", "0");
+            config.setProperty("hazelcast.max.wait.seconds.before.join", "0");
             config.getNetworkConfig().setPort(port).setPortAutoIncrement(false);
             config.getNetworkConfig().getInterfaces().setEnabled(true).addInterface("127.0.0.1");
             JoinConfig join = config.getNetworkConfig().getJoin();
