@@ -8,7 +8,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties("fenceguard.hazelcast")
 public class FenceguardHazelcastProperties {
 
-    /** The start of every lock's name: a resource's lock is the CP FencedLock '<lock-name-prefix><resource>@<cp-group>'. */
+    /** The start of every lock's name: a resource's lock is the CP FencedLock named prefix, resource, '@', CP group. */
     private String lockNamePrefix = "fenceguard:";
     /** The CP group whose Raft log holds the locks (Hazelcast's default group unless set). */
     private String cpGroup = "default";
