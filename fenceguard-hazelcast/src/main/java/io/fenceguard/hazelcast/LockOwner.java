@@ -24,14 +24,17 @@ import org.slf4j.LoggerFactory;
  * lock, with the same fence, again.
  *
  * <p>The thread ends once the lock is given back (released, expired here, abandoned) or found lost. A lock it could
- * not give back because the CP group did not answer is given back again and again until the group answers, the
- * ownership is gone, or the Hazelcast instance stops: the member's CP session outlives the lease, and a lock left
- * behind would block its resource for as long as the member lives.
+ * not give back because the CP group did not answer (or might hold although the lock call failed) is given back again
+ * and again until the group answers, the ownership is gone, the Hazelcast instance stops, or five minutes passed: the
+ * member's CP session outlives the lease, and a lock left behind would block its resource for as long as the member
+ * lives.
  */
 final class LockOwner {
 
     private static final Logger log = LoggerFactory.getLogger(LockOwner.class);
     private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** How long a lock that cannot be given back is tried again: past it the member's CP session must free it. */
+    private static final long GIVE_BACK_PATIENCE_NANOS = TimeUnit.MINUTES.toNanos(5);
 
     private enum State { ACQUIRING, HOLDING, ENDED }
 
@@ -184,6 +187,10 @@ final class LockOwner {
             }
         } catch (Throwable e) {
             granted.completeExceptionally(e);
+            if (lock != null) {
+                // The group may have granted the lock although its answer was lost: give it back if it is this thread's.
+                giveBackIfHeld();
+            }
             onEnd.run();
             return;
         }
@@ -237,19 +244,48 @@ final class LockOwner {
 
     /** Unlocks on this thread, again and again while the CP group does not answer; completes {@code answer} at the first try. */
     private void giveBack(CompletableFuture<Boolean> answer) {
+        retry(() -> {
+            lock.unlock();
+            answer.complete(true);
+        }, () -> answer.complete(false), answer::completeExceptionally);
+    }
+
+    private void giveBackIfHeld() {
+        retry(() -> {
+            if (lock.isLockedByCurrentThread()) {
+                lock.unlock();
+            }
+        }, () -> { }, error -> { });
+    }
+
+    /**
+     * Runs {@code call} until it returns; {@code notHeld} when the lock is not this thread's (its session was closed:
+     * nothing to give back). Tried again every half second while the instance runs, for at most
+     * {@link #GIVE_BACK_PATIENCE_NANOS}; {@code failed} is told of the first failure.
+     */
+    private void retry(Runnable call, Runnable notHeld, Consumer<RuntimeException> failed) {
+        long giveUpAt = System.nanoTime() + GIVE_BACK_PATIENCE_NANOS;
+        boolean first = true;
         while (true) {
             try {
-                lock.unlock();
-                answer.complete(true);
+                call.run();
                 return;
             } catch (IllegalMonitorStateException e) {
-                // Not held by this thread any longer (LockOwnershipLostException: its session was closed): nothing to give back.
-                answer.complete(false);
+                // LockOwnershipLostException too: not held by this thread any longer.
+                notHeld.run();
                 return;
             } catch (RuntimeException e) {
-                answer.completeExceptionally(e);
+                if (first) {
+                    failed.accept(e);
+                    first = false;
+                }
                 if (!hazelcast.getLifecycleService().isRunning()) {
                     return; // the member's sessions end with it
+                }
+                if (System.nanoTime() - giveUpAt > 0) {
+                    log.warn("Could not give back the FencedLock of {}; it is freed when this member's CP session"
+                            + " ends: {}", resource, e.toString());
+                    return;
                 }
                 log.debug("Could not give back the FencedLock of {} yet, trying again: {}", resource, e.toString());
                 try {
