@@ -3,25 +3,33 @@ package io.fenceguard.hazelcast;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.config.Config;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
+import io.fenceguard.core.LeaseLossReason;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseRequest;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** What the contract leaves open for FencedLock: fences across members, release from another thread, bad set-ups. */
+/**
+ * What the contract leaves open for FencedLock: fences across members, release from another thread, a client whose
+ * shutdown is a loss, bad set-ups.
+ */
 class HazelcastLeaseProviderTest {
 
     private static final LeaseConfig LEASE = LeaseConfig.builder().leaseTime(Duration.ofSeconds(10)).build();
@@ -94,6 +102,37 @@ class HazelcastLeaseProviderTest {
             try (LeaseManager other = LeaseManager.of(provider, LEASE)) {
                 assertThat(other.tryAcquire("hz:user:" + id + "@default")).isEmpty();
             }
+        }
+    }
+
+    /** Through a client: it works alike, and the client's shutdown is pushed to its holders as a loss at once. */
+    @Test
+    void throughAClientWhoseShutdownIsPushedAsALoss() throws Exception {
+        String resource = "hz:client:" + UUID.randomUUID();
+        ClientConfig config = new ClientConfig();
+        config.setClusterName(cluster.name());
+        config.setProperty("hazelcast.logging.type", "slf4j");
+        InetSocketAddress member = (InetSocketAddress) cluster.member(0).getCluster().getLocalMember().getSocketAddress();
+        config.getNetworkConfig().addAddress("127.0.0.1:" + member.getPort());
+        HazelcastInstance client = HazelcastClient.newHazelcastClient(config);
+        try (HazelcastLeaseProvider provider = HazelcastLeaseProvider.of(client);
+             LeaseManager onClient = LeaseManager.of(provider, LEASE);
+             LeaseManager onMember = LeaseManager.of(HazelcastLeaseProvider.of(cluster.member(1)), LEASE)) {
+            Lease lease = onClient.acquire(resource, Duration.ofSeconds(5));
+            CountDownLatch lost = new CountDownLatch(1);
+            lease.onLost((l, why) -> lost.countDown());
+            assertThat(onMember.tryAcquire(resource)).isEmpty();
+
+            client.shutdown();
+            assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(lease.lossReason()).contains(LeaseLossReason.REVOKED);
+            // The client's CP session ends with it (closed, or expired after its time to live): the lock is free.
+            try (Lease next = onMember.acquire(resource, Duration.ofSeconds(HazelcastCluster.SESSION_TTL_SECONDS * 3L))) {
+                assertThat(next.token()).isGreaterThan(lease.token());
+            }
+            lease.close();
+        } finally {
+            client.getLifecycleService().terminate();
         }
     }
 
