@@ -16,5 +16,7 @@ public enum LeaseStore {
     /** Redlock over the independent Redis masters listed in {@code fenceguard.redlock.addresses}. */
     REDLOCK,
     /** etcd through the application's jetcd Client, else one made from {@code fenceguard.etcd.endpoints}. */
-    ETCD
+    ETCD,
+    /** Hazelcast's CP Subsystem (a FencedLock per resource) through the application's HazelcastInstance. */
+    HAZELCAST
 }

@@ -36,6 +36,9 @@ public class NoLeaseStoreException extends IllegalStateException {
             case ETCD:
                 return new NoLeaseStoreException("fenceguard.lease.store=etcd but no etcd lease provider was made",
                         "add io.fenceguard:fenceguard-etcd and either a jetcd Client bean or fenceguard.etcd.endpoints");
+            case HAZELCAST:
+                return new NoLeaseStoreException("fenceguard.lease.store=hazelcast but no Hazelcast lease provider was made",
+                        "add io.fenceguard:fenceguard-hazelcast and a HazelcastInstance bean whose CP Subsystem is enabled");
             case REDLOCK:
                 return new NoLeaseStoreException("fenceguard.lease.store=redlock but no Redlock lease provider was made",
                         "add io.fenceguard:fenceguard-redlock and set fenceguard.redlock.addresses to three or five Redis masters");

@@ -34,6 +34,7 @@ class AutoConfigurationsBackOffTest {
                         new String[] {"io.lettuce.", "org.springframework.data.redis."}),
                 Arguments.of("Curator", new String[] {"org.apache.curator."}),
                 Arguments.of("jetcd", new String[] {"io.etcd.jetcd."}),
+                Arguments.of("Hazelcast", new String[] {"com.hazelcast."}),
                 Arguments.of("Kafka", new String[] {"org.apache.kafka.", "org.springframework.kafka."}),
                 Arguments.of("RabbitMQ and Spring AMQP", new String[] {"com.rabbitmq.", "org.springframework.amqp."}),
                 Arguments.of("R2DBC", new String[] {"io.r2dbc."}),
