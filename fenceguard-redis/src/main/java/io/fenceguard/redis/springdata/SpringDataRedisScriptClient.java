@@ -46,6 +46,7 @@ public final class SpringDataRedisScriptClient implements RedisScriptClient {
     private final ExecutorService io;
     private final ScriptRunner scripts;
     private final ReleaseChannels channels;
+    private final ReplicatedScripts replicated;
 
     private SpringDataRedisScriptClient(RedisConnectionFactory factory) {
         int n = THREADS.incrementAndGet();
@@ -56,6 +57,7 @@ public final class SpringDataRedisScriptClient implements RedisScriptClient {
         this.scripts = LETTUCE && ConnectionUtils.isLettuce(factory) && LettuceScripts.accepts(factory)
                 ? LettuceScripts.of(factory, io) : new ConnectionScripts(factory, io);
         this.channels = new ReleaseChannels(factory, "fenceguard-springdata-" + n);
+        this.replicated = new ReplicatedScripts(factory, "fenceguard-springdata-wait-" + n);
     }
 
     /**
@@ -91,6 +93,30 @@ public final class SpringDataRedisScriptClient implements RedisScriptClient {
             replies.add(scripts.run(script, Reply.LIST, keys.get(i), args.get(i), timeoutNanos));
         }
         return replies;
+    }
+
+    /**
+     * The script and its {@code WAIT} pipelined on a connection of the factory that no other call shares (WAIT blocks
+     * its connection until the replicas answered).
+     */
+    @Override
+    public CompletionStage<Replicated> evalReplicated(String script, Reply reply, List<String> keys, List<String> args,
+                                                      int replicas, java.time.Duration timeout, long deadlineNanos) {
+        if (cluster()) {
+            return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                    name() + " cannot wait for replicas on a Redis Cluster"));
+        }
+        return replicated.run(script, reply, keys, args, replicas, timeout, deadlineNanos);
+    }
+
+    /** On one master with its replicas (Sentinel or not); not on a Redis Cluster, where pipelines are not supported. */
+    @Override
+    public boolean waitsForReplicas() {
+        try {
+            return !cluster();
+        } catch (RuntimeException unreachable) {
+            return true;  // asked again, and refused on a Cluster, at the first grant
+        }
     }
 
     /** {@code Spring Data Redis (Lettuce)} or, on another factory, its name. */
@@ -151,6 +177,7 @@ public final class SpringDataRedisScriptClient implements RedisScriptClient {
     @Override
     public void close() {
         channels.close();
+        replicated.close();
         scripts.close();
         io.shutdownNow();
     }
