@@ -38,13 +38,15 @@ final class ReplicatedScripts implements AutoCloseable {
     private static final int IDLE = 2;
 
     private final RedisConnectionFactory factory;
+    private final ScriptRunner runner;
     private final ExecutorService threads;
     private final ConcurrentLinkedDeque<RedisConnection> idle = new ConcurrentLinkedDeque<>();
     private final Map<String, String> shas = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    ReplicatedScripts(RedisConnectionFactory factory, String threadName) {
+    ReplicatedScripts(RedisConnectionFactory factory, ScriptRunner runner, String threadName) {
         this.factory = factory;
+        this.runner = runner;
         ThreadPoolExecutor executor = new ThreadPoolExecutor(8, 8, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 r -> SpringDataRedisScriptClient.daemon(r, threadName));
         executor.allowCoreThreadTimeOut(true);
@@ -105,13 +107,13 @@ final class ReplicatedScripts implements AutoCloseable {
         }
     }
 
-    private static List<Object> pipeline(RedisConnection connection,
+    private List<Object> pipeline(RedisConnection connection,
                                          java.util.function.Consumer<RedisConnection> script, byte[] replicas,
                                          byte[] timeout) {
         connection.openPipeline();
         try {
             script.accept(connection);
-            connection.execute("WAIT", replicas, timeout);
+            runner.queueWait(connection, replicas, timeout);
         } catch (RuntimeException e) {
             try {
                 connection.closePipeline();

@@ -57,7 +57,7 @@ public final class SpringDataRedisScriptClient implements RedisScriptClient {
         this.scripts = LETTUCE && ConnectionUtils.isLettuce(factory) && LettuceScripts.accepts(factory)
                 ? LettuceScripts.of(factory, io) : new ConnectionScripts(factory, io);
         this.channels = new ReleaseChannels(factory, "fenceguard-springdata-" + n);
-        this.replicated = new ReplicatedScripts(factory, "fenceguard-springdata-wait-" + n);
+        this.replicated = new ReplicatedScripts(factory, scripts, "fenceguard-springdata-wait-" + n);
     }
 
     /**
@@ -82,6 +82,12 @@ public final class SpringDataRedisScriptClient implements RedisScriptClient {
     public CompletionStage<Object> evalAsync(String script, Reply reply, List<String> keys, List<String> args,
                                              long timeoutNanos) {
         return scripts.run(script, reply, keys, args, timeoutNanos);
+    }
+
+    /** The scripts in the server's cache ahead of their first use, in one round trip. */
+    @Override
+    public CompletionStage<?> load(List<String> scripts) {
+        return this.scripts.load(scripts);
     }
 
     /** One call each: Lettuce pipelines them on its connection by itself, each to the node of its keys. */
