@@ -204,7 +204,8 @@ public final class JedisScriptClient implements RedisScriptClient {
                     redis.clients.jedis.Pipeline pipeline = jedis.pipelined();
                     List<redis.clients.jedis.Response<String>> loaded = new java.util.ArrayList<>(scripts.size());
                     for (String script : scripts) {
-                        loaded.add(pipeline.scriptLoad(script));
+                        // The sample key only routes a Cluster pipeline; it is not sent.
+                        loaded.add(pipeline.scriptLoad(script, "fenceguard"));
                     }
                     pipeline.sync();
                     for (int i = 0; i < scripts.size(); i++) {
