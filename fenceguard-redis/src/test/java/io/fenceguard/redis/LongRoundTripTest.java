@@ -82,7 +82,16 @@ class LongRoundTripTest {
         JEDIS {
             @Override
             Opened open(int port) {
-                JedisPool pool = new JedisPool(new GenericObjectPoolConfig<Jedis>(), "127.0.0.1", port, 5_000);
+                // Connections opened ahead: on a long link a new one costs Jedis a round trip (CLIENT SETINFO) before
+                // its first command, and the release channels' subscription takes one of the pool's.
+                GenericObjectPoolConfig<Jedis> connections = new GenericObjectPoolConfig<>();
+                connections.setMinIdle(4);
+                JedisPool pool = new JedisPool(connections, "127.0.0.1", port, 5_000);
+                try {
+                    pool.preparePool();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
                 return new Opened(JedisScriptClient.of(pool), pool::close);
             }
         },
@@ -119,8 +128,7 @@ class LongRoundTripTest {
             RedisLeaseConfig config = RedisClients.fastRedis().callTimeout(Duration.ofSeconds(3)).build();
             LeaseConfig leases = LeaseConfig.builder().leaseTime(LEASE).build();
             try (LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(opened.client(), config), leases)) {
-                assertThat(cached(redis)).as("every script in the server's cache once the provider exists")
-                        .containsOnly(1L);
+                awaitCached(redis);
                 Lease lease = manager.acquire("rtt:renewal", Duration.ofSeconds(5));
                 link.addRoundTrip(ROUND_TRIP);
                 long grantedAt = System.nanoTime();
@@ -129,20 +137,13 @@ class LongRoundTripTest {
                 String lock = LeaseKeys.of(config.keyPrefix(), ResourceName.of("rtt:renewal")).lock();
                 long leastRemaining = Long.MAX_VALUE;
                 long leastTtl = Long.MAX_VALUE;
-                long lastTtl = Long.MAX_VALUE;
-                long renewedAtMs = -1;
+
                 // Two leases long: the first renewal lands at about interval + round trip, 1.4 s into a 1.5 s lease.
                 long end = grantedAt + LEASE.multipliedBy(2).toNanos();
                 while (System.nanoTime() < end) {
                     assertThat(lease.isValid()).as("valid over the long link, lost: " + lost).isTrue();
                     leastRemaining = Math.min(leastRemaining, lease.remaining().toMillis());
                     long ttl = (Long) redis.call("PTTL", lock);
-                    if (renewedAtMs < 0 && ttl > lastTtl + 100) {
-                        renewedAtMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - grantedAt);
-                    }
-                    lastTtl = ttl;
-                    assertThat(lease.isValid()).as("valid over the long link, lost: " + lost + ", first renewal in "
-                            + "Redis at " + renewedAtMs + " ms").isTrue();
                     assertThat(ttl).as("still in Redis").isPositive();
                     leastTtl = Math.min(leastTtl, ttl);
                     Thread.sleep(10);
@@ -151,8 +152,7 @@ class LongRoundTripTest {
                 assertThat(refusedEvalSha(redis)).as("EVALSHA refused with NOSCRIPT").isZero();
                 String renewals = commandCalls(redis, "evalsha") + " EVALSHA, " + commandCalls(redis, "eval") + " EVAL";
                 lease.close();
-                return String.format("first renewal in Redis %d ms after the grant, least remaining %d ms, least PTTL "
-                        + "%d ms, %s", renewedAtMs, leastRemaining, leastTtl, renewals);
+                return String.format("least remaining %d ms, least PTTL %d ms, %s", leastRemaining, leastTtl, renewals);
             } finally {
                 opened.close().run();
             }
@@ -179,7 +179,7 @@ class LongRoundTripTest {
             RedisLeaseConfig config = RedisClients.fastRedis().build();
             LeaseConfig leases = LeaseConfig.builder().leaseTime(LEASE).build();
             try (LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(opened.client(), config), leases)) {
-                assertThat(cached(redis)).containsOnly(1L);
+                awaitCached(redis);
                 // The provider's first acquire asks the master how many replicas it has: asked on the short link.
                 manager.acquire("rtt:first", Duration.ofSeconds(5)).close();
                 String lock = LeaseKeys.of(config.keyPrefix(), ResourceName.of("rtt:gave-up")).lock();
@@ -228,6 +228,18 @@ class LongRoundTripTest {
 
     private static long elapsedMs(long start) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+
+    /**
+     * The provider loads its scripts when it is made, waiting at most one call's time (a client's first connection
+     * may take longer on a loaded machine, and then the load completes in the background): the long link comes after.
+     */
+    private static void awaitCached(RedisProcess redis) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!cached(redis).stream().allMatch(n -> n == 1L)) {
+            assertThat(System.nanoTime()).as("every script in the server's cache within 10 s").isLessThan(deadline);
+            Thread.sleep(20);
+        }
     }
 
     private static List<Long> cached(RedisProcess redis) throws Exception {

@@ -90,7 +90,7 @@ final class ReplicatedScripts implements AutoCloseable {
                         keysAndArgs), replicasArg, timeoutArg);
             } catch (RedisPipelineException e) {
                 if (!noScript(e)) {
-                    throw e;
+                    throw failure(e);
                 }
                 // Not in this server's cache (a restart, a failover): the script whole, once.
                 results = pipeline(connection, c -> c.scriptingCommands().eval(
@@ -123,6 +123,19 @@ final class ReplicatedScripts implements AutoCloseable {
             throw e;
         }
         return connection.closePipeline();
+    }
+
+    /**
+     * The failure of the pipelined command itself, as Spring translated it (a connection failure, a timeout, a
+     * READONLY reply during a failover), so that the caller tells a transient failure from another one.
+     */
+    private static RuntimeException failure(RedisPipelineException e) {
+        for (Object result : e.getPipelineResult()) {
+            if (result instanceof RuntimeException failed) {
+                return failed;
+            }
+        }
+        return e.getCause() instanceof RuntimeException cause ? cause : e;
     }
 
     private static boolean noScript(RedisPipelineException e) {
