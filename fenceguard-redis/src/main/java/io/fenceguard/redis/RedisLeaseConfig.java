@@ -165,10 +165,12 @@ public final class RedisLeaseConfig {
     /**
      * How many replicas must acknowledge a grant before it is handed out ({@code WAIT n timeout} after the acquire,
      * on the same connection); a grant that fewer acknowledge within {@link #replicaTimeout()} is released and the
-     * acquire fails ({@code LeaseUnavailableException}, saying so). So a failover to a replica that acknowledged
+     * acquire fails ({@link UnacknowledgedGrantException}, saying so). So a failover to a replica that acknowledged
      * cannot forget a lock it granted and grant it again. {@code -1} (the default): one where the master has
      * replicas when the provider first asks ({@code INFO replication}, once), none otherwise; {@code 0}: never.
-     * Needs a client that can wait (Redisson, Jedis); with another, the default is none and a number is refused.
+     * Used by {@link RedisLeaseProvider} and {@link RedisReadWriteLeaseProvider} on every client (Redisson, Jedis,
+     * Spring Data Redis on Lettuce or Jedis); Spring Data Redis on a Redis Cluster cannot wait, so its default there is
+     * none and a number is refused.
      */
     public int replicaAcknowledgements() {
         return replicaAcknowledgements;

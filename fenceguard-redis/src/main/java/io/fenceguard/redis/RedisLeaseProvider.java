@@ -12,8 +12,6 @@ import io.fenceguard.core.spi.LeaseRequest;
 import io.fenceguard.core.spi.ReleaseRequestChannel;
 import io.fenceguard.core.spi.Renewal;
 import io.fenceguard.redis.internal.ContentionRetry;
-import io.fenceguard.redis.internal.EpochSourceRecord;
-import io.fenceguard.redis.internal.EpochTokens;
 import io.fenceguard.redis.internal.LeaseKeys;
 import io.fenceguard.redis.internal.RedisCalls;
 import io.fenceguard.redis.internal.RedisLeaseScripts;
@@ -34,7 +32,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -59,13 +57,11 @@ import org.slf4j.LoggerFactory;
 public final class RedisLeaseProvider extends AbstractLeaseProvider {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLeaseProvider.class);
-    /** Tries of the loss path of a durable-epoch grant before giving up: claim, epoch, install. */
-    private static final int EPOCH_ROUNDS = 4;
     /** Between tries to mark an acquire that gave up without an answer. */
     private static final Duration GIVE_UP_PAUSE = Duration.ofMillis(200);
     private static final AtomicLong GIVE_UP_THREADS = new AtomicLong();
     /** The clock floor's assumption is told once per process, not once per provider. */
-    private static final java.util.concurrent.atomic.AtomicBoolean CLOCK_FLOOR_TOLD = new java.util.concurrent.atomic.AtomicBoolean();
+    private static final AtomicBoolean CLOCK_FLOOR_TOLD = new AtomicBoolean();
 
     private final RedisLeaseConfig config;
     private final RedisScriptClient client;
@@ -74,18 +70,14 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
     private final ReleaseWaiter waiter;
     private final RedisReleaseRequests releaseRequests;
     private final ContentionRetry contention;
-    /** The server's clock as every reply of this provider reports it (not on a Cluster). */
-    private final ServerClockWatch serverClock = new ServerClockWatch(null);
-    private final java.util.concurrent.atomic.AtomicReference<Jump> lastJump = new java.util.concurrent.atomic.AtomicReference<>();
+    private final ReplicaAcknowledgements replicas;
+    private final ClockJumpHold clockJumpHold;
+    private final DurableEpochs epochs;
     /** Each held lease's last view of the server clock, by holder. */
     private final Map<String, ServerClockWatch> clocks = new ConcurrentHashMap<>();
     private final AtomicLong pruneClocksAt = new AtomicLong(4096);
     private final AtomicLong forwardJumps = new AtomicLong();
     private final AtomicLong backwardJumps = new AtomicLong();
-    private final AtomicLong epochsTaken = new AtomicLong();
-    private final EpochSourceRecord epochSourceRecord;
-    /** Whether the store's recorded epoch source was found to be this provider's (checked again on each epoch taken). */
-    private volatile boolean epochSourceChecked;
     private final ScheduledExecutorService giveUpRetries = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "fenceguard-redis-give-up-" + GIVE_UP_THREADS.incrementAndGet());
         t.setDaemon(true);
@@ -101,111 +93,26 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
         this.releaseRequests = new RedisReleaseRequests(client, config.keyPrefix(), calls,
                 config.callTimeout() != null ? config.callTimeout() : Duration.ofSeconds(2));
         this.contention = new ContentionRetry(config);
-        if (config.replicaAcknowledgements() > 0 && !client.waitsForReplicas()) {
-            throw new IllegalArgumentException("replicaAcknowledgements(" + config.replicaAcknowledgements()
-                    + ", …) needs a client that can wait for replicas (Redisson, Jedis); " + client.name() + " cannot");
-        }
-        this.replicas = config.replicaAcknowledgements() >= 0 ? config.replicaAcknowledgements()
-                : client.waitsForReplicas() ? -1 : 0;
+        this.replicas = new ReplicaAcknowledgements(config, client, calls);
+        this.clockJumpHold = new ClockJumpHold(config.lockDelay(), this::renew, this::releaseQuietly);
         loadScripts(client, RedisLeaseScripts.all(), config);
-        this.epochSourceRecord = new EpochSourceRecord(client, config.keyPrefix());
+        this.epochs = new DurableEpochs(client, config);
         if (config.tokenEpochSource() == null && CLOCK_FLOOR_TOLD.compareAndSet(false, true)) {
             log.warn("fenceguard: Redis lease tokens rest on the Redis server's clock after a loss of their counter "
                     + "(FLUSHALL, a restart without persistence, a failover): a step back of that clock then lets a "
                     + "stale holder's writes through; set fenceguard.redis.token-epoch=database (Spring Boot) or "
                     + "RedisLeaseConfig.tokenEpochSource(JdbcTokenEpochSource.of(dataSource)) for tokens on a durable epoch");
         }
-        checkEpochSourceAtStart();
+        epochs.checkAtStart();
     }
 
     /**
-     * Compares the store's recorded epoch source with this provider's now, so that a client on another source fails
-     * at start-up; a store or source that cannot be reached now is checked at the first acquire instead.
-     */
-    private void checkEpochSourceAtStart() {
-        Duration timeout = config.callTimeout() != null ? config.callTimeout() : Duration.ofSeconds(1);
-        try {
-            checkEpochSource(System.nanoTime() + timeout.toNanos());
-        } catch (MismatchedEpochSource e) {
-            throw e;
-        } catch (RuntimeException e) {
-            log.info("fenceguard: could not compare the lock store's token epoch source with this provider's now ({}); "
-                    + "compared at the first acquire", e.toString());
-        }
-    }
-
-    /**
-     * Records this provider's epoch source in Redis when none is recorded, and refuses a store that records another
-     * one, or any one when this provider mints tokens on the clock floor.
-     *
-     * @throws MismatchedEpochSource naming both sources
-     * @throws RuntimeException      when Redis or the source cannot be reached
-     */
-    private void checkEpochSource(long deadlineNanos) {
-        TokenEpochSource source = config.tokenEpochSource();
-        String own = source == null ? null : source.identity();
-        if (source != null && own == null) {
-            epochSourceChecked = true; // a source that cannot name itself is not checked
-            return;
-        }
-        String recorded;
-        try {
-            recorded = epochSourceRecord.record(own, deadlineNanos).toCompletableFuture()
-                    .get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while reading " + epochSourceRecord.key(), e);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException("cannot read " + epochSourceRecord.key() + " in Redis: " + e, e);
-        }
-        if (source == null && recorded != null) {
-            throw new MismatchedEpochSource("Redis (key prefix " + config.keyPrefix() + ") records that its token epochs "
-                    + "come from " + recorded + ", but this client mints tokens on the Redis clock floor, which can fall "
-                    + "below those epochs' tokens after a loss: give it the same TokenEpochSource "
-                    + "(fenceguard.redis.token-epoch=database on the same database) or a key prefix of its own");
-        }
-        if (source != null && !own.equals(recorded)) {
-            throw new MismatchedEpochSource("Redis (key prefix " + config.keyPrefix() + ") records that its token epochs "
-                    + "come from " + recorded + ", but this client's TokenEpochSource is " + own + ": every client of "
-                    + "one lock store must take its epochs from the same source (or use a key prefix of its own)");
-        }
-        epochSourceChecked = true;
-    }
-
-    /** A client whose token source differs from the one the lock store records: a configuration error, not retried. */
-    private static final class MismatchedEpochSource extends IllegalStateException {
-        MismatchedEpochSource(String message) {
-            super(message);
-        }
-    }
-
-    /** Replicas that acknowledge each grant; -1 until the master was asked how many it has (at the first acquire). */
-    private volatile int replicas;
-
-    /** {@link RedisLeaseConfig#replicaAcknowledgements()}, asking the master once when it is left to the provider. */
-    private int replicasToWaitFor(ResourceName resource, LeaseKeys keys, long giveUpAt) {
-        int known = replicas;
-        if (known >= 0) {
-            return known;
-        }
-        int connected = calls.call(resource, "count the replicas for", giveUpAt,
-                () -> client.connectedReplicas(keys.lock(), giveUpAt), null);
-        known = connected > 0 ? 1 : 0;
-        if (known > 0) {
-            log.info("fenceguard: the Redis master has {} replica(s); each grant waits for one to acknowledge it "
-                    + "(at most {} ms)", connected, config.replicaTimeout().toMillis());
-        }
-        replicas = known;
-        return known;
-    }
-
-    /**
-     * A grant that fewer replicas acknowledged than required is given back: a failover to a replica without it would
-     * grant the lock again.
+     * A grant that fewer replicas acknowledged than required is given back and refused: a failover to a replica
+     * without it would grant the lock again.
      */
     private void requireAcknowledged(LeaseRequest request, LeaseKeys keys, RedisLeaseScripts.AcquireReply reply,
                                      int required, long giveUpAt) {
-        if (required <= 0 || reply.status() != RedisLeaseScripts.ACQUIRED || reply.acknowledged() >= required) {
+        if (reply.status() != RedisLeaseScripts.ACQUIRED || ReplicaAcknowledgements.enough(reply.acknowledged(), required)) {
             return;
         }
         try {
@@ -215,9 +122,7 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
             log.warn("could not give back the lock on '{}' that no replica acknowledged; it expires with its lease",
                     request.resource(), e);
         }
-        throw new LeaseUnavailableException("cannot acquire '" + request.resource() + "': " + reply.acknowledged()
-                + " of " + required + " replica(s) acknowledged the grant within " + config.replicaTimeout().toMillis()
-                + " ms; it was given back, since a failover could grant it again", request.resource(), null);
+        throw replicas.refusal(request.resource(), reply.acknowledged(), required);
     }
 
     /**
@@ -282,22 +187,13 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
 
     /** Epochs taken from the durable source (0 with the clock floor): one per counter Redis lost. */
     public long epochsTaken() {
-        return epochsTaken.get();
+        return epochs.taken();
     }
 
     @Override
     protected Grant acquire(LeaseRequest request, Duration wait, long deadline) {
         ResourceName resource = request.resource();
-        if (!epochSourceChecked) {
-            try {
-                checkEpochSource(deadline + config.callTimeout(request.leaseTime()).toNanos());
-            } catch (MismatchedEpochSource e) {
-                throw e;
-            } catch (RuntimeException e) {
-                throw new LeaseUnavailableException("cannot acquire '" + resource + "': could not compare the lock "
-                        + "store's token epoch source with this client's: " + e.getMessage(), resource, e);
-            }
-        }
+        epochs.checkAtAcquire(resource, deadline + config.callTimeout(request.leaseTime()).toNanos());
         LeaseKeys keys = LeaseKeys.of(config.keyPrefix(), resource);
         long callTimeout = config.callTimeout(request.leaseTime()).toNanos();
         // One budget for everything below: the wait, plus one call's time for the answer to the last try.
@@ -314,61 +210,7 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
         }
         track(request, attempt.reading());
         Grant grant = new Grant(FencingToken.of(attempt.value()), attempt.sentAtNanos());
-        Jump jump = lastJump.get();
-        if (jump != null) {
-            long holdUntil = jump.seenAtNanos() + Math.min(jump.excessNanos(),
-                    request.leaseTime().toNanos() + config.lockDelay().toNanos());
-            if (holdUntil - System.nanoTime() > 0) {
-                return holdAfterJump(request, wait, grant, holdUntil, deadline, jump);
-            }
-        }
-        return grant;
-    }
-
-    /**
-     * A forward jump of the server's clock, seen by this provider, expired locks in Redis early: a holder that Redis
-     * dropped may still believe it holds its lease until its own deadline, up to the jump later. The new grant is
-     * kept (renewed, so that nobody else gets it) but handed out only once that time has passed; when that is past
-     * the caller's wait, it is given back and the acquire fails, saying why.
-     */
-    private Grant holdAfterJump(LeaseRequest request, Duration wait, Grant grant, long holdUntil, long deadline, Jump jump) {
-        ResourceName resource = request.resource();
-        String why = "the Redis server's clock jumped forward by " + jump.excessNanos() / 1_000_000 + " ms more than "
-                + "passed here, so Redis may have expired an earlier holder's lock while that holder still holds it";
-        if (holdUntil - deadline > 0) {
-            releaseQuietly(request, grant);
-            throw new LeaseTimeoutException(resource, wait, why + "; the resource stays closed for "
-                    + (holdUntil - System.nanoTime()) / 1_000_000 + " ms more");
-        }
-        log.warn("{}: the lease on '{}' is handed out in {} ms", why, resource, (holdUntil - System.nanoTime()) / 1_000_000);
-        long aliveFrom = grant.sentAtNanos();
-        long step = Math.max(1, request.leaseTime().toNanos() / 3);
-        try {
-            for (long left = holdUntil - System.nanoTime(); left > 0; left = holdUntil - System.nanoTime()) {
-                pause(resource, Math.min(left, step));
-                long sent = System.nanoTime();
-                Boolean ours = renew(request, grant).toCompletableFuture()
-                        .get(request.leaseTime().toNanos(), TimeUnit.NANOSECONDS);
-                if (!Boolean.TRUE.equals(ours)) {
-                    throw new LeaseUnavailableException("lost the lease on '" + resource + "' while waiting out a "
-                            + "forward jump of the Redis server's clock", resource, null);
-                }
-                aliveFrom = sent;
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            releaseQuietly(request, grant);
-            throw new io.fenceguard.core.FenceguardException("interrupted while waiting for a lease on '" + resource
-                    + "'", resource, null, e);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            releaseQuietly(request, grant);
-            throw new LeaseUnavailableException("could not renew the lease on '" + resource + "' while waiting out a "
-                    + "forward jump of the Redis server's clock: " + e, resource, e);
-        } catch (RuntimeException e) {
-            releaseQuietly(request, grant);
-            throw e;
-        }
-        return new Grant(grant.token(), aliveFrom);
+        return clockJumpHold.handOut(request, wait, grant, deadline);
     }
 
     private void releaseQuietly(LeaseRequest request, Grant grant) {
@@ -379,19 +221,11 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
         }
     }
 
-    /** What a reply of any lease call tells of the server's clock: a forward jump holds the grants that follow. */
+    /** What a reply of any lease call tells of the server's clock (a Cluster's nodes keep clocks of their own). */
     private void observeServer(ServerClockWatch.Reading reading) {
-        if (client.cluster()) {
-            return; // the nodes of a Cluster keep clocks of their own
+        if (!client.cluster()) {
+            clockJumpHold.observe(reading);
         }
-        ServerClockWatch.Step step = serverClock.observe(reading);
-        if (step.forward()) {
-            lastJump.set(new Jump(System.nanoTime(), step.excessNanos()));
-        }
-    }
-
-    /** A forward jump of the server's clock: when it was seen here and how far it went beyond what passed here. */
-    private record Jump(long seenAtNanos, long excessNanos) {
     }
 
     private ContentionRetry.Attempt attempt(LeaseRequest request, LeaseKeys keys, long giveUpAt) {
@@ -404,45 +238,26 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
                 releaseLate(request, keys);
             }
         };
-        int acknowledgements = replicasToWaitFor(request.resource(), keys, giveUpAt);
+        int acknowledgements = replicas.required(request.resource(), keys.lock(), giveUpAt);
         Duration replicaTimeout = config.replicaTimeout();
         if (config.tokenEpochSource() == null) {
             long sentAt = System.nanoTime();
-            long until = giveUpAt;
             RedisLeaseScripts.AcquireReply reply = calls.call(request.resource(), "acquire", giveUpAt,
                     () -> scripts.acquire(keys, request.holder(), leaseMs, delayMs, ttlMs, acknowledgements,
-                            replicaTimeout, until), late);
+                            replicaTimeout, giveUpAt), late);
             requireAcknowledged(request, keys, reply, acknowledgements, giveUpAt);
             return new ContentionRetry.Attempt(reply.status(), reply.value(), reading(reply, sentAt));
         }
-        long epoch = 0;
-        long claim = 0;
-        for (int round = 1; ; round++) {
-            long e = epoch;
-            long c = claim;
-            long sentAt = System.nanoTime();
-            long until = giveUpAt;
-            RedisLeaseScripts.AcquireReply reply = calls.call(request.resource(), "acquire", giveUpAt,
-                    () -> scripts.acquireWithEpoch(keys, request.holder(), leaseMs, delayMs, ttlMs, e, c, freshClaim(),
-                            acknowledgements, replicaTimeout, until), late);
-            requireAcknowledged(request, keys, reply, acknowledgements, giveUpAt);
-            if (reply.status() != RedisLeaseScripts.NEED_EPOCH) {
-                long value = reply.status() == RedisLeaseScripts.ACQUIRED
-                        ? EpochTokens.token(reply.value(), reply.extra()) : reply.value();
-                return new ContentionRetry.Attempt(reply.status(), value, reading(reply, sentAt));
-            }
-            if (round == EPOCH_ROUNDS) {
-                throw new LeaseUnavailableException("cannot acquire '" + request.resource() + "': Redis lost its token "
-                        + "counter again before a new epoch could be installed, " + EPOCH_ROUNDS + " times",
-                        request.resource(), null);
-            }
-            // The epoch is taken only now, after Redis recorded the claim: it is above every epoch in use before.
-            claim = reply.value();
-            epoch = nextEpoch(request.resource(), System.nanoTime() + config.callTimeout(request.leaseTime()).toNanos());
-            // The epoch source has its own time (a database round trip): the install that follows gets one call's
-            // time of its own, so a slow epoch source never turns into a Redis timeout.
-            giveUpAt = Math.max(giveUpAt, System.nanoTime() + config.callTimeout(request.leaseTime()).toNanos());
-        }
+        long[] sentAt = new long[1];
+        DurableEpochs.Outcome outcome = epochs.acquire(request, giveUpAt, (epoch, claim, freshClaim, until) -> {
+            sentAt[0] = System.nanoTime();
+            RedisLeaseScripts.AcquireReply reply = calls.call(request.resource(), "acquire", until,
+                    () -> scripts.acquireWithEpoch(keys, request.holder(), leaseMs, delayMs, ttlMs, epoch, claim,
+                            freshClaim, acknowledgements, replicaTimeout, until), late);
+            requireAcknowledged(request, keys, reply, acknowledgements, until);
+            return reply;
+        });
+        return new ContentionRetry.Attempt(outcome.reply().status(), outcome.value(), reading(outcome.reply(), sentAt[0]));
     }
 
     private void releaseLate(LeaseRequest request, LeaseKeys keys) {
@@ -465,30 +280,6 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
                                 + "it expires with its lease: {}", request.resource(), request.holder(), error.toString());
                     }
                 });
-    }
-
-    private long nextEpoch(ResourceName resource, long deadlineNanos) {
-        long epoch;
-        try {
-            // The loss that calls for an epoch may have taken the record too: recorded again, or compared, first.
-            checkEpochSource(deadlineNanos);
-            epoch = config.tokenEpochSource().nextEpoch();
-        } catch (MismatchedEpochSource e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new LeaseUnavailableException("cannot acquire '" + resource + "': Redis has no token counter for it "
-                    + "and the token epoch source failed: " + e.getMessage(), resource, e);
-        }
-        if (epoch <= 0 || epoch > EpochTokens.MAX_EPOCH) {
-            throw new LeaseUnavailableException("cannot acquire '" + resource + "': the token epoch source returned "
-                    + epoch + ", outside 1.." + EpochTokens.MAX_EPOCH, resource, null);
-        }
-        epochsTaken.incrementAndGet();
-        return epoch;
-    }
-
-    private static long freshClaim() {
-        return ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
     }
 
     private ServerClockWatch.Reading reading(RedisLeaseScripts.AcquireReply reply, long sentAt) {

@@ -1,12 +1,11 @@
 package io.fenceguard.redis;
 
-import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.LeaseMode;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.Grant;
-import io.fenceguard.core.spi.LeaseProvider;
+import io.fenceguard.core.spi.AbstractLeaseProvider;
 import io.fenceguard.core.spi.LeaseRequest;
 import io.fenceguard.redis.internal.ReadWriteScripts;
 import io.fenceguard.redis.internal.RedisCalls;
@@ -40,7 +39,7 @@ import java.util.concurrent.TimeUnit;
  * try (Lease write = guard.acquire("report:7", Duration.ofSeconds(5))) { … }
  * }</pre>
  */
-public final class RedisReadWriteLeaseProvider implements LeaseProvider {
+public final class RedisReadWriteLeaseProvider extends AbstractLeaseProvider {
 
     /** How long a waiter keeps its place in the queue without polling. */
     public static final Duration TICKET_TTL = Duration.ofSeconds(2);
@@ -49,12 +48,14 @@ public final class RedisReadWriteLeaseProvider implements LeaseProvider {
     private final ReadWriteScripts scripts;
     private final RedisCalls calls;
     private final IntervalFunction pauses;
+    private final ReplicaAcknowledgements replicas;
 
     private RedisReadWriteLeaseProvider(RedisScriptClient client, RedisLeaseConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         Objects.requireNonNull(client, "client");
         this.scripts = new ReadWriteScripts(client);
         this.calls = RedisCalls.of(client, config, null);
+        this.replicas = new ReplicaAcknowledgements(config, client, calls);
         RedisLeaseProvider.loadScripts(client, ReadWriteScripts.all(), config);
         this.pauses = IntervalFunction.ofExponentialRandomBackoff(config.contentionBackoff(), 1.5, 0.5,
                 config.contentionBackoffMax());
@@ -75,32 +76,34 @@ public final class RedisReadWriteLeaseProvider implements LeaseProvider {
     }
 
     @Override
-    public Grant acquire(LeaseRequest request, Duration wait) {
-        Objects.requireNonNull(request, "request");
-        if (wait == null || wait.isNegative()) {
-            throw new IllegalArgumentException("wait must be zero or positive, got " + wait);
-        }
+    protected Grant acquire(LeaseRequest request, Duration wait, long deadline) {
         ResourceName resource = request.resource();
         ReadWriteScripts.Keys keys = ReadWriteScripts.Keys.of(config.keyPrefix(), resource);
         long leaseMs = request.leaseTime().toMillis();
         boolean queue = !wait.isZero();
-        long deadline = System.nanoTime() + (wait.compareTo(Duration.ofDays(365)) > 0 ? Duration.ofDays(365) : wait).toNanos();
         boolean granted = false;
         try {
+            int required = replicas.required(resource, keys.holders(),
+                    System.nanoTime() + config.callTimeout(request.leaseTime()).toNanos());
             for (int n = 1; ; n++) {
                 long sent = System.nanoTime();
                 // One call's budget, also past the wait: an answer that comes later still may have granted it.
                 long giveUpAt = Math.max(deadline, sent) + config.callTimeout(request.leaseTime()).toNanos();
-                long token = calls.call(resource, "acquire", giveUpAt, () -> scripts.acquire(keys, request.holder(),
-                        request.mode(), leaseMs, TICKET_TTL.toMillis(), sequenceTtlMs(leaseMs), queue, giveUpAt - sent),
+                ReadWriteScripts.Answer answer = calls.call(resource, "acquire", giveUpAt, () -> scripts.acquire(keys,
+                                request.holder(), request.mode(), leaseMs, TICKET_TTL.toMillis(), sequenceTtlMs(leaseMs),
+                                queue, required, config.replicaTimeout(), giveUpAt),
                         (late, error) -> {
-                            if (late == null || late > 0) {
+                            if (late == null || late.token() > 0) {
                                 releaseQuietly(keys, request);
                             }
                         });
-                if (token > 0) {
+                if (answer.token() > 0) {
+                    if (!ReplicaAcknowledgements.enough(answer.acknowledged(), required)) {
+                        giveBack(keys, request);
+                        throw replicas.refusal(resource, answer.acknowledged(), required);
+                    }
                     granted = true;
-                    return new Grant(FencingToken.of(token), sent);
+                    return new Grant(FencingToken.of(answer.token()), sent);
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
@@ -108,12 +111,26 @@ public final class RedisReadWriteLeaseProvider implements LeaseProvider {
                             ? "a writer holds it or is queued before this reader"
                             : "it is held, or other waiters are queued before this writer");
                 }
-                sleep(resource, Math.min(left, TimeUnit.MILLISECONDS.toNanos(pauses.apply(n))));
+                pause(resource, Math.min(left, TimeUnit.MILLISECONDS.toNanos(pauses.apply(n))));
             }
         } finally {
             if (!granted && queue) {
                 abandon(keys, request);
             }
+        }
+    }
+
+    /**
+     * Gives back a grant that too few replicas acknowledged before the acquire fails, waiting at most one call: a
+     * failover to a replica without it would grant it again. Not given back, it lapses with its lease.
+     */
+    private void giveBack(ReadWriteScripts.Keys keys, LeaseRequest request) {
+        long giveUpAt = System.nanoTime() + callTimeoutNanos(request);
+        try {
+            calls.call(request.resource(), "release", giveUpAt,
+                    () -> scripts.release(keys, request.holder(), callTimeoutNanos(request)), null);
+        } catch (RuntimeException e) {
+            // It lapses with its lease.
         }
     }
 
@@ -165,14 +182,5 @@ public final class RedisReadWriteLeaseProvider implements LeaseProvider {
     @Override
     public String describe() {
         return "redis read-write (key prefix " + config.keyPrefix() + "rw:)";
-    }
-
-    private static void sleep(ResourceName resource, long nanos) {
-        try {
-            TimeUnit.NANOSECONDS.sleep(nanos);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new FenceguardException("interrupted while waiting for a lease on '" + resource + "'", resource, null, e);
-        }
     }
 }

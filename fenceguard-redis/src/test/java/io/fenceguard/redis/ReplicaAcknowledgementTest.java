@@ -23,14 +23,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import io.fenceguard.redis.springdata.SpringDataRedisScriptClient;
 import org.redisson.api.RedissonClient;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import redis.clients.jedis.JedisSentinelPool;
 
 /**
- * Grants that a replica acknowledged, on a Sentinel group, through Redisson and Jedis: the provider finds the
- * replica by itself; a grant is on the replica before it is handed out; with the replica cut off a grant is refused
- * (and given back); after the master dies right after the grants and the replica is promoted, no lock granted
- * before is granted again. Without acknowledgements, the same failover grants a lock twice.
+ * Grants that a replica acknowledged, on a Sentinel group, through Redisson, Jedis and Spring Data Redis on
+ * Lettuce: the provider finds the replica by itself; a grant is on the replica before it is handed out; with the
+ * replica cut off a grant is refused (and given back); after the master dies right after the grants and the
+ * replica is promoted, no lock granted before is granted again. Without acknowledgements, the same failover grants
+ * a lock twice.
  */
 class ReplicaAcknowledgementTest {
 
@@ -55,6 +59,23 @@ class ReplicaAcknowledgementTest {
                     .map(uri -> URI.create(uri).getHost() + ":" + URI.create(uri).getPort()).collect(Collectors.toSet());
             try (JedisSentinelPool pool = new JedisSentinelPool(RedisSentinelGroup.MASTER_NAME, sentinels)) {
                 run(group, () -> JedisScriptClient.of(pool));
+            }
+        }
+    }
+
+    @Test
+    void springDataLettuceGrantsOnlyWhatAReplicaAcknowledged() {
+        try (RedisSentinelGroup group = RedisSentinelGroup.start()) {
+            RedisSentinelConfiguration sentinels = new RedisSentinelConfiguration();
+            sentinels.master(RedisSentinelGroup.MASTER_NAME);
+            group.sentinelUris().forEach(uri -> sentinels.sentinel(URI.create(uri).getHost(), URI.create(uri).getPort()));
+            LettuceConnectionFactory factory = new LettuceConnectionFactory(sentinels);
+            factory.afterPropertiesSet();
+            factory.start();
+            try {
+                run(group, () -> SpringDataRedisScriptClient.of(factory));
+            } finally {
+                factory.destroy();
             }
         }
     }

@@ -21,7 +21,11 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import io.fenceguard.redis.springdata.SpringDataRedisScriptClient;
 import org.redisson.api.RedissonClient;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import redis.clients.jedis.JedisPool;
 
 /**
@@ -57,6 +61,29 @@ class ScriptLoadingTest {
     void jedisLoadsTheScriptsBeforeTheirFirstUse() throws Exception {
         try (JedisPool pool = new JedisPool("127.0.0.1", redis.port())) {
             firstUseIsOneRoundTrip(config -> RedisLeaseProvider.of(JedisScriptClient.of(pool), config));
+        }
+    }
+
+    @Test
+    void springDataLettuceLoadsTheScriptsBeforeTheirFirstUse() throws Exception {
+        LettuceConnectionFactory factory = SpringDataFactories.lettuce("127.0.0.1", redis.port());
+        try {
+            firstUseIsOneRoundTrip(config -> RedisLeaseProvider.of(SpringDataRedisScriptClient.of(factory), config));
+        } finally {
+            factory.destroy();
+        }
+    }
+
+    @Test
+    void springDataJedisLoadsTheScriptsBeforeTheirFirstUse() throws Exception {
+        JedisConnectionFactory factory = new JedisConnectionFactory(
+                new RedisStandaloneConfiguration("127.0.0.1", redis.port()));
+        factory.afterPropertiesSet();
+        factory.start();
+        try {
+            firstUseIsOneRoundTrip(config -> RedisLeaseProvider.of(SpringDataRedisScriptClient.of(factory), config));
+        } finally {
+            factory.destroy();
         }
     }
 

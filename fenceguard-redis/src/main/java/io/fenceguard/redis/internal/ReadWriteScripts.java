@@ -161,16 +161,32 @@ public final class ReadWriteScripts {
 
     /** The token when granted, else 0. */
     /** The token granted, or 0 when not granted (yet). */
-    public CompletionStage<Long> acquire(Keys keys, String holder, LeaseMode mode, long leaseMs, long ticketTtlMs,
-                                         long seqTtlMs, boolean queue, long timeoutNanos) {
-        CompletionStage<Object> reply = client.evalAsync(ACQUIRE, RedisScriptClient.Reply.LIST,
-                List.of(keys.holders(), keys.expiry(), keys.queue(), keys.tickets(), keys.seq(), keys.ticketCounter()),
-                List.of(holder, code(mode), Long.toString(leaseMs), Long.toString(ticketTtlMs), Long.toString(seqTtlMs),
-                        queue ? "1" : "0"), timeoutNanos);
-        return reply.thenApply(r -> {
-            List<?> list = (List<?>) r;
-            return toLong(list.get(0)) == 1 ? toLong(list.get(1)) : 0L;
-        });
+    /** An acquire's answer: the token when granted (0 when not yet), and how many replicas acknowledged it. */
+    public record Answer(long token, int acknowledged) {
+    }
+
+    /**
+     * One try; with {@code replicas} above 0, followed by {@code WAIT replicas replicaTimeout} on the same connection,
+     * whose answer comes with the grant. The caller waits until {@code deadlineNanos}.
+     */
+    public CompletionStage<Answer> acquire(Keys keys, String holder, LeaseMode mode, long leaseMs, long ticketTtlMs,
+                                           long seqTtlMs, boolean queue, int replicas, java.time.Duration replicaTimeout,
+                                           long deadlineNanos) {
+        List<String> keyList = List.of(keys.holders(), keys.expiry(), keys.queue(), keys.tickets(), keys.seq(),
+                keys.ticketCounter());
+        List<String> args = List.of(holder, code(mode), Long.toString(leaseMs), Long.toString(ticketTtlMs),
+                Long.toString(seqTtlMs), queue ? "1" : "0");
+        if (replicas <= 0) {
+            return client.evalAsync(ACQUIRE, RedisScriptClient.Reply.LIST, keyList, args,
+                    Math.max(1, deadlineNanos - System.nanoTime())).thenApply(r -> answer(r, 0));
+        }
+        return client.evalReplicated(ACQUIRE, RedisScriptClient.Reply.LIST, keyList, args, replicas, replicaTimeout,
+                deadlineNanos).thenApply(r -> answer(r.answer(), r.replicas()));
+    }
+
+    private static Answer answer(Object reply, int acknowledged) {
+        List<?> list = (List<?>) reply;
+        return new Answer(toLong(list.get(0)) == 1 ? toLong(list.get(1)) : 0L, acknowledged);
     }
 
     public CompletionStage<Boolean> renew(Keys keys, String holder, long leaseMs, long seqTtlMs, long timeoutNanos) {

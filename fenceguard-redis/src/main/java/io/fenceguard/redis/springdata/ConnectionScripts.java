@@ -58,6 +58,24 @@ final class ConnectionScripts implements ScriptRunner {
         }
     }
 
+    /** SCRIPT LOAD of each, pipelined on one connection of the factory, on a thread of the client. */
+    @Override
+    public CompletableFuture<?> load(List<String> scripts) {
+        try {
+            return CompletableFuture.runAsync(() -> {
+                try (RedisConnection connection = factory.getConnection()) {
+                    connection.openPipeline();
+                    for (String script : scripts) {
+                        connection.scriptingCommands().scriptLoad(script.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    }
+                    connection.closePipeline();
+                }
+            }, io);
+        } catch (RuntimeException rejected) {  // closed
+            return CompletableFuture.failedFuture(rejected);
+        }
+    }
+
     @Override
     public String library() {
         return factory.getClass().getSimpleName().replace("ConnectionFactory", "");

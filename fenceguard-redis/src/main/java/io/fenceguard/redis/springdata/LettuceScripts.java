@@ -7,6 +7,8 @@ import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.SlotHash;
@@ -22,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -98,6 +101,20 @@ final class LettuceScripts implements ScriptRunner {
                 .thenApply(LettuceScripts::strings);
     }
 
+    /** SCRIPT LOAD of each, pipelined on the connection (on a Cluster, Lettuce sends each to every master). */
+    @Override
+    public CompletableFuture<?> load(List<String> scripts) {
+        return connection().thenCompose(h -> {
+            CompletableFuture<?>[] loads = new CompletableFuture<?>[scripts.size()];
+            for (int i = 0; i < loads.length; i++) {
+                String script = scripts.get(i);
+                loads[i] = h.commands().scriptLoad(script.getBytes(StandardCharsets.UTF_8)).toCompletableFuture()
+                        .thenAccept(sha -> digests.put(script, sha));
+            }
+            return CompletableFuture.allOf(loads);
+        });
+    }
+
     /** The native connection, opened once on the executor; opened again when the last try failed or it closed. */
     private synchronized CompletableFuture<Held> connection() {
         if (closed) {
@@ -153,6 +170,12 @@ final class LettuceScripts implements ScriptRunner {
 
     private static Throwable unwrap(Throwable e) {
         return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    }
+
+    /** Lettuce reads a generic command's reply as bytes unless told: WAIT answers an integer. */
+    @Override
+    public void queueWait(RedisConnection connection, byte[] replicas, byte[] timeout) {
+        ((LettuceConnection) connection).execute("WAIT", new IntegerOutput<>(ByteArrayCodec.INSTANCE), replicas, timeout);
     }
 
     @Override

@@ -14,6 +14,9 @@ interface ScriptRunner extends AutoCloseable {
     /** Runs {@code script}; the answer is given up after {@code timeoutNanos}. */
     CompletableFuture<Object> run(String script, Reply reply, List<String> keys, List<String> args, long timeoutNanos);
 
+    /** Loads {@code scripts} into the server's script cache in one round trip; completes when the server confirmed. */
+    CompletableFuture<?> load(List<String> scripts);
+
     /** The client library under Spring Data Redis, for descriptions. */
     String library();
 
@@ -27,6 +30,15 @@ interface ScriptRunner extends AutoCloseable {
     boolean isTransient(Throwable error);
 
     boolean isTimeout(Throwable error);
+
+    /**
+     * Queues {@code WAIT replicas timeout} on {@code connection}, which is pipelined: by Spring's generic command by
+     * default, with an integer reply where the client library needs to be told.
+     */
+    default void queueWait(org.springframework.data.redis.connection.RedisConnection connection, byte[] replicas,
+                           byte[] timeout) {
+        connection.execute("WAIT", replicas, timeout);
+    }
 
     @Override
     void close();

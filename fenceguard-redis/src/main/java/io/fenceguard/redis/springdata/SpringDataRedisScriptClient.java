@@ -46,6 +46,7 @@ public final class SpringDataRedisScriptClient implements RedisScriptClient {
     private final ExecutorService io;
     private final ScriptRunner scripts;
     private final ReleaseChannels channels;
+    private final ReplicatedScripts replicated;
 
     private SpringDataRedisScriptClient(RedisConnectionFactory factory) {
         int n = THREADS.incrementAndGet();
@@ -56,6 +57,7 @@ public final class SpringDataRedisScriptClient implements RedisScriptClient {
         this.scripts = LETTUCE && ConnectionUtils.isLettuce(factory) && LettuceScripts.accepts(factory)
                 ? LettuceScripts.of(factory, io) : new ConnectionScripts(factory, io);
         this.channels = new ReleaseChannels(factory, "fenceguard-springdata-" + n);
+        this.replicated = new ReplicatedScripts(factory, scripts, "fenceguard-springdata-wait-" + n);
     }
 
     /**
@@ -82,6 +84,12 @@ public final class SpringDataRedisScriptClient implements RedisScriptClient {
         return scripts.run(script, reply, keys, args, timeoutNanos);
     }
 
+    /** The scripts in the server's cache ahead of their first use, in one round trip. */
+    @Override
+    public CompletionStage<?> load(List<String> scripts) {
+        return this.scripts.load(scripts);
+    }
+
     /** One call each: Lettuce pipelines them on its connection by itself, each to the node of its keys. */
     @Override
     public List<CompletionStage<Object>> evalAllAsync(String script, List<List<String>> keys, List<List<String>> args,
@@ -91,6 +99,30 @@ public final class SpringDataRedisScriptClient implements RedisScriptClient {
             replies.add(scripts.run(script, Reply.LIST, keys.get(i), args.get(i), timeoutNanos));
         }
         return replies;
+    }
+
+    /**
+     * The script and its {@code WAIT} pipelined on a connection of the factory that no other call shares (WAIT blocks
+     * its connection until the replicas answered).
+     */
+    @Override
+    public CompletionStage<Replicated> evalReplicated(String script, Reply reply, List<String> keys, List<String> args,
+                                                      int replicas, java.time.Duration timeout, long deadlineNanos) {
+        if (cluster()) {
+            return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                    name() + " cannot wait for replicas on a Redis Cluster"));
+        }
+        return replicated.run(script, reply, keys, args, replicas, timeout, deadlineNanos);
+    }
+
+    /** On one master with its replicas (Sentinel or not); not on a Redis Cluster, where pipelines are not supported. */
+    @Override
+    public boolean waitsForReplicas() {
+        try {
+            return !cluster();
+        } catch (RuntimeException unreachable) {
+            return true;  // asked again, and refused on a Cluster, at the first grant
+        }
     }
 
     /** {@code Spring Data Redis (Lettuce)} or, on another factory, its name. */
@@ -151,6 +183,7 @@ public final class SpringDataRedisScriptClient implements RedisScriptClient {
     @Override
     public void close() {
         channels.close();
+        replicated.close();
         scripts.close();
         io.shutdownNow();
     }
