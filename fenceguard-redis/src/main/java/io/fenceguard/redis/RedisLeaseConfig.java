@@ -258,6 +258,15 @@ public final class RedisLeaseConfig {
             return this;
         }
 
+        /**
+         * How long a grant waits for its replicas' acknowledgements, keeping the number of replicas as it is (by
+         * default: one where the master has replicas).
+         */
+        public Builder replicaTimeout(Duration timeout) {
+            replicaTimeout = positive(timeout, "timeout");
+            return this;
+        }
+
         public RedisLeaseConfig build() {
             return new RedisLeaseConfig(this);
         }

@@ -2,6 +2,7 @@ package io.fenceguard.redis;
 
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.redis.internal.RedisCalls;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,6 +14,7 @@ import org.slf4j.LoggerFactory;
 final class ReplicaAcknowledgements {
 
     private static final Logger log = LoggerFactory.getLogger(ReplicaAcknowledgements.class);
+    private static final AtomicBoolean NEVER_TOLD = new AtomicBoolean();
 
     private final RedisLeaseConfig config;
     private final RedisScriptClient client;
@@ -24,6 +26,10 @@ final class ReplicaAcknowledgements {
         if (config.replicaAcknowledgements() > 0 && !client.waitsForReplicas()) {
             throw new IllegalArgumentException("replicaAcknowledgements(" + config.replicaAcknowledgements()
                     + ", …) needs a client that can wait for replicas; " + client.name() + " cannot");
+        }
+        if (config.replicaAcknowledgements() == 0 && NEVER_TOLD.compareAndSet(false, true)) {
+            log.warn("fenceguard: Redis grants are handed out without waiting for a replica (replicaAcknowledgements "
+                    + "0): a failover right after a grant can forget it and grant the same lock again");
         }
         this.config = config;
         this.client = client;

@@ -44,6 +44,15 @@ public class FenceguardRedisProperties {
     /** The database sequence of token epochs ([schema.]name), created on first use. */
     private String tokenEpochSequence = "fenceguard_token_epoch";
 
+    /**
+     * How many replicas must acknowledge a grant (WAIT after the acquire) before it is handed out, so that a failover
+     * cannot forget a lock it granted. Unset: one where the master has replicas, none otherwise; 0: never wait (a
+     * failover right after a grant may then grant the lock again), said once at start-up.
+     */
+    private Integer replicaAcknowledgements;
+    /** How long a grant waits for its replicas' acknowledgements before it is released and refused. */
+    private Duration replicaTimeout = Duration.ofMillis(500);
+
     private final CircuitBreaker circuitBreaker = new CircuitBreaker();
 
     /** What tokens rest on when Redis has lost a resource's counter. */
@@ -66,14 +75,18 @@ public class FenceguardRedisProperties {
     /** With tokens on {@code epochs} ({@code null}: the clock floor). */
     public RedisLeaseConfig toRedisLeaseConfig(TokenEpochSource epochs) {
         try {
-            return RedisLeaseConfig.builder().keyPrefix(keyPrefix).tokenEpochSource(epochs)
+            RedisLeaseConfig.Builder builder = RedisLeaseConfig.builder().keyPrefix(keyPrefix).tokenEpochSource(epochs)
                     .callTimeout(callTimeout.isZero() ? null : callTimeout).lockDelay(lockDelay).tokenIdleTtl(tokenIdleTtl)
                     .name(name).attempts(attempts).backoff(backoff)
                     .contentionBackoff(contentionBackoff).contentionBackoffMax(contentionBackoffMax)
                     .failureRateThreshold(circuitBreaker.failureRateThreshold)
                     .slidingWindowSize(circuitBreaker.slidingWindowSize)
                     .openStateDuration(circuitBreaker.openStateDuration)
-                    .build();
+                    .replicaTimeout(replicaTimeout);
+            if (replicaAcknowledgements != null) {
+                builder.replicaAcknowledgements(replicaAcknowledgements, replicaTimeout);
+            }
+            return builder.build();
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("invalid fenceguard.redis.* properties: " + e.getMessage(), e);
         }
@@ -111,6 +124,22 @@ public class FenceguardRedisProperties {
         public void setOpenStateDuration(Duration openStateDuration) {
             this.openStateDuration = openStateDuration;
         }
+    }
+
+    public Integer getReplicaAcknowledgements() {
+        return replicaAcknowledgements;
+    }
+
+    public void setReplicaAcknowledgements(Integer replicaAcknowledgements) {
+        this.replicaAcknowledgements = replicaAcknowledgements;
+    }
+
+    public Duration getReplicaTimeout() {
+        return replicaTimeout;
+    }
+
+    public void setReplicaTimeout(Duration replicaTimeout) {
+        this.replicaTimeout = replicaTimeout;
     }
 
     public String getKeyPrefix() {

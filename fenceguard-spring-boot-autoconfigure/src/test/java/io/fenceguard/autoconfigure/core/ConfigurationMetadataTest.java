@@ -14,7 +14,8 @@ import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepos
 class ConfigurationMetadataTest {
 
     /** Defaults that depend on another property; their description says what they are. */
-    private static final Set<String> COMPUTED_DEFAULTS = Set.of("fenceguard.lease.renew-interval");
+    private static final Set<String> COMPUTED_DEFAULTS = Set.of("fenceguard.lease.renew-interval",
+            "fenceguard.redis.replica-acknowledgements");
 
     @Test
     void everyLeaseAndRedisPropertyHasADescriptionAndADefault() throws Exception {
@@ -35,7 +36,8 @@ class ConfigurationMetadataTest {
                 "fenceguard.redis.contention-backoff-max", "fenceguard.redis.circuit-breaker.failure-rate-threshold",
                 "fenceguard.redis.circuit-breaker.sliding-window-size",
                 "fenceguard.redis.circuit-breaker.open-state-duration", "fenceguard.redis.token-epoch",
-                "fenceguard.redis.token-epoch-sequence");
+                "fenceguard.redis.token-epoch-sequence", "fenceguard.redis.replica-acknowledgements",
+                "fenceguard.redis.replica-timeout");
         assertThat(properties.values()).allSatisfy(property -> {
             assertThat(property.getDescription()).as(property.getId()).isNotBlank();
             if (!COMPUTED_DEFAULTS.contains(property.getId())) {
@@ -46,6 +48,7 @@ class ConfigurationMetadataTest {
         assertThat(properties.get("fenceguard.redis.token-epoch").getDefaultValue()).isEqualTo("database");
         assertThat(properties.get("fenceguard.redis.token-epoch").getDescription()).contains("never steps back", "Without a DataSource");
         assertThat(properties.get("fenceguard.lease.lease-time").getDefaultValue()).isEqualTo("30s");
+        assertThat(properties.get("fenceguard.redis.replica-timeout").getDefaultValue()).isEqualTo("500ms");
         assertThat(properties.get("fenceguard.lease.at-risk-share").getDefaultValue()).isEqualTo(0.5);
         assertThat(properties.get("fenceguard.lease.renew-interval").getDescription()).contains("a third of lease-time");
     }

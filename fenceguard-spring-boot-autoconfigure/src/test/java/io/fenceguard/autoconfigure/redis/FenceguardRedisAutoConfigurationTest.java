@@ -254,6 +254,26 @@ class FenceguardRedisAutoConfigurationTest {
     }
 
     @Test
+    void replicaAcknowledgementsAreTheProvidersChoiceUnlessSet() {
+        FenceguardRedisProperties properties = new FenceguardRedisProperties();
+        assertThat(properties.toRedisLeaseConfig().replicaAcknowledgements()).isEqualTo(-1);
+        properties.setReplicaTimeout(Duration.ofMillis(800));
+        assertThat(properties.toRedisLeaseConfig().replicaAcknowledgements()).isEqualTo(-1);
+        assertThat(properties.toRedisLeaseConfig().replicaTimeout()).isEqualTo(Duration.ofMillis(800));
+        runner.withBean(RedissonClient.class, () -> redisson)
+                .withPropertyValues("fenceguard.redis.replica-acknowledgements=0", "fenceguard.redis.replica-timeout=2s")
+                .run(context -> {
+                    RedisLeaseConfig config = context.getBean(RedisLeaseProvider.class).config();
+                    assertThat(config.replicaAcknowledgements()).isZero();
+                    assertThat(config.replicaTimeout()).isEqualTo(Duration.ofSeconds(2));
+                });
+        runner.withBean(RedissonClient.class, () -> redisson)
+                .withPropertyValues("fenceguard.redis.replica-acknowledgements=-2")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("invalid fenceguard.redis.* properties: replicas must not be negative"));
+    }
+
+    @Test
     void invalidPropertiesFailStartupNamingThePrefix() {
         runner.withBean(RedissonClient.class, () -> redisson).withPropertyValues("fenceguard.redis.key-prefix={fg}:")
                 .run(context -> assertThat(context).hasFailed().getFailure()
