@@ -162,6 +162,90 @@ class KafkaBatchAdmissionTest {
         }
     }
 
+    /**
+     * A record that fails in the listener is fetched again (the error handler's seek) after a newer record of its
+     * poll raised its resource's mark: it is admitted again at the mark its poll left and runs under its own
+     * fence. Had a newer token been admitted for the resource meanwhile (another instance), it would be stale.
+     */
+    @Test
+    void aRecordFetchedAgainAfterAFailurePassesAtItsPollsMarkUnlessANewerTokenCameSince() throws Exception {
+        assertRetry(false);
+        assertRetry(true);
+    }
+
+    private void assertRetry(boolean newerTokenMeanwhile) throws Exception {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String topic = "fg-batch-retry-" + suffix;
+        broker.addTopics(topic, topic + "-dlt");
+        RedisHighWaterStore redis = FreshHighWaterStore.on("fg-batch-" + suffix + ":");
+        MessageAdmission admission = MessageAdmission.of(redis);
+        long base = redis.floor().map(FencingToken::value).orElseThrow() + 1_000;
+        Fence older = Fence.of("account:" + suffix, Long.toString(base + 10));
+        Fence newer = Fence.of("account:" + suffix, Long.toString(base + 20));
+        Fence newest = Fence.of("account:" + suffix, Long.toString(base + 30));
+        DefaultKafkaProducerFactory<String, String> producers = new DefaultKafkaProducerFactory<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.LINGER_MS_CONFIG, 50));
+        KafkaTemplate<String, String> template = new KafkaTemplate<>(producers);
+        for (Map.Entry<String, Fence> record : List.of(Map.entry("x", older), Map.entry("y", newer))) {
+            ProducerRecord<String, String> fenced = new ProducerRecord<>(topic, 0, null, record.getKey());
+            fenced.headers().add(MessageHeaders.FENCE,
+                    FenceHeader.of(record.getValue()).value().getBytes(StandardCharsets.US_ASCII));
+            template.send(fenced);
+        }
+        template.flush();
+
+        AtomicInteger attempts = new AtomicInteger();
+        BlockingQueue<Processed> processed = new LinkedBlockingQueue<>();
+        BlockingQueue<ConsumerRecord<String, String>> dead = new LinkedBlockingQueue<>();
+        Map<String, Object> consumerProps = new HashMap<>(consumerProps("fg-batch-retry-" + suffix));
+        consumerProps.putAll(FencingConsumerInterceptor.configs(admission));
+        KafkaMessageListenerContainer<String, String> consumer = container(topic, consumerProps,
+                (MessageListener<String, String>) record -> {
+                    if (record.value().equals("x") && attempts.incrementAndGet() == 1) {
+                        if (newerTokenMeanwhile) {
+                            assertThat(redis.admit(newest).outcome()).isEqualTo(Admission.Outcome.CLAIMED);
+                        }
+                        throw new IllegalStateException("the listener's first try fails");
+                    }
+                    processed.add(new Processed(record.value(), LeaseContext.current().map(Lease::fence).orElse(null)));
+                });
+        consumer.setRecordInterceptor(new FencingRecordInterceptor<>(admission));
+        consumer.setCommonErrorHandler(KafkaFencing.errorHandler(template));
+        KafkaMessageListenerContainer<String, String> deadLetters = container(topic + "-dlt",
+                consumerProps("fg-batch-retry-dlt-" + suffix), (MessageListener<String, String>) dead::add);
+        try {
+            consumer.start();
+            deadLetters.start();
+            ContainerTestUtils.waitForAssignment(consumer, 1);
+            ContainerTestUtils.waitForAssignment(deadLetters, 1);
+            if (newerTokenMeanwhile) {
+                ConsumerRecord<String, String> deadLetter = dead.poll(30, TimeUnit.SECONDS);
+                assertThat(deadLetter).as("dead-lettered within 30 s").isNotNull();
+                assertThat(deadLetter.value()).isEqualTo("x");
+                assertThat(header(deadLetter, MessageHeaders.REFUSAL)).isEqualTo("STALE");
+                assertThat(header(deadLetter, MessageHeaders.HIGH_WATER)).isEqualTo(Long.toString(base + 30));
+                ConsumerRecord<String, String> alsoDead = dead.poll(30, TimeUnit.SECONDS);
+                assertThat(alsoDead).as("y is behind the newer token too").isNotNull();
+                assertThat(alsoDead.value()).isEqualTo("y");
+                assertThat(processed.poll(300, TimeUnit.MILLISECONDS)).isNull();
+            } else {
+                Processed first = processed.poll(30, TimeUnit.SECONDS);
+                Processed second = processed.poll(30, TimeUnit.SECONDS);
+                assertThat(first).isEqualTo(new Processed("x", older));
+                assertThat(second).isEqualTo(new Processed("y", newer));
+                assertThat(dead.poll(300, TimeUnit.MILLISECONDS)).isNull();
+            }
+            assertThat(attempts).hasValue(newerTokenMeanwhile ? 1 : 2);
+        } finally {
+            consumer.stop();
+            deadLetters.stop();
+            producers.destroy();
+        }
+    }
+
     private static Map<String, Object> consumerProps(String group) {
         return Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
                 ConsumerConfig.GROUP_ID_CONFIG, group,
