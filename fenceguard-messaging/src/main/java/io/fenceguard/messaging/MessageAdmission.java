@@ -182,36 +182,60 @@ public final class MessageAdmission {
      */
     public List<Decision> admitAll(List<Delivery> deliveries) {
         Decision[] decisions = new Decision[deliveries.size()];
-        List<Fence> fences = new java.util.ArrayList<>(deliveries.size());
-        int[] positions = new int[deliveries.size()];
+        // A poll mostly repeats a few fences (one producer's lease, many records): each header value is parsed
+        // once, and the store is asked once per run of one fence on one resource, since the same fence right
+        // after itself on its resource gets the same answer (admitted: the mark is its token; stale: unchanged).
+        java.util.Map<String, Fence> parsed = new java.util.HashMap<>();
+        java.util.Map<io.fenceguard.core.ResourceName, Integer> lastAsked = new java.util.HashMap<>();
+        List<Fence> asked = new java.util.ArrayList<>();
+        int[] answerOf = new int[deliveries.size()];
         for (int i = 0; i < deliveries.size(); i++) {
             Delivery delivery = deliveries.get(i);
-            try {
-                Fence fence = fence(delivery.headerValues(), delivery.source());
-                positions[fences.size()] = i;
-                fences.add(fence);
-            } catch (MessageRefusedException refused) {
-                decisions[i] = refuse(delivery.source(), refused);
+            List<String> values = delivery.headerValues();
+            Fence fence = values.size() == 1 ? parsed.get(values.get(0)) : null;
+            if (fence == null) {
+                try {
+                    fence = fence(values, delivery.source());
+                } catch (MessageRefusedException refused) {
+                    decisions[i] = refuse(delivery.source(), refused);
+                    continue;
+                }
+                parsed.put(values.get(0), fence);
             }
+            Integer last = lastAsked.get(fence.resource());
+            if (last == null || !asked.get(last).equals(fence)) {
+                last = asked.size();
+                asked.add(fence);
+                lastAsked.put(fence.resource(), last);
+            }
+            answerOf[i] = last;
         }
-        if (!fences.isEmpty()) {
-            List<Admission> admissions;
-            try {
-                admissions = store.admitAll(fences);
-            } catch (RuntimeException e) {
-                admissions = null;
-                for (int j = 0; j < fences.size(); j++) {
-                    String source = deliveries.get(positions[j]).source();
-                    decisions[positions[j]] = refuse(source, unavailable(fences.get(j), source, e));
-                }
+        if (asked.isEmpty()) {
+            return List.of(decisions);
+        }
+        List<Admission> admissions;
+        RuntimeException failure = null;
+        try {
+            admissions = store.admitAll(asked);
+            if (admissions.size() != asked.size()) {
+                throw new IllegalStateException(store + " answered " + admissions.size() + " admissions for "
+                        + asked.size() + " fences");
             }
-            if (admissions != null) {
-                for (int j = 0; j < fences.size(); j++) {
-                    Admission admission = admissions.get(j);
-                    String source = deliveries.get(positions[j]).source();
-                    decisions[positions[j]] = admission.admitted() ? new Decision(fences.get(j), null)
-                            : refuse(source, stale(admission, source));
-                }
+        } catch (RuntimeException e) {
+            admissions = null;
+            failure = e;
+        }
+        for (int i = 0; i < deliveries.size(); i++) {
+            if (decisions[i] != null) {
+                continue;
+            }
+            String source = deliveries.get(i).source();
+            Fence fence = asked.get(answerOf[i]);
+            if (admissions == null) {
+                decisions[i] = refuse(source, unavailable(fence, source, failure));
+            } else {
+                Admission admission = admissions.get(answerOf[i]);
+                decisions[i] = admission.admitted() ? new Decision(fence, null) : refuse(source, stale(admission, source));
             }
         }
         return List.of(decisions);

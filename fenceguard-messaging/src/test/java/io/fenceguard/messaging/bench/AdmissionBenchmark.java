@@ -120,6 +120,8 @@ public final class AdmissionBenchmark {
             }
         });
 
+        storeAlone(redisStore, "account:bench-alone-" + run);
+
         DefaultKafkaProducerFactory<String, String> producers = new DefaultKafkaProducerFactory<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
@@ -156,7 +158,7 @@ public final class AdmissionBenchmark {
                     m / anchor, Double.NaN);
         }
         if (BATCH_CALLS.get() > 0) {
-            System.out.printf("per poll: %d store calls for %d records (%.0f per call, %.0f µs per call), %d records"
+            System.out.printf("per poll: %d store calls for %d fences (%.0f per call, %.0f µs per call), %d records"
                     + " admitted on their own%n", BATCH_CALLS.get(), BATCH_FENCES.get(),
                     (double) BATCH_FENCES.get() / BATCH_CALLS.get(), BATCH_NANOS.get() / 1e3 / BATCH_CALLS.get(),
                     SINGLE_CALLS.get());
@@ -216,6 +218,36 @@ public final class AdmissionBenchmark {
         }
         container.stop();
         return (last.get() - first.get()) / 1000.0 / (RECORDS - 1);
+    }
+
+    /**
+     * The Redis store without Kafka: one fence per call against 500 fences of 500 resources in one call (the
+     * worst case of a poll: the consumer asks once per run of one fence on one resource).
+     */
+    private static void storeAlone(RedisHighWaterStore store, String resource) {
+        long token = Math.max(System.currentTimeMillis() * 1000, store.floor().map(FencingToken::value).orElse(0L));
+        Fence fence = Fence.of(resource, Long.toString(token));
+        List<Fence> poll = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            poll.add(Fence.of(resource + "-" + i, Long.toString(token)));
+        }
+        for (int i = 0; i < 50; i++) {
+            store.admit(fence);
+            store.admitAll(poll);
+        }
+        int calls = 200;
+        long start = System.nanoTime();
+        for (int i = 0; i < calls; i++) {
+            store.admit(fence);
+        }
+        double single = (System.nanoTime() - start) / 1e3 / calls;
+        start = System.nanoTime();
+        for (int i = 0; i < calls; i++) {
+            store.admitAll(poll);
+        }
+        double batch = (System.nanoTime() - start) / 1e3 / calls;
+        System.out.printf("Redis store alone: admit %.1f µs per call; admitAll of 500 resources %.1f µs per call (%.2f µs per fence)%n",
+                single, batch, batch / 500);
     }
 
     private static double median(List<Double> values) {
