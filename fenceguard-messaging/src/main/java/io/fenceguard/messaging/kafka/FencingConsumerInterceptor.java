@@ -1,17 +1,9 @@
 package io.fenceguard.messaging.kafka;
 
-import io.fenceguard.admission.FenceHeader;
-import io.fenceguard.core.Fence;
-import io.fenceguard.core.FencingToken;
 import io.fenceguard.messaging.MessageAdmission;
-import io.fenceguard.messaging.MessageAdmission.Decision;
-import io.fenceguard.messaging.MessageAdmission.Delivery;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerInterceptor;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -62,41 +54,7 @@ public class FencingConsumerInterceptor<K, V> implements ConsumerInterceptor<K, 
         if (records.isEmpty()) {
             return records;
         }
-        PolledDecisions before = PolledDecisions.current();
-        PolledDecisions.set(null);   // should this poll's admission fail, its records are admitted one by one
-        List<ConsumerRecord<K, V>> polled = new ArrayList<>(records.count());
-        List<Delivery> deliveries = new ArrayList<>(records.count());
-        List<Fence> own = new ArrayList<>(records.count());
-        for (ConsumerRecord<K, V> record : records) {
-            polled.add(record);
-            String source = "kafka:" + record.topic() + "-" + record.partition() + "@" + record.offset();
-            Fence admittedBefore = before == null ? null : before.admitted.get(PolledDecisions.Position.of(record));
-            own.add(admittedBefore);
-            if (admittedBefore == null) {
-                deliveries.add(new Delivery(FencingRecordInterceptor.headerValues(record), source));
-            } else {
-                // Admitted by the last poll, fetched again: it passes at the mark that poll left, unless a newer
-                // token for its resource has been admitted since.
-                FencingToken mark = before.marks.get(admittedBefore.resource());
-                deliveries.add(new Delivery(List.of(FenceHeader.of(new Fence(admittedBefore.resource(), mark)).value()),
-                        source));
-            }
-        }
-        List<Decision> decided = admission.admitAll(deliveries);
-        PolledDecisions decisions = new PolledDecisions();
-        for (int i = 0; i < polled.size(); i++) {
-            PolledDecisions.Position position = PolledDecisions.Position.of(polled.get(i));
-            Decision decision = decided.get(i);
-            if (decision.admitted()) {
-                Fence fence = own.get(i) != null ? own.get(i) : decision.fence();
-                decision = new Decision(fence, null);
-                decisions.admitted.put(position, fence);
-                decisions.marks.merge(fence.resource(), decided.get(i).fence().token(),
-                        (a, b) -> b.isNewerThan(a) ? b : a);
-            }
-            decisions.pending.put(position, decision);
-        }
-        PolledDecisions.set(decisions);
+        PolledDecisions.admit(admission, records);
         return records;
     }
 

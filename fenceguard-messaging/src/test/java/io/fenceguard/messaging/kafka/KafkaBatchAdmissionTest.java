@@ -164,6 +164,92 @@ class KafkaBatchAdmissionTest {
         }
     }
 
+    /** A batch listener's batch: the stale record goes to the dead-letter topic, the listener gets the rest. */
+    @Test
+    void aBatchListenersBatchIsAdmittedInOneCallAndTheStaleRecordIsDeadLettered() throws Exception {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String topic = "fg-batch-listener-" + suffix;
+        broker.addTopics(topic, topic + "-dlt");
+        RedisHighWaterStore redis = FreshHighWaterStore.on("fg-batch-" + suffix + ":");
+        List<Integer> batchSizes = new CopyOnWriteArrayList<>();
+        AtomicInteger singleCalls = new AtomicInteger();
+        HighWaterStore counted = new HighWaterStore() {
+            @Override
+            public Admission admit(Fence presented) {
+                singleCalls.incrementAndGet();
+                return redis.admit(presented);
+            }
+
+            @Override
+            public List<Admission> admitAll(List<Fence> presented) {
+                batchSizes.add(presented.size());
+                return redis.admitAll(presented);
+            }
+        };
+        long base = redis.floor().map(FencingToken::value).orElseThrow() + 1_000;
+        Fence r1Old = Fence.of("account:" + suffix + "-1", Long.toString(base + 10));
+        Fence r1New = Fence.of("account:" + suffix + "-1", Long.toString(base + 20));
+        Fence r2 = Fence.of("account:" + suffix + "-2", Long.toString(base + 5));
+        DefaultKafkaProducerFactory<String, String> producers = new DefaultKafkaProducerFactory<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.LINGER_MS_CONFIG, 50));
+        KafkaTemplate<String, String> template = new KafkaTemplate<>(producers);
+        List<Map.Entry<String, Fence>> sent = List.of(Map.entry("r1-a", r1Old), Map.entry("r2-a", r2),
+                Map.entry("r1-b", r1New), Map.entry("r1-late", r1Old), Map.entry("r2-b", r2), Map.entry("r1-c", r1New));
+        for (Map.Entry<String, Fence> record : sent) {
+            ProducerRecord<String, String> fenced = new ProducerRecord<>(topic, 0, null, record.getKey());
+            fenced.headers().add(MessageHeaders.FENCE,
+                    FenceHeader.of(record.getValue()).value().getBytes(StandardCharsets.US_ASCII));
+            template.send(fenced);
+        }
+        template.flush();
+
+        BlockingQueue<String> received = new LinkedBlockingQueue<>();
+        AtomicInteger boundBatches = new AtomicInteger();
+        BlockingQueue<ConsumerRecord<String, String>> dead = new LinkedBlockingQueue<>();
+        ContainerProperties properties = new ContainerProperties(topic);
+        properties.setMessageListener((org.springframework.kafka.listener.BatchMessageListener<String, String>) batch -> {
+            if (LeaseContext.current().isPresent()) {
+                boundBatches.incrementAndGet();
+            }
+            batch.forEach(record -> received.add(record.value()));
+        });
+        KafkaMessageListenerContainer<String, String> consumer = new KafkaMessageListenerContainer<>(
+                new DefaultKafkaConsumerFactory<>(consumerProps("fg-batch-listener-" + suffix)), properties);
+        consumer.setBatchInterceptor(new FencingBatchInterceptor<>(MessageAdmission.of(counted),
+                KafkaFencing.deadLetterRecoverer(template)));
+        KafkaMessageListenerContainer<String, String> deadLetters = container(topic + "-dlt",
+                consumerProps("fg-batch-listener-dlt-" + suffix), (MessageListener<String, String>) dead::add);
+        try {
+            consumer.start();
+            deadLetters.start();
+            ContainerTestUtils.waitForAssignment(consumer, 1);
+            ContainerTestUtils.waitForAssignment(deadLetters, 1);
+            ConsumerRecord<String, String> deadLetter = dead.poll(30, TimeUnit.SECONDS);
+            assertThat(deadLetter).as("dead-lettered within 30 s").isNotNull();
+            assertThat(deadLetter.value()).isEqualTo("r1-late");
+            assertThat(header(deadLetter, MessageHeaders.REFUSAL)).isEqualTo("STALE");
+            assertThat(header(deadLetter, MessageHeaders.HIGH_WATER)).isEqualTo(Long.toString(base + 20));
+            List<String> values = new java.util.ArrayList<>();
+            while (values.size() < 5) {
+                String next = received.poll(30, TimeUnit.SECONDS);
+                assertThat(next).as("received within 30 s").isNotNull();
+                values.add(next);
+            }
+            assertThat(values).containsExactly("r1-a", "r2-a", "r1-b", "r2-b", "r1-c");
+            assertThat(received.poll(300, TimeUnit.MILLISECONDS)).isNull();
+            assertThat(boundBatches).as("several fences: none bound for the batch").hasValue(0);
+            assertThat(batchSizes).as("one call for the batch").containsExactly(5);
+            assertThat(singleCalls).hasValue(0);
+        } finally {
+            consumer.stop();
+            deadLetters.stop();
+            producers.destroy();
+        }
+    }
+
     /**
      * A record that fails in the listener is fetched again (the error handler's seek) after a newer record of its
      * poll raised its resource's mark: it is admitted again at the mark its poll left and runs under its own
