@@ -12,7 +12,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * The decisions of the consumer thread's last admitted poll, handed from {@link FencingConsumerInterceptor}
- * (inside {@code poll}) to {@link FencingRecordInterceptor} (before each record's listener) on the same thread.
+ * (inside {@code poll}) to {@link FencingRecordInterceptor} (before each record's listener) on the same thread,
+ * and kept for the records that a seek fetches again ({@link FencingBatchInterceptor} too).
  */
 final class PolledDecisions {
 
@@ -31,14 +32,6 @@ final class PolledDecisions {
     final Map<Position, Fence> admitted = new HashMap<>();
     /** Per resource the mark this poll left: the highest token it admitted. */
     final Map<ResourceName, FencingToken> marks = new HashMap<>();
-
-    static PolledDecisions current() {
-        return CURRENT.get();
-    }
-
-    static void set(PolledDecisions decisions) {
-        CURRENT.set(decisions);
-    }
 
     /**
      * Admits {@code records} in one call of the store and makes the decisions the thread's current ones. A record
