@@ -17,6 +17,23 @@ public interface HighWaterStore {
     Admission admit(Fence presented);
 
     /**
+     * Admits {@code presented} in order, as if each were {@link #admit admitted} after the one before it: per
+     * resource the highest token raises the mark, and a fence is admitted when its token is at least the mark
+     * before the batch and every token before it in the batch (the newest claims, an equal one continues, an
+     * older one is stale and changes nothing). One answer per fence, in order. Stores override this to decide
+     * the whole batch in one round trip; by default each fence is admitted on its own.
+     *
+     * @throws io.fenceguard.core.FenceguardException when the store cannot answer (for any of the batch)
+     */
+    default java.util.List<Admission> admitAll(java.util.List<Fence> presented) {
+        java.util.List<Admission> admissions = new java.util.ArrayList<>(presented.size());
+        for (Fence fence : presented) {
+            admissions.add(admit(fence));
+        }
+        return admissions;
+    }
+
+    /**
      * The store this one decorates (for metrics, say), or this store itself: where the backend's
      * {@link NonceStore} and {@link IdempotencyStore} are found.
      */

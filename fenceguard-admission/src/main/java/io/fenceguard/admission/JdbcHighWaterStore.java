@@ -98,6 +98,21 @@ public final class JdbcHighWaterStore implements HighWaterStore, NonceStore, Ide
         }
     }
 
+    /**
+     * The batch in one transaction of its own on PostgreSQL (one admission per fence elsewhere), never one the
+     * caller has open: a batch is admitted before any of its work runs.
+     */
+    @Override
+    public java.util.List<Admission> admitAll(java.util.List<Fence> presented) {
+        try (Connection connection = dataSource.getConnection()) {
+            return sql.admitAll(connection, presented);
+        } catch (SQLException e) {
+            Fence first = presented.get(0);
+            throw new FenceguardException("high-water store unavailable for a batch of " + presented.size()
+                    + " starting with '" + first.resource() + "': " + e.getMessage(), first.resource(), first.token(), e);
+        }
+    }
+
     @Override
     public boolean reset(ResourceName resource, FencingToken expected, FencingToken mark) {
         try (Connection connection = dataSource.getConnection()) {

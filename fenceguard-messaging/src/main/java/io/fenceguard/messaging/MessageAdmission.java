@@ -95,6 +95,20 @@ public final class MessageAdmission {
     }
 
     private Fence decide(String headerValue, String source) {
+        Fence fence = presented(headerValue, source);
+        Admission admission;
+        try {
+            admission = store.admit(fence);
+        } catch (RuntimeException e) {
+            throw unavailable(fence, source, e);
+        }
+        if (!admission.admitted()) {
+            throw stale(admission, source);
+        }
+        return fence;
+    }
+
+    private Fence presented(String headerValue, String source) {
         if (headerValue == null) {
             throw new MessageRefusedException(Reason.MISSING, "message from " + source + " carries no "
                     + MessageHeaders.FENCE + " header; fenced consumers admit only fenced messages",
@@ -122,19 +136,127 @@ public final class MessageAdmission {
                         fence.resource(), fence.token(), null, null);
             }
         }
-        Admission admission;
-        try {
-            admission = store.admit(fence);
-        } catch (RuntimeException e) {
-            throw new MessageRefusedException(Reason.STORE_UNAVAILABLE, "message from " + source + " for "
-                    + fence + " refused: the high-water store could not answer (" + e + ")",
-                    fence.resource(), fence.token(), null, e);
-        }
-        if (!admission.admitted()) {
-            throw new MessageRefusedException(Reason.STALE, "stale message from " + source + ": token "
-                    + fence.token() + " for " + fence.resource() + " is older than the high-water mark "
-                    + admission.highWater(), fence.resource(), fence.token(), admission.highWater(), null);
-        }
         return fence;
+    }
+
+    private static MessageRefusedException unavailable(Fence fence, String source, RuntimeException e) {
+        return new MessageRefusedException(Reason.STORE_UNAVAILABLE, "message from " + source + " for "
+                + fence + " refused: the high-water store could not answer (" + e + ")",
+                fence.resource(), fence.token(), null, e);
+    }
+
+    private static MessageRefusedException stale(Admission admission, String source) {
+        Fence fence = admission.presented();
+        return new MessageRefusedException(Reason.STALE, "stale message from " + source + ": token "
+                + fence.token() + " for " + fence.resource() + " is older than the high-water mark "
+                + admission.highWater(), fence.resource(), fence.token(), admission.highWater(), null);
+    }
+
+    /** A message of a batch: the values of its fence headers and where it came from (as for {@link #admitHeaders}). */
+    public record Delivery(List<String> headerValues, String source) {
+        public Delivery {
+            headerValues = List.copyOf(headerValues);
+            Objects.requireNonNull(source, "source");
+        }
+    }
+
+    /** The answer for one message of a batch: its admitted fence, or why it was refused. */
+    public record Decision(Fence fence, MessageRefusedException refusal) {
+        public Decision {
+            if ((fence == null) == (refusal == null)) {
+                throw new IllegalArgumentException("a decision is either an admitted fence or a refusal");
+            }
+        }
+
+        public boolean admitted() {
+            return fence != null;
+        }
+    }
+
+    /**
+     * Admits a batch of messages (a consumer's poll) with one call of the store ({@link HighWaterStore#admitAll}:
+     * one round trip on the Redis store): each message is admitted as {@link #admitHeaders} would admit it after
+     * the ones before it, so per resource the highest token raises the mark and an older one after it is stale.
+     * One decision per delivery, in order; a refusal is also told to the listener. When the store cannot answer,
+     * every fenced message of the batch is refused ({@link Reason#STORE_UNAVAILABLE}).
+     */
+    public List<Decision> admitAll(List<Delivery> deliveries) {
+        Decision[] decisions = new Decision[deliveries.size()];
+        // A poll mostly repeats a few fences (one producer's lease, many records): each header value is parsed
+        // once, and the store is asked once per run of one fence on one resource, since the same fence right
+        // after itself on its resource gets the same answer (admitted: the mark is its token; stale: unchanged).
+        java.util.Map<String, Fence> parsed = new java.util.HashMap<>();
+        java.util.Map<io.fenceguard.core.ResourceName, Integer> lastAsked = new java.util.HashMap<>();
+        List<Fence> asked = new java.util.ArrayList<>();
+        int[] answerOf = new int[deliveries.size()];
+        for (int i = 0; i < deliveries.size(); i++) {
+            Delivery delivery = deliveries.get(i);
+            List<String> values = delivery.headerValues();
+            Fence fence = values.size() == 1 ? parsed.get(values.get(0)) : null;
+            if (fence == null) {
+                try {
+                    fence = fence(values, delivery.source());
+                } catch (MessageRefusedException refused) {
+                    decisions[i] = refuse(delivery.source(), refused);
+                    continue;
+                }
+                parsed.put(values.get(0), fence);
+            }
+            Integer last = lastAsked.get(fence.resource());
+            if (last == null || !asked.get(last).equals(fence)) {
+                last = asked.size();
+                asked.add(fence);
+                lastAsked.put(fence.resource(), last);
+            }
+            answerOf[i] = last;
+        }
+        if (asked.isEmpty()) {
+            return List.of(decisions);
+        }
+        List<Admission> admissions;
+        RuntimeException failure = null;
+        try {
+            admissions = store.admitAll(asked);
+            if (admissions.size() != asked.size()) {
+                throw new IllegalStateException(store + " answered " + admissions.size() + " admissions for "
+                        + asked.size() + " fences");
+            }
+        } catch (RuntimeException e) {
+            admissions = null;
+            failure = e;
+        }
+        for (int i = 0; i < deliveries.size(); i++) {
+            if (decisions[i] != null) {
+                continue;
+            }
+            String source = deliveries.get(i).source();
+            Fence fence = asked.get(answerOf[i]);
+            if (admissions == null) {
+                decisions[i] = refuse(source, unavailable(fence, source, failure));
+            } else {
+                Admission admission = admissions.get(answerOf[i]);
+                decisions[i] = admission.admitted() ? new Decision(fence, null) : refuse(source, stale(admission, source));
+            }
+        }
+        return List.of(decisions);
+    }
+
+    private Decision refuse(String source, MessageRefusedException refused) {
+        try {
+            listener.refused(source, refused);
+        } catch (RuntimeException ignored) {
+            // a listener never changes the answer
+        }
+        return new Decision(null, refused);
+    }
+
+    /** The presented fence of a message, checked against the bound, not yet against the store. */
+    private Fence fence(List<String> headerValues, String source) {
+        if (headerValues.size() > 1) {
+            throw new MessageRefusedException(Reason.MALFORMED, "message from " + source + " carries "
+                    + headerValues.size() + " " + MessageHeaders.FENCE + " headers; exactly one is admitted",
+                    null, null, null, null);
+        }
+        return presented(headerValues.isEmpty() ? null : headerValues.get(0), source);
     }
 }

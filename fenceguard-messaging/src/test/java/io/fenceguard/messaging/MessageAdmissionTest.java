@@ -78,4 +78,57 @@ class MessageAdmissionTest {
                 .isEqualTo(Fence.of("account:1", "100"));
         assertThat(told).containsExactly(Reason.OUT_OF_RANGE);
     }
+
+    /**
+     * A batch gets the answers its messages would get admitted one after another: random batches over three
+     * resources (repeated fences, older and newer tokens, unfenced and malformed messages), decided in one call on
+     * one store and one by one on another, from the same marks.
+     */
+    @Test
+    void aBatchIsDecidedAsIfItsMessagesWereAdmittedOneAfterAnother() {
+        java.util.Random random = new java.util.Random(42);
+        MessageAdmission batched = MessageAdmission.of(InMemoryHighWaterStore.create());
+        MessageAdmission single = MessageAdmission.of(InMemoryHighWaterStore.create());
+        for (int round = 0; round < 200; round++) {
+            List<MessageAdmission.Delivery> batch = new java.util.ArrayList<>();
+            for (int i = 0, n = random.nextInt(12); i < n; i++) {
+                int kind = random.nextInt(20);
+                List<String> headers = kind == 0 ? List.of() : kind == 1 ? List.of("v1;r=account 1;t=1")
+                        : List.of("v1;r=account:" + random.nextInt(3) + ";t=" + (1 + round / 4 + random.nextInt(4)));
+                batch.add(new MessageAdmission.Delivery(headers, "test-" + round + "-" + i));
+            }
+            List<MessageAdmission.Decision> decisions = batched.admitAll(batch);
+            assertThat(decisions).hasSize(batch.size());
+            for (int i = 0; i < batch.size(); i++) {
+                MessageAdmission.Delivery delivery = batch.get(i);
+                MessageAdmission.Decision decision = decisions.get(i);
+                try {
+                    Fence fence = single.admitHeaders(delivery.headerValues(), delivery.source());
+                    assertThat(decision.fence()).as(round + ": " + delivery).isEqualTo(fence);
+                } catch (MessageRefusedException refused) {
+                    assertThat(decision.admitted()).as(round + ": " + delivery).isFalse();
+                    assertThat(decision.refusal().reason()).isEqualTo(refused.reason());
+                    assertThat(decision.refusal().highWater()).isEqualTo(refused.highWater());
+                    assertThat(decision.refusal().getMessage()).contains(delivery.source());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aBatchTheStoreCannotAnswerIsRefusedWhole() {
+        List<Reason> heard = new CopyOnWriteArrayList<>();
+        MessageAdmission failing = MessageAdmission.of(fence -> {
+            throw new IllegalStateException("connection refused");
+        }, (source, refusal) -> heard.add(refusal.reason()));
+        List<MessageAdmission.Decision> decisions = failing.admitAll(List.of(
+                new MessageAdmission.Delivery(List.of("v1;r=account:1;t=1"), "a"),
+                new MessageAdmission.Delivery(List.of(), "b"),
+                new MessageAdmission.Delivery(List.of("v1;r=account:1;t=1"), "c")));
+        assertThat(decisions).extracting(d -> d.refusal().reason())
+                .containsExactly(Reason.STORE_UNAVAILABLE, Reason.MISSING, Reason.STORE_UNAVAILABLE);
+        assertThat(decisions.get(2).refusal().getMessage()).contains("connection refused", "c");
+        assertThat(heard).containsExactlyInAnyOrder(Reason.STORE_UNAVAILABLE, Reason.MISSING, Reason.STORE_UNAVAILABLE);
+        assertThat(failing.admitAll(List.of())).isEmpty();
+    }
 }

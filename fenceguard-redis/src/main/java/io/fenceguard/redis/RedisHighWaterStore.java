@@ -74,6 +74,47 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Si
             end
             """ + ADMIT;
 
+    // ADMIT over a batch, in order: KEYS[1] the floor, KEYS[2..] the batch's resources; ARGV[1] the ceiling, then
+    // per fence its resource's key index and token. Each mark is read once and written once, at the end. Answers
+    // three entries per fence: {1|0|-1, high-water, replaced mark ('': none or no claim)}.
+    private static final String ADMIT_ALL = """
+            local function older(a, b)
+              return #a < #b or (#a == #b and a < b)
+            end
+            local floor = redis.call('GET', KEYS[1])
+            if not floor then
+              floor = ARGV[1]
+              redis.call('SET', KEYS[1], floor)
+            end
+            local marks = {}
+            local claimed = {}
+            local out = {}
+            for i = 2, #ARGV, 2 do
+              local k = tonumber(ARGV[i])
+              local token = ARGV[i + 1]
+              local current = marks[k]
+              if current == nil then
+                current = redis.call('GET', KEYS[k]) or false
+                marks[k] = current
+              end
+              if older(token, floor) then
+                out[#out + 1] = -1; out[#out + 1] = floor; out[#out + 1] = ''
+              elseif current and current == token then
+                out[#out + 1] = 0; out[#out + 1] = current; out[#out + 1] = ''
+              elseif current and older(token, current) then
+                out[#out + 1] = -1; out[#out + 1] = current; out[#out + 1] = ''
+              else
+                out[#out + 1] = 1; out[#out + 1] = token; out[#out + 1] = current or ''
+                marks[k] = token
+                claimed[k] = true
+              end
+            end
+            for k in pairs(claimed) do
+              redis.call('SET', KEYS[k], marks[k])
+            end
+            return out
+            """;
+
     private static final String INIT_FLOOR = """
             if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
               return 1
@@ -166,6 +207,46 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Si
                     + e.getMessage(), presented.resource(), presented.token(), e);
         }
         return admission(presented, reply);
+    }
+
+    /** The whole batch in one script: one round trip, whatever its size and resources. */
+    @Override
+    public List<Admission> admitAll(List<Fence> presented) {
+        if (presented.isEmpty()) {
+            return List.of();
+        }
+        java.util.Map<ResourceName, Integer> keyIndex = new java.util.HashMap<>();
+        List<String> keys = new java.util.ArrayList<>();
+        keys.add(floorKey());
+        List<String> args = new java.util.ArrayList<>(1 + 2 * presented.size());
+        args.add(Long.toString(bound.ceiling().value()));
+        for (Fence fence : presented) {
+            Integer index = keyIndex.get(fence.resource());
+            if (index == null) {
+                keys.add(key(fence.resource()));
+                index = keys.size();   // Lua's KEYS count from 1
+                keyIndex.put(fence.resource(), index);
+            }
+            args.add(Integer.toString(index));
+            args.add(Long.toString(fence.token().value()));
+        }
+        List<?> reply;
+        try {
+            reply = (List<?>) call(ADMIT_ALL, RedisScriptClient.Reply.LIST, keys, args);
+        } catch (RuntimeException e) {
+            Fence first = presented.get(0);
+            throw new FenceguardException("high-water store unavailable for a batch of " + presented.size()
+                    + " starting with '" + first.resource() + "': " + e.getMessage(), first.resource(), first.token(), e);
+        }
+        if (reply.size() != 3 * presented.size()) {
+            throw new FenceguardException("high-water store answered " + reply.size() / 3 + " admissions for a batch of "
+                    + presented.size(), presented.get(0).resource(), presented.get(0).token(), null);
+        }
+        List<Admission> admissions = new java.util.ArrayList<>(presented.size());
+        for (int i = 0; i < presented.size(); i++) {
+            admissions.add(admission(presented.get(i), reply.subList(3 * i, 3 * i + 3)));
+        }
+        return admissions;
     }
 
     /** The nonce's first use and the admission in one script (one round trip); empty when the nonce was used. */

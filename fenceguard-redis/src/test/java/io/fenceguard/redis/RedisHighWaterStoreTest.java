@@ -95,6 +95,38 @@ class RedisHighWaterStoreTest {
         assertThat(a.admit(fence(r, 6)).highWater()).isEqualTo(FencingToken.of(Long.MAX_VALUE));
     }
 
+    /**
+     * A batch in one script, decided as if admitted one after another: per resource the highest token raises the
+     * mark, an equal one continues, an older one after a newer one or below the mark is stale; the other instance
+     * sees the marks.
+     */
+    @Test
+    void aBatchIsDecidedInOrderInOneScript() {
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        String r1 = "account:" + run + "-1";
+        String r2 = "account:" + run + "-2";
+        String r3 = "account:" + run + "-3";
+        assertThat(a.admitAll(List.of())).isEmpty();
+        assertThat(a.admit(fence(r3, 50)).outcome()).isEqualTo(Outcome.CLAIMED);
+        List<Admission> batch = a.admitAll(List.of(fence(r1, 10), fence(r2, 5), fence(r1, 20), fence(r1, 10),
+                fence(r2, 5), fence(r1, 20), fence(r3, 40), fence(r3, 50), fence(r3, 60), fence(r3, 55)));
+        assertThat(batch).extracting(Admission::outcome).containsExactly(Outcome.CLAIMED, Outcome.CLAIMED,
+                Outcome.CLAIMED, Outcome.STALE, Outcome.CONTINUED, Outcome.CONTINUED, Outcome.STALE, Outcome.CONTINUED,
+                Outcome.CLAIMED, Outcome.STALE);
+        assertThat(batch.get(3).highWater()).isEqualTo(FencingToken.of(20));
+        assertThat(batch.get(9).highWater()).isEqualTo(FencingToken.of(60));
+        assertThat(batch.get(0).replaced()).isEqualTo(new Admission.Replaced(null));
+        assertThat(batch.get(2).replaced()).isEqualTo(new Admission.Replaced(FencingToken.of(10)));
+        assertThat(batch.get(8).replaced()).isEqualTo(new Admission.Replaced(FencingToken.of(50)));
+        assertThat(mark(r1)).isEqualTo("20");
+        assertThat(mark(r2)).isEqualTo("5");
+        assertThat(mark(r3)).isEqualTo("60");
+        assertThat(b.admit(fence(r1, 19)).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(b.admitAll(List.of(fence(r1, Long.MAX_VALUE), fence(r2, 4), fence(r3, 60))))
+                .extracting(Admission::outcome).containsExactly(Outcome.CLAIMED, Outcome.STALE, Outcome.CONTINUED);
+        assertThat(mark(r1)).isEqualTo(Long.toString(Long.MAX_VALUE));
+    }
+
     @Test
     void aNonceIsUsedOnceAcrossInstancesAndExpires() throws Exception {
         String nonce = "k1:" + UUID.randomUUID();

@@ -31,6 +31,44 @@ public abstract class HighWaterSql {
      */
     public abstract Admission admitInTransaction(Connection connection, Fence presented) throws SQLException;
 
+    /**
+     * The batch's admissions in one transaction of its own (auto-commit on): by default one locking
+     * admission per fence, in order; PostgreSQL raises every resource's mark with three statements.
+     */
+    public java.util.List<Admission> admitAll(Connection connection, java.util.List<Fence> presented)
+            throws SQLException {
+        java.util.List<Admission> admissions = new java.util.ArrayList<>(presented.size());
+        for (Fence fence : presented) {
+            admissions.add(admit(connection, fence));
+        }
+        return admissions;
+    }
+
+    /**
+     * The admissions of {@code presented} in order, from the marks before the batch ({@code previous}, absent:
+     * no mark): each as if admitted after the ones before it.
+     */
+    public static java.util.List<Admission> inOrder(java.util.List<Fence> presented,
+            java.util.Map<ResourceName, FencingToken> previous) {
+        java.util.Map<ResourceName, FencingToken> marks = new java.util.HashMap<>(previous);
+        java.util.List<Admission> admissions = new java.util.ArrayList<>(presented.size());
+        for (Fence fence : presented) {
+            Admission admission = Admission.of(fence, marks.get(fence.resource()));
+            marks.put(fence.resource(), admission.highWater());
+            admissions.add(admission);
+        }
+        return admissions;
+    }
+
+    /** The highest token per resource in {@code presented}, ordered by resource (the order rows are locked in). */
+    protected static java.util.SortedMap<String, Long> highest(java.util.List<Fence> presented) {
+        java.util.SortedMap<String, Long> highest = new java.util.TreeMap<>();
+        for (Fence fence : presented) {
+            highest.merge(fence.resource().value(), fence.token().value(), Math::max);
+        }
+        return highest;
+    }
+
     /** Whether a failed statement aborts the transaction it runs in (PostgreSQL), so conflicts must not raise. */
     protected boolean abortsOnError() {
         return false;
@@ -225,6 +263,91 @@ public abstract class HighWaterSql {
         public Admission admit(Connection connection, Fence presented) throws SQLException {
             connection.setAutoCommit(true);
             return upsert(connection, presented);
+        }
+
+        /**
+         * One transaction for the whole batch, its rows locked in resource order: the missing marks inserted
+         * with the batch's highest token (they had none before), the others read under lock and raised where
+         * the batch holds a higher token. A deadlock or serialization failure is retried.
+         */
+        @Override
+        public java.util.List<Admission> admitAll(Connection connection, java.util.List<Fence> presented)
+                throws SQLException {
+            if (presented.isEmpty()) {
+                return java.util.List.of();
+            }
+            java.util.SortedMap<String, Long> highest = highest(presented);
+            String[] resources = highest.keySet().toArray(String[]::new);
+            Long[] tokens = highest.values().toArray(Long[]::new);
+            connection.setAutoCommit(false);
+            try {
+                for (int attempt = 1; ; attempt++) {
+                    try {
+                        java.util.Map<ResourceName, FencingToken> previous = raise(connection, resources, tokens);
+                        connection.commit();
+                        return inOrder(presented, previous);
+                    } catch (SQLException e) {
+                        connection.rollback();
+                        String state = e.getSQLState();
+                        if (attempt >= 3 || !("40P01".equals(state) || "40001".equals(state))) {
+                            throw e;
+                        }
+                    }
+                }
+            } catch (RuntimeException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
+            }
+        }
+
+        /** The marks before the batch, having raised them; the caller commits. */
+        private java.util.Map<ResourceName, FencingToken> raise(Connection connection, String[] resources, Long[] tokens)
+                throws SQLException {
+            java.sql.Array resourceArray = connection.createArrayOf("text", resources);
+            java.sql.Array tokenArray = connection.createArrayOf("bigint", tokens);
+            java.util.Set<String> inserted = new java.util.HashSet<>();
+            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + table + " (resource, token) "
+                    + "SELECT r, t FROM unnest(?::text[], ?::bigint[]) AS batch(r, t) ORDER BY r "
+                    + "ON CONFLICT (resource) DO NOTHING RETURNING resource")) {
+                insert.setArray(1, resourceArray);
+                insert.setArray(2, tokenArray);
+                try (ResultSet rows = insert.executeQuery()) {
+                    while (rows.next()) {
+                        inserted.add(rows.getString(1));
+                    }
+                }
+            }
+            java.util.Map<ResourceName, FencingToken> previous = new java.util.HashMap<>();
+            if (inserted.size() == resources.length) {
+                return previous;
+            }
+            try (PreparedStatement lock = connection.prepareStatement("SELECT resource, token FROM " + table
+                    + " WHERE resource = ANY(?::text[]) ORDER BY resource FOR UPDATE")) {
+                lock.setArray(1, resourceArray);
+                try (ResultSet rows = lock.executeQuery()) {
+                    while (rows.next()) {
+                        String resource = rows.getString(1);
+                        if (!inserted.contains(resource)) {
+                            previous.put(ResourceName.of(resource), FencingToken.of(rows.getLong(2)));
+                        }
+                    }
+                }
+            }
+            for (int i = 0; i < resources.length; i++) {
+                if (!inserted.contains(resources[i]) && !previous.containsKey(ResourceName.of(resources[i]))) {
+                    throw new SQLException("high-water row for '" + resources[i] + "' vanished; refusing");
+                }
+            }
+            try (PreparedStatement update = connection.prepareStatement("UPDATE " + table + " AS hw "
+                    + "SET token = batch.t, updated_at = CURRENT_TIMESTAMP "
+                    + "FROM unnest(?::text[], ?::bigint[]) AS batch(r, t) WHERE hw.resource = batch.r AND hw.token < batch.t")) {
+                update.setArray(1, resourceArray);
+                update.setArray(2, tokenArray);
+                update.executeUpdate();
+            }
+            return previous;
         }
 
         private Admission upsert(Connection connection, Fence presented) throws SQLException {

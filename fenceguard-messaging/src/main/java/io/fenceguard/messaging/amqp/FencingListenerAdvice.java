@@ -26,7 +26,12 @@ import org.springframework.amqp.rabbit.retry.MessageRecoverer;
  * in headers and acknowledged; without one, or when the republish fails, it is rejected without requeue,
  * so the queue's own dead-letter exchange (argument {@code x-dead-letter-exchange}) receives it.
  *
- * <p>Batch listeners are refused: one fence per delivery is what is admitted.
+ * <p>A batch listener's batch ({@code consumerBatchEnabled}) is admitted with one call of the store
+ * ({@link MessageAdmission#admitAll}: one round trip on the Redis store), in the batch's order: per resource the
+ * highest token raises the mark and an older one after it is stale. Refused messages are handed to the recoverer
+ * and the listener gets the rest; when all its messages carry one fence, that fence is bound while it runs.
+ * Without a recoverer (or when it fails) a refused message can only be rejected with its whole batch, so give
+ * batch listeners one.
  */
 public final class FencingListenerAdvice implements MethodInterceptor {
 
@@ -52,12 +57,15 @@ public final class FencingListenerAdvice implements MethodInterceptor {
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object[] arguments = invocation.getArguments();
         Object data = arguments.length > 1 ? arguments[1] : null;
+        if (data instanceof java.util.List<?> batch) {
+            return invokeBatch(invocation, batch);
+        }
         if (!(data instanceof Message message)) {
             throw new AmqpRejectAndDontRequeueException("fenced listeners take one message per delivery; got "
                     + (data == null ? "nothing" : data.getClass().getName()));
         }
         MessageProperties properties = message.getMessageProperties();
-        String source = "amqp:" + properties.getConsumerQueue() + "#" + properties.getDeliveryTag();
+        String source = source(properties);
         Fence fence;
         try {
             fence = admission.admit(headerValue(properties), source);
@@ -76,6 +84,57 @@ public final class FencingListenerAdvice implements MethodInterceptor {
             deadLetter(message, refused);
             return null;
         }
+    }
+
+    private Object invokeBatch(MethodInvocation invocation, java.util.List<?> batch) throws Throwable {
+        java.util.List<Message> messages = new java.util.ArrayList<>(batch.size());
+        java.util.List<MessageAdmission.Delivery> deliveries = new java.util.ArrayList<>(batch.size());
+        for (Object element : batch) {
+            if (!(element instanceof Message message)) {
+                throw new AmqpRejectAndDontRequeueException("fenced batch listeners take Messages; got "
+                        + (element == null ? "null" : element.getClass().getName()));
+            }
+            MessageProperties properties = message.getMessageProperties();
+            String value = headerValue(properties);
+            messages.add(message);
+            deliveries.add(new MessageAdmission.Delivery(value == null ? java.util.List.of() : java.util.List.of(value),
+                    source(properties)));
+        }
+        java.util.List<MessageAdmission.Decision> decisions = admission.admitAll(deliveries);
+        java.util.List<Message> admitted = new java.util.ArrayList<>(messages.size());
+        java.util.Set<Fence> fences = new java.util.HashSet<>();
+        for (int i = 0; i < messages.size(); i++) {
+            MessageAdmission.Decision decision = decisions.get(i);
+            if (decision.admitted()) {
+                admitted.add(messages.get(i));
+                fences.add(decision.fence());
+            } else {
+                deadLetter(messages.get(i), decision.refusal());
+            }
+        }
+        if (admitted.isEmpty()) {
+            return null;
+        }
+        Object[] arguments = invocation.getArguments();
+        if (invocation instanceof org.springframework.aop.ProxyMethodInvocation proxied) {
+            Object[] replaced = arguments.clone();
+            replaced[1] = admitted;
+            proxied.setArguments(replaced);
+        } else {
+            arguments[1] = admitted;
+        }
+        if (fences.size() != 1) {
+            return invocation.proceed();
+        }
+        Fence fence = fences.iterator().next();
+        try (LeaseContext.Scope scope = LeaseContext.bind(Lease.presented(fence, source(admitted.get(0)
+                .getMessageProperties())))) {
+            return invocation.proceed();
+        }
+    }
+
+    private static String source(MessageProperties properties) {
+        return "amqp:" + properties.getConsumerQueue() + "#" + properties.getDeliveryTag();
     }
 
     private void deadLetter(Message message, MessageRefusedException refused) {

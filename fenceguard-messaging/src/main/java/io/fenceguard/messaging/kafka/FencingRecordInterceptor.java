@@ -23,6 +23,9 @@ import org.springframework.kafka.listener.RecordInterceptor;
  * the container hands it to its error handler, which should be {@link KafkaFencing#errorHandler}: not
  * retried, published to the dead-letter topic with the reason in headers. Set it with
  * {@code containerFactory.setRecordInterceptor(...)} (or {@code container.setRecordInterceptor(...)}).
+ *
+ * <p>With a {@link FencingConsumerInterceptor} on the consumer, a record's admission was decided with the rest of
+ * its poll in one call of the store; this interceptor then applies that decision instead of asking the store.
  */
 public class FencingRecordInterceptor<K, V> implements RecordInterceptor<K, V> {
 
@@ -37,7 +40,15 @@ public class FencingRecordInterceptor<K, V> implements RecordInterceptor<K, V> {
     public ConsumerRecord<K, V> intercept(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
         unbind();
         String source = "kafka:" + record.topic() + "-" + record.partition() + "@" + record.offset();
-        Fence fence = admission.admitHeaders(headerValues(record), source);
+        MessageAdmission.Decision decided = PolledDecisions.take(record);
+        Fence fence;
+        if (decided == null) {
+            fence = admission.admitHeaders(headerValues(record), source);
+        } else if (decided.admitted()) {
+            fence = decided.fence();
+        } else {
+            throw decided.refusal();
+        }
         bound.set(LeaseContext.bind(Lease.presented(fence, source)));
         return record;
     }

@@ -7,6 +7,7 @@ import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.messaging.MessageAdmission;
 import io.fenceguard.messaging.MessageHeaders;
+import io.fenceguard.messaging.kafka.FencingConsumerInterceptor;
 import io.fenceguard.messaging.kafka.FencingRecordInterceptor;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
@@ -42,7 +43,8 @@ import org.springframework.kafka.test.utils.ContainerTestUtils;
  * Consumer admission cost per message, against the same consumer without admission in the same run:
  * fenced records on Spring Kafka's embedded broker, consumed by a listener container without the
  * {@link FencingRecordInterceptor} (the anchor), with it on the in-memory high-water store and with it on
- * the Redis store ({@code GUARD_TEST_REDIS_URL}). Rounds alternate the variants; each round consumes
+ * the Redis store ({@code GUARD_TEST_REDIS_URL}), record by record and per poll (a {@link FencingConsumerInterceptor}
+ * admitting each poll, of the consumer's default size, in one call). Rounds alternate the variants; each round consumes
  * {@code bench.messaging.records} records and is timed from the first record the listener sees to the last.
  * Always exits: at the latest after {@code bench.messaging.deadline} seconds, with status 3.
  */
@@ -51,6 +53,14 @@ public final class AdmissionBenchmark {
     private static final int RECORDS = Integer.getInteger("bench.messaging.records", 20_000);
     private static final int ROUNDS = Integer.getInteger("bench.messaging.rounds", 4);
     private static final int DEADLINE = Integer.getInteger("bench.messaging.deadline", 600);
+
+    /** The Redis store with each poll admitted in one call ({@link FencingConsumerInterceptor}). */
+    private static final String BATCHED = "admission, Redis store, per poll";
+
+    private static final AtomicLong SINGLE_CALLS = new AtomicLong();
+    private static final AtomicLong BATCH_CALLS = new AtomicLong();
+    private static final AtomicLong BATCH_FENCES = new AtomicLong();
+    private static final AtomicLong BATCH_NANOS = new AtomicLong();
 
     private AdmissionBenchmark() {
     }
@@ -88,7 +98,29 @@ public final class AdmissionBenchmark {
         Map<String, HighWaterStore> variants = new LinkedHashMap<>();
         variants.put("no admission (anchor)", null);
         variants.put("admission, in-memory store", InMemoryHighWaterStore.create());
-        variants.put("admission, Redis store", RedisHighWaterStore.of(RedissonScriptClient.of(redisson), "fg-bench-" + run + ":"));
+        RedisHighWaterStore redisStore = RedisHighWaterStore.of(RedissonScriptClient.of(redisson), "fg-bench-" + run + ":");
+        variants.put("admission, Redis store", redisStore);
+        variants.put(BATCHED, new HighWaterStore() {
+            @Override
+            public io.fenceguard.admission.Admission admit(Fence presented) {
+                SINGLE_CALLS.incrementAndGet();
+                return redisStore.admit(presented);
+            }
+
+            @Override
+            public List<io.fenceguard.admission.Admission> admitAll(List<Fence> presented) {
+                long start = System.nanoTime();
+                try {
+                    return redisStore.admitAll(presented);
+                } finally {
+                    BATCH_NANOS.addAndGet(System.nanoTime() - start);
+                    BATCH_CALLS.incrementAndGet();
+                    BATCH_FENCES.addAndGet(presented.size());
+                }
+            }
+        });
+
+        storeAlone(redisStore, "account:bench-alone-" + run);
 
         DefaultKafkaProducerFactory<String, String> producers = new DefaultKafkaProducerFactory<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
@@ -106,23 +138,30 @@ public final class AdmissionBenchmark {
             for (Map.Entry<String, HighWaterStore> variant : variants.entrySet()) {
                 String topic = "fg-bench-" + run + "-" + round++;
                 broker.addTopics(topic);
-                double perRecord = consume(broker, template, topic, variant.getValue(), "account:bench-" + run);
+                double perRecord = consume(broker, template, topic, variant.getValue(), variant.getKey().equals(BATCHED),
+                        "account:bench-" + run);
                 if (r > 0) {
                     micros.get(variant.getKey()).add(perRecord);
                 }
-                System.out.printf("  round %d %-28s %8.2f µs/record%s%n", r, variant.getKey(), perRecord,
+                System.out.printf("  round %d %-34s %8.2f µs/record%s%n", r, variant.getKey(), perRecord,
                         r == 0 ? " (warm-up)" : "");
             }
         }
         double anchor = median(micros.get("no admission (anchor)"));
         System.out.println();
         System.out.println("consumer admission cost per record (median of rounds; same run, same broker):");
-        System.out.printf("%-30s %12s %14s %12s %8s%n", "variant", "µs/record", "records/s", "extra µs", "ratio");
+        System.out.printf("%-36s %12s %14s %12s %8s%n", "variant", "µs/record", "records/s", "extra µs", "ratio");
         for (Map.Entry<String, List<Double>> e : micros.entrySet()) {
             double m = median(e.getValue());
-            System.out.printf("%-30s %12.2f %14.0f %12.2f %8.2f%n", e.getKey(), m, 1e6 / m, m - anchor, m / anchor);
+            System.out.printf("%-36s %12.2f %14.0f %12.2f %8.2f%n", e.getKey(), m, 1e6 / m, m - anchor, m / anchor);
             BenchTable.row("messaging", "Kafka consumer, " + e.getKey(), m, "µs/record", "no admission (anchor)",
                     m / anchor, Double.NaN);
+        }
+        if (BATCH_CALLS.get() > 0) {
+            System.out.printf("per poll: %d store calls for %d fences (%.0f per call, %.0f µs per call), %d records"
+                    + " admitted on their own%n", BATCH_CALLS.get(), BATCH_FENCES.get(),
+                    (double) BATCH_FENCES.get() / BATCH_CALLS.get(), BATCH_NANOS.get() / 1e3 / BATCH_CALLS.get(),
+                    SINGLE_CALLS.get());
         }
         BenchTable.print();
         producers.destroy();
@@ -131,7 +170,7 @@ public final class AdmissionBenchmark {
     }
 
     private static double consume(EmbeddedKafkaKraftBroker broker, KafkaTemplate<String, String> template, String topic,
-            HighWaterStore store, String resource) throws Exception {
+            HighWaterStore store, boolean perPoll, String resource) throws Exception {
         CountDownLatch done = new CountDownLatch(RECORDS);
         AtomicLong first = new AtomicLong();
         AtomicLong last = new AtomicLong();
@@ -142,13 +181,18 @@ public final class AdmissionBenchmark {
             last.set(now);
             done.countDown();
         });
+        // the consumer's defaults otherwise: max.poll.records 500
+        Map<String, Object> consumerProps = new java.util.HashMap<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
+                ConsumerConfig.GROUP_ID_CONFIG, topic,
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class));
+        if (perPoll) {
+            consumerProps.putAll(FencingConsumerInterceptor.configs(MessageAdmission.of(store)));
+        }
         KafkaMessageListenerContainer<String, String> container = new KafkaMessageListenerContainer<>(
-                new DefaultKafkaConsumerFactory<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
-                        ConsumerConfig.GROUP_ID_CONFIG, topic,
-                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-                        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class)),
-                properties);
+                new DefaultKafkaConsumerFactory<>(consumerProps), properties);
         if (store != null) {
             container.setRecordInterceptor(new FencingRecordInterceptor<>(MessageAdmission.of(store)));
         }
@@ -174,6 +218,36 @@ public final class AdmissionBenchmark {
         }
         container.stop();
         return (last.get() - first.get()) / 1000.0 / (RECORDS - 1);
+    }
+
+    /**
+     * The Redis store without Kafka: one fence per call against 500 fences of 500 resources in one call (the
+     * worst case of a poll: the consumer asks once per run of one fence on one resource).
+     */
+    private static void storeAlone(RedisHighWaterStore store, String resource) {
+        long token = Math.max(System.currentTimeMillis() * 1000, store.floor().map(FencingToken::value).orElse(0L));
+        Fence fence = Fence.of(resource, Long.toString(token));
+        List<Fence> poll = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            poll.add(Fence.of(resource + "-" + i, Long.toString(token)));
+        }
+        for (int i = 0; i < 50; i++) {
+            store.admit(fence);
+            store.admitAll(poll);
+        }
+        int calls = 200;
+        long start = System.nanoTime();
+        for (int i = 0; i < calls; i++) {
+            store.admit(fence);
+        }
+        double single = (System.nanoTime() - start) / 1e3 / calls;
+        start = System.nanoTime();
+        for (int i = 0; i < calls; i++) {
+            store.admitAll(poll);
+        }
+        double batch = (System.nanoTime() - start) / 1e3 / calls;
+        System.out.printf("Redis store alone: admit %.1f µs per call; admitAll of 500 resources %.1f µs per call (%.2f µs per fence)%n",
+                single, batch, batch / 500);
     }
 
     private static double median(List<Double> values) {

@@ -26,6 +26,17 @@ public final class RecordingHighWaterStore implements io.fenceguard.admission.Si
         return admission;
     }
 
+    /** Passes a batch on (in one round trip when the store decides so), noting each answer. */
+    @Override
+    public java.util.List<Admission> admitAll(java.util.List<Fence> presented) {
+        java.util.List<Admission> admissions = store.admitAll(presented);
+        for (Admission admission : admissions) {
+            activity.sawHighWater(admission.presented(), admission.highWater().value(),
+                    admission.outcome().name().toLowerCase(Locale.ROOT));
+        }
+        return admissions;
+    }
+
     /** Passes a request-signed admission on (in one call when the store decides so), noting its answer. */
     @Override
     public java.util.Optional<Admission> admit(Fence presented, String nonce, java.time.Instant expires) {
