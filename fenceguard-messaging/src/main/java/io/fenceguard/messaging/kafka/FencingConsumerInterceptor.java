@@ -1,7 +1,11 @@
 package io.fenceguard.messaging.kafka;
 
 import io.fenceguard.messaging.MessageAdmission;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerInterceptor;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -36,7 +40,34 @@ public class FencingConsumerInterceptor<K, V> implements ConsumerInterceptor<K, 
      */
     public static Map<String, Object> configs(MessageAdmission admission) {
         return Map.of(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, FencingConsumerInterceptor.class.getName(),
-                ADMISSION_CONFIG, java.util.Objects.requireNonNull(admission, "admission"));
+                ADMISSION_CONFIG, Objects.requireNonNull(admission, "admission"));
+    }
+
+    /**
+     * {@link #configs(MessageAdmission)} for a consumer already configured with {@code interceptors} (the value of its
+     * {@code interceptor.classes}: a class, a class name, a comma-separated list, or a list of either; {@code null}
+     * for none): those stay, in their order, and this one is added after them unless already listed.
+     */
+    public static Map<String, Object> configs(MessageAdmission admission, Object interceptors) {
+        List<Object> classes = new ArrayList<>();
+        if (interceptors instanceof Collection<?> list) {
+            classes.addAll(list);
+        } else if (interceptors instanceof String names) {
+            for (String name : names.split(",")) {
+                if (!name.isBlank()) {
+                    classes.add(name.trim());
+                }
+            }
+        } else if (interceptors != null) {
+            classes.add(interceptors);
+        }
+        boolean listed = classes.stream().anyMatch(c -> c == FencingConsumerInterceptor.class
+                || FencingConsumerInterceptor.class.getName().equals(c));
+        if (!listed) {
+            classes.add(FencingConsumerInterceptor.class);
+        }
+        return Map.of(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, List.copyOf(classes),
+                ADMISSION_CONFIG, Objects.requireNonNull(admission, "admission"));
     }
 
     @Override

@@ -11,12 +11,14 @@ import io.fenceguard.messaging.MessageRefusalListener;
 import io.fenceguard.messaging.amqp.FencingListenerAdvice;
 import io.fenceguard.messaging.amqp.FencingMessagePostProcessor;
 import io.fenceguard.messaging.amqp.RabbitFencing;
+import io.fenceguard.messaging.kafka.FencingConsumerInterceptor;
 import io.fenceguard.messaging.kafka.FencingProducerInterceptor;
 import io.fenceguard.messaging.kafka.FencingRecordInterceptor;
 import io.fenceguard.messaging.kafka.KafkaFencing;
 import io.fenceguard.spring.messaging.amqp.FencingRabbitListenerFactoryPostProcessor;
 import io.fenceguard.spring.messaging.kafka.FencingKafkaTemplatePostProcessor;
 import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.BeanFactory;
@@ -29,6 +31,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.kafka.autoconfigure.DefaultKafkaConsumerFactoryCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -110,6 +113,25 @@ public class FenceguardMessagingAutoConfiguration {
         @ConditionalOnMissingBean(RecordInterceptor.class)
         FencingRecordInterceptor<Object, Object> fencingRecordInterceptor(MessageAdmission admission) {
             return new FencingRecordInterceptor<>(admission);
+        }
+
+        /**
+         * Boot's consumers admit each poll at once ({@code fenceguard.messaging.kafka.admit-per-poll}), the
+         * record interceptor then applies the decisions; interceptors the application configured stay, before ours.
+         */
+        @Bean
+        @ConditionalOnBooleanProperty(name = FenceguardMessagingProperties.PREFIX + ".kafka.admit-per-poll",
+                matchIfMissing = true)
+        @ConditionalOnMissingBean(name = "fencingConsumerFactoryCustomizer")
+        DefaultKafkaConsumerFactoryCustomizer fencingConsumerFactoryCustomizer(MessageAdmission admission,
+                ObjectProvider<FencingRecordInterceptor<Object, Object>> recordInterceptor) {
+            return factory -> {
+                // the poll's decisions are applied by our record interceptor: an application's own replaces both
+                if (recordInterceptor.getIfUnique() != null) {
+                    factory.updateConfigs(FencingConsumerInterceptor.configs(admission,
+                            factory.getConfigurationProperties().get(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG)));
+                }
+            };
         }
 
         /**

@@ -33,8 +33,23 @@ public class FenceguardMessagingProperties {
          */
         private String deadLetterTopicSuffix = "-dlt";
 
+        /**
+         * Whether Boot's consumers admit each poll with one call of the high-water store (one round trip on a
+         * shared store) before its first record runs, instead of one call per record; decisions are the same as
+         * record by record, in the poll's order.
+         */
+        private boolean admitPerPoll = true;
+
         public boolean isEnabled() {
             return enabled;
+        }
+
+        public boolean isAdmitPerPoll() {
+            return admitPerPoll;
+        }
+
+        public void setAdmitPerPoll(boolean admitPerPoll) {
+            this.admitPerPoll = admitPerPoll;
         }
 
         public void setEnabled(boolean enabled) {

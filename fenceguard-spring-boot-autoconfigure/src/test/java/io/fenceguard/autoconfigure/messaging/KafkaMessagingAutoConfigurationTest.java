@@ -134,6 +134,9 @@ class KafkaMessagingAutoConfigurationTest {
                 KafkaTemplate<Object, Object> template = context.getBean(KafkaTemplate.class);
                 assertThat(new DirectFieldAccessor(template).getPropertyValue("producerInterceptor"))
                         .isInstanceOf(FencingProducerInterceptor.class);
+                assertThat(context.getBean(org.springframework.kafka.core.ConsumerFactory.class).getConfigurationProperties()
+                        .get(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG)).as("each poll admitted at once")
+                        .isEqualTo(java.util.List.of(io.fenceguard.messaging.kafka.FencingConsumerInterceptor.class));
                 Listeners listeners = context.getBean(Listeners.class);
 
                 Fence current = Fence.of(resource, "7");
@@ -193,6 +196,9 @@ class KafkaMessagingAutoConfigurationTest {
                             context.getBean(ConcurrentKafkaListenerContainerFactory.class);
                     assertThat(new DirectFieldAccessor(factory).getPropertyValue("commonErrorHandler"))
                             .isSameAs(context.getBean("appErrorHandler"));
+                    assertThat(context.getBean(org.springframework.kafka.core.ConsumerFactory.class)
+                            .getConfigurationProperties()).as("no poll admission without our record interceptor")
+                            .doesNotContainKey(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG);
                 });
     }
 

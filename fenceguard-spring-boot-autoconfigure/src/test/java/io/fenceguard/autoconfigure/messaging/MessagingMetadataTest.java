@@ -26,7 +26,8 @@ class MessagingMetadataTest {
             });
         }
         assertThat(properties).containsOnlyKeys("fenceguard.messaging.kafka.enabled",
-                "fenceguard.messaging.kafka.dead-letter-topic-suffix", "fenceguard.messaging.rabbit.enabled",
+                "fenceguard.messaging.kafka.dead-letter-topic-suffix", "fenceguard.messaging.kafka.admit-per-poll",
+                "fenceguard.messaging.rabbit.enabled",
                 "fenceguard.messaging.rabbit.dead-letter-exchange");
         assertThat(properties.values()).allSatisfy(property -> {
             assertThat(property.getDescription()).as(property.getId()).isNotBlank();
@@ -34,6 +35,7 @@ class MessagingMetadataTest {
         });
         assertThat(properties.get("fenceguard.messaging.kafka.enabled").getDefaultValue()).isEqualTo(true);
         assertThat(properties.get("fenceguard.messaging.rabbit.enabled").getDefaultValue()).isEqualTo(true);
+        assertThat(properties.get("fenceguard.messaging.kafka.admit-per-poll").getDefaultValue()).isEqualTo(true);
         assertThat(properties.get("fenceguard.messaging.kafka.dead-letter-topic-suffix").getDefaultValue()).isEqualTo("-dlt");
         assertThat(properties.get("fenceguard.messaging.rabbit.dead-letter-exchange").getDefaultValue()).isEqualTo("");
         assertThat(properties.get("fenceguard.messaging.rabbit.dead-letter-exchange").getDescription())
