@@ -26,8 +26,12 @@ import org.w3c.dom.NodeList;
  */
 final class PublishedModules {
 
-    /** A dependency as Maven resolved it for a module: its coordinates, scope, effective optionality and file. */
-    record ResolvedDependency(String groupId, String artifactId, String scope, boolean optional, Path file) {
+    /**
+     * A dependency as Maven resolved it for a module: its coordinates, scope, effective optionality, file, and the
+     * name it has as a Java module (null when Maven gave none); automatic when the jar has no module descriptor.
+     */
+    record ResolvedDependency(String groupId, String artifactId, String scope, boolean optional, Path file,
+                              String moduleName, boolean automaticModule) {
 
         String key() {
             return groupId + ":" + artifactId;
@@ -80,17 +84,20 @@ final class PublishedModules {
                 Matcher m = RESOLVED.matcher(line.strip());
                 if (m.matches()) {
                     dependencies.add(new ResolvedDependency(m.group(1), m.group(2), m.group(3),
-                            m.group(5) != null, Path.of(m.group(4))));
+                            m.group(5) != null, Path.of(m.group(4)), m.group(6), m.group(7) != null));
                 }
             }
             return dependencies;
         }
     }
 
-    // groupId:artifactId:type[:classifier]:version:scope:/absolute/file[ (optional)][ -- module name]
+    /*
+     * groupId:artifactId:type[:classifier]:version:scope:/absolute/file[ (optional)][ -- module name[ [auto]]] where
+     * [auto] is "[auto]" (Automatic-Module-Name in the manifest) or "(auto)" (name derived from the file name).
+     */
     private static final Pattern RESOLVED = Pattern.compile(
             "([^:\\s]+):([^:\\s]+):[^:\\s]+(?::[^:\\s]+)?:[^:\\s]+:(compile|runtime|provided|system|test):"
-                    + "(.+?)( \\(optional\\))?(?: -- module .*)?");
+                    + "(.+?)( \\(optional\\))?(?: -- module (\\S+)( [\\[(]auto[\\])])?)?");
 
     private PublishedModules() {
     }

@@ -1,0 +1,16 @@
+/** Fencing of messages: the token in a header, checked where the message is consumed (Kafka and RabbitMQ optional). */
+module io.fenceguard.messaging {
+    requires transitive io.fenceguard.core;
+    requires transitive io.fenceguard.admission;
+
+    requires static spring.core;
+    requires static spring.aop;
+    requires static spring.kafka;
+    requires static kafka.clients;
+    requires static spring.amqp;
+    requires static spring.rabbit;
+
+    exports io.fenceguard.messaging;
+    exports io.fenceguard.messaging.amqp;
+    exports io.fenceguard.messaging.kafka;
+}

