@@ -2,6 +2,8 @@
 module io.fenceguard.messaging {
     requires transitive io.fenceguard.core;
     requires transitive io.fenceguard.admission;
+    requires transitive java.sql;
+    requires org.slf4j;
 
     requires static spring.core;
     requires static spring.aop;
@@ -13,4 +15,7 @@ module io.fenceguard.messaging {
     exports io.fenceguard.messaging;
     exports io.fenceguard.messaging.amqp;
     exports io.fenceguard.messaging.kafka;
+    exports io.fenceguard.messaging.outbox;
+    exports io.fenceguard.messaging.outbox.amqp;
+    exports io.fenceguard.messaging.outbox.kafka;
 }

@@ -20,6 +20,7 @@ open module io.fenceguard.autoconfigure {
     requires static io.fenceguard.db;
     requires static io.fenceguard.zookeeper;
     requires static io.fenceguard.etcd;
+    requires static io.fenceguard.hazelcast;
     requires static io.fenceguard.jdbclock;
     requires static io.fenceguard.redlock;
     requires static io.fenceguard.reactor;
@@ -57,15 +58,18 @@ open module io.fenceguard.autoconfigure {
     requires static spring.jdbc;
     requires static curator.framework;
     requires static jetcd.core;
+    requires static com.hazelcast.core;
 
     exports io.fenceguard.autoconfigure.core;
     exports io.fenceguard.autoconfigure.db;
     exports io.fenceguard.autoconfigure.etcd;
+    exports io.fenceguard.autoconfigure.hazelcast;
     exports io.fenceguard.autoconfigure.http;
     exports io.fenceguard.autoconfigure.jdbc;
     exports io.fenceguard.autoconfigure.jdbclock;
     exports io.fenceguard.autoconfigure.messaging;
     exports io.fenceguard.autoconfigure.observability;
+    exports io.fenceguard.autoconfigure.outbox;
     exports io.fenceguard.autoconfigure.reactive;
     exports io.fenceguard.autoconfigure.redis;
     exports io.fenceguard.autoconfigure.redlock;

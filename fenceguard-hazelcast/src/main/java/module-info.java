@@ -1,0 +1,8 @@
+/** Leases on Hazelcast's CP subsystem ({@code FencedLock}). */
+module io.fenceguard.hazelcast {
+    requires transitive io.fenceguard.core;
+    requires transitive com.hazelcast.core;
+    requires org.slf4j;
+
+    exports io.fenceguard.hazelcast;
+}
