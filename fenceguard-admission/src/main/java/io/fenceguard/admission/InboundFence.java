@@ -242,18 +242,28 @@ public final class InboundFence {
         }
         String nonce = signed == null ? null : signed.keyId() + ":" + signed.nonce();
         if (signed != null && store instanceof SignedAdmissionStore combined && nonces == store.backend()) {
-            // Nonce and mark decided together: one call to the store instead of two.
+            // Nonce and mark decided together: one call to the store instead of two. Counted for withdrawal
+            // from before the call like an admission alone, so that a failed handler's claim is set back here too.
+            if (withdrawal != null) {
+                withdrawal.arriving(presented);
+            }
             Optional<Admission> admitted;
             try {
                 admitted = combined.admit(presented, nonce, signed.expires());
             } catch (RuntimeException e) {
+                if (withdrawal != null) {
+                    withdrawal.ended(presented, false);
+                }
                 log.warn("fencing check for '{}' failed; refusing the request", presented.resource(), e);
                 return Verdict.refused(Problem.unavailable(presented));
             }
             if (admitted.isEmpty()) {
+                if (withdrawal != null) {
+                    withdrawal.ended(presented, false);
+                }
                 return Verdict.refused(Problem.replayed(presented));
             }
-            return admitted.get().admitted() ? Verdict.admitted(admitted.get()) : Verdict.refused(Problem.stale(admitted.get()));
+            return decided(presented, admitted.get());
         }
         if (signed != null) {
             try {
@@ -278,6 +288,11 @@ public final class InboundFence {
             log.warn("fencing check for '{}' failed; refusing the request", presented.resource(), e);
             return Verdict.refused(Problem.unavailable(presented));
         }
+        return decided(presented, admission);
+    }
+
+    /** The verdict on the store's {@code admission}, told to the withdrawal of failed claims. */
+    private Verdict decided(Fence presented, Admission admission) {
         if (withdrawal != null) {
             if (admission.admitted()) {
                 withdrawal.admitted(admission);

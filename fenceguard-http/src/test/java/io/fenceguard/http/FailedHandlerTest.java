@@ -2,13 +2,16 @@ package io.fenceguard.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.admission.FenceHeader;
 import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.HandlerOrder;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.RequestSignatures;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.admission.TokenBound;
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.IdempotencyTest.Server;
@@ -18,7 +21,9 @@ import io.fenceguard.testsupport.TestRedisson;
 import jakarta.servlet.http.HttpServletResponse;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -31,10 +36,13 @@ import org.junit.jupiter.api.Test;
  * A request whose handler failed leaves no mark, through the servlet filter in a real Tomcat: after a bad
  * request (400) or a handler's exception with a newer token, an older, valid token is admitted; while a
  * newer token's handler is still running, the older one is refused as before. With and without handler
- * order, on the in-memory store and on Redis shared by two instances. Tokens above 1000: the Redis
- * store's floor.
+ * order, on the in-memory store and on Redis shared by two instances, and with request signatures on Redis,
+ * where the nonce and the mark are decided in one script. Tokens above 1000: the Redis store's floor.
  */
 class FailedHandlerTest {
+
+    private static final SigningKeys KEYS = SigningKeys.of(Map.of("k1",
+            "a-test-key-of-at-least-32-bytes!!".getBytes(StandardCharsets.US_ASCII)), "k1");
 
     @Test
     void aBadRequestWithANewerTokenLeavesNoMarkInMemory() throws Exception {
@@ -124,6 +132,70 @@ class FailedHandlerTest {
         }
     }
 
+    @Test
+    void aFailedRequestSignedCallWithANewerTokenLeavesNoMarkInRedis() throws Exception {
+        RedisHighWaterStore store = redis();
+        try (Server server = Server.start(FencingFilter.of(signedFence(store)), FailedHandlerTest::handle)) {
+            String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
+            assertThat(signed(server, id, 1004).statusCode()).isEqualTo(201);
+
+            assertThat(signed(server, id, 1009, "X-Status", "400").statusCode()).as("the handler's own answer")
+                    .isEqualTo(400);
+            assertThat(signed(server, id, 1008, "X-Fail", "1").statusCode()).as("the handler's exception").isEqualTo(500);
+            HttpResponse<String> older = signed(server, id, 1004);
+            assertThat(older.statusCode()).as("1009 and 1008 failed: 1004 is still current; " + older.body())
+                    .isEqualTo(201);
+            assertThat(store.reset(ResourceName.of("account:" + id), FencingToken.of(1004), FencingToken.of(1004)))
+                    .as("the shared mark is 1004").isTrue();
+
+            assertThat(signed(server, id, 1009).statusCode()).as("a newer token that succeeds").isEqualTo(201);
+            HttpResponse<String> stale = signed(server, id, 1004);
+            assertThat(stale.statusCode()).as("1009 succeeded: 1004 is stale").isEqualTo(409);
+            assertThat(stale.body()).contains("urn:fenceguard:stale-token");
+        }
+    }
+
+    @Test
+    void aNewerRequestSignedCallStillInFlightHoldsAnOlderOneBackInRedis() throws Exception {
+        CountDownLatch running = new CountDownLatch(2);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Server server = Server.start(FencingFilter.of(signedFence(redis())), (request, response) -> {
+            if (request.getHeader("X-Wait") != null) {
+                running.countDown();
+                release.await(20, TimeUnit.SECONDS);
+            }
+            handle(request, response);
+        })) {
+            String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
+            assertThat(signed(server, id, 1004).statusCode()).isEqualTo(201);
+            CompletableFuture<HttpResponse<String>> failing = CompletableFuture.supplyAsync(
+                    () -> signed(server, id, 1009, "X-Wait", "1", "X-Status", "422"));
+            CompletableFuture<HttpResponse<String>> succeeding = CompletableFuture.supplyAsync(
+                    () -> signed(server, id, 1009, "X-Wait", "1"));
+            assertThat(running.await(20, TimeUnit.SECONDS)).isTrue();
+            HttpResponse<String> held = signed(server, id, 1004);
+            assertThat(held.statusCode()).as("1009 is in flight: " + held.body()).isEqualTo(409);
+            release.countDown();
+            assertThat(failing.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(422);
+            assertThat(succeeding.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+            assertThat(signed(server, id, 1004).statusCode()).as("one 1009 succeeded").isEqualTo(409);
+        }
+    }
+
+    /** A POST of {@code {}} with a request signature over its target, fencing header and body. */
+    private static HttpResponse<String> signed(Server server, String id, long token, String... headers) {
+        String fencing = FenceHeader.of(new Fence(ResourceName.of("account:" + id), FencingToken.of(token))).value();
+        List<String> all = new ArrayList<>(List.of(headers));
+        RequestSignatures.of(KEYS, FenceHeader.DEFAULT_NAME).sign("POST", server.uri("/entries/" + id), fencing,
+                "{}".getBytes(StandardCharsets.UTF_8)).forEach((name, value) -> {
+                    if (!name.equals(FenceHeader.DEFAULT_NAME)) { // the post sends the fencing header itself
+                        all.add(name);
+                        all.add(value);
+                    }
+                });
+        return post(server, id, token, all.toArray(String[]::new));
+    }
+
     private static HttpResponse<String> post(Server server, String id, long token, String... headers) {
         try {
             return server.post(id, token, "k-" + UUID.randomUUID(), "{}", headers);
@@ -147,6 +219,12 @@ class FailedHandlerTest {
     private static RedisHighWaterStore redis() {
         return RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()),
                 "fg:failed:" + UUID.randomUUID().toString().substring(0, 8) + ":", TokenBound.atMost(1_000));
+    }
+
+    /** Request signatures required, nonces in the Redis store: nonce and mark decided in one script. */
+    private static InboundFence signedFence(RedisHighWaterStore store) {
+        return InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/entries/{id}", "account:{id}")), store, KEYS)
+                .withRequestSignatures(store, true);
     }
 
     private static InboundFence fence(HighWaterStore store) {

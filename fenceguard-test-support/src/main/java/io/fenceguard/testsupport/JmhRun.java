@@ -21,6 +21,15 @@ public final class JmhRun {
 
     public static void printResults(Class<?> benchmarks, String title, Function<String, String> remark)
             throws RunnerException {
+        printResults(benchmarks, title, remark, java.util.Map.of());
+    }
+
+    /**
+     * As {@link #printResults(Class, String, Function)}, followed by the ratio of each benchmark named as a key
+     * of {@code anchors} (simple method names) to its anchor, the benchmark named by the value, from this run.
+     */
+    public static void printResults(Class<?> benchmarks, String title, Function<String, String> remark,
+            java.util.Map<String, String> anchors) throws RunnerException {
         long millis = (long) (1000 * Double.parseDouble(System.getProperty("bench.jmh.time", "1")));
         Collection<RunResult> results = new Runner(new OptionsBuilder()
                 .include(Pattern.quote(benchmarks.getName()) + "\\.")
@@ -39,5 +48,15 @@ public final class JmhRun {
                     r.getPrimaryResult().getScore(), r.getPrimaryResult().getScoreError(),
                     r.getPrimaryResult().getScoreUnit(), remark.apply(name));
         }
+        java.util.Map<String, Double> scores = new java.util.HashMap<>();
+        for (RunResult r : results) {
+            String name = r.getParams().getBenchmark();
+            scores.put(name.substring(name.lastIndexOf('.') + 1), r.getPrimaryResult().getScore());
+        }
+        anchors.forEach((measured, anchor) -> {
+            if (scores.containsKey(measured) && scores.containsKey(anchor)) {
+                System.out.printf("%-40s %10.2f x %s%n", measured, scores.get(measured) / scores.get(anchor), anchor);
+            }
+        });
     }
 }

@@ -8,6 +8,7 @@ import io.fenceguard.admission.HandlerOrder;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.RequestSignatures;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.admission.TokenBound;
 import io.fenceguard.core.Fence;
@@ -20,8 +21,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -40,9 +43,13 @@ import reactor.core.publisher.Mono;
  * A request whose handler failed leaves no mark, through the WebFlux filter on a real Netty server: after a
  * bad request (400) or a handler's error with a newer token, an older, valid token is admitted; while a newer
  * token's handler is still running, the older one is refused as before. With and without handler order, on
- * the in-memory store and on Redis (tokens above 1000: the Redis store's floor).
+ * the in-memory store and on Redis, and with request signatures on Redis, where the nonce and the mark are
+ * decided in one script (tokens above 1000: the Redis store's floor).
  */
 class FailedHandlerWebFilterTest {
+
+    private static final SigningKeys KEYS = SigningKeys.of(Map.of("k1",
+            "a-test-key-of-at-least-32-bytes!!".getBytes(StandardCharsets.US_ASCII)), "k1");
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final CountDownLatch running = new CountDownLatch(2);
@@ -101,6 +108,71 @@ class FailedHandlerWebFilterTest {
         }
     }
 
+    @Test
+    void aFailedRequestSignedCallWithANewerTokenLeavesNoMarkInRedis() throws Exception {
+        RedisHighWaterStore store = redis();
+        try (NettyServer server = startSigned(store)) {
+            String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
+            assertThat(signed(server, id, 1004).statusCode()).isEqualTo(201);
+
+            assertThat(signed(server, id, 1009, "X-Status", "400").statusCode()).as("the handler's own answer")
+                    .isEqualTo(400);
+            assertThat(signed(server, id, 1008, "X-Fail", "1").statusCode()).as("the handler's error").isEqualTo(500);
+            HttpResponse<String> older = signed(server, id, 1004);
+            assertThat(older.statusCode()).as("1009 and 1008 failed: 1004 is current; " + older.body()).isEqualTo(201);
+            assertThat(store.reset(ResourceName.of("account:" + id), FencingToken.of(1004), FencingToken.of(1004)))
+                    .as("the shared mark is 1004").isTrue();
+
+            assertThat(signed(server, id, 1009).statusCode()).as("a newer token that succeeds").isEqualTo(201);
+            HttpResponse<String> stale = signed(server, id, 1004);
+            assertThat(stale.statusCode()).as("1009 succeeded: 1004 is stale").isEqualTo(409);
+            assertThat(stale.body()).contains("urn:fenceguard:stale-token");
+        }
+    }
+
+    @Test
+    void aNewerRequestSignedCallStillInFlightHoldsAnOlderOneBackInRedis() throws Exception {
+        try (NettyServer server = startSigned(redis())) {
+            String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
+            assertThat(signed(server, id, 1004).statusCode()).isEqualTo(201);
+            CompletableFuture<HttpResponse<String>> failing = CompletableFuture.supplyAsync(
+                    () -> signed(server, id, 1009, "X-Wait", "1", "X-Status", "422"));
+            CompletableFuture<HttpResponse<String>> succeeding = CompletableFuture.supplyAsync(
+                    () -> signed(server, id, 1009, "X-Wait", "1"));
+            assertThat(running.await(20, TimeUnit.SECONDS)).isTrue();
+            HttpResponse<String> held = signed(server, id, 1004);
+            assertThat(held.statusCode()).as("1009 is in flight: " + held.body()).isEqualTo(409);
+            release.complete(null);
+            assertThat(failing.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(422);
+            assertThat(succeeding.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+            assertThat(signed(server, id, 1004).statusCode()).as("one 1009 succeeded").isEqualTo(409);
+        }
+    }
+
+    /** Request signatures required, nonces in the Redis store: nonce and mark decided in one script. */
+    private NettyServer startSigned(RedisHighWaterStore store) {
+        InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/entries/{id}", "account:{id}")),
+                store, KEYS).withRequestSignatures(store, true);
+        return NettyServer.start(WebHttpHandlerBuilder.webHandler(RouterFunctions.toWebHandler(
+                RouterFunctions.route().POST("/entries/{id}", this::handle).build()))
+                .filter(FencingWebFilter.of(fence)).build());
+    }
+
+    /** A POST of {@code {}} with a request signature over its target, fencing header and body. */
+    private HttpResponse<String> signed(NettyServer server, String id, long token, String... headers) {
+        URI target = URI.create(server.baseUrl() + "/entries/" + id);
+        String fencing = FenceHeader.of(new Fence(ResourceName.of("account:" + id), FencingToken.of(token))).value();
+        HttpRequest.Builder request = HttpRequest.newBuilder(target).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{}"));
+        RequestSignatures.of(KEYS, FenceHeader.DEFAULT_NAME).sign("POST", target, fencing,
+                "{}".getBytes(StandardCharsets.UTF_8)).forEach(request::header);
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        return send(request);
+    }
+
     private NettyServer start(HighWaterStore store, UnaryOperator<FencingWebFilter> configured) {
         InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/entries/{id}", "account:{id}")),
                 store, SigningKeys.none());
@@ -135,6 +207,10 @@ class FailedHandlerWebFilterTest {
         if (headers.length > 0) {
             request.headers(headers);
         }
+        return send(request);
+    }
+
+    private HttpResponse<String> send(HttpRequest.Builder request) {
         try {
             return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (java.io.IOException e) {
