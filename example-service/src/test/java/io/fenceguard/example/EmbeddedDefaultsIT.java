@@ -55,9 +55,6 @@ class EmbeddedDefaultsIT extends LedgerContract {
     private static List<String> args(boolean discard) {
         List<String> args = new ArrayList<>(COMMON);
         args.add("--example.embedded.data-dir=" + DATA_DIR);
-        // Concurrent deposits on the durable epoch default were answered 503 here; until that is understood, this
-        // contract runs on the clock floor, as it did before that default.
-        args.add("--fenceguard.redis.token-epoch=clock");
         args.add("--example.embedded.discard=" + discard);
         return args;
     }

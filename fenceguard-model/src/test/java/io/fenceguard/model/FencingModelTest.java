@@ -41,12 +41,17 @@ class FencingModelTest {
                 "NoTokenTwiceEpoch", "NoStaleAdmittedAtRowEpoch", "NoStaleAdmittedAtGateEpoch",
                 "NoStaleAdmittedAtHttpEpoch",
                 "NoFloorTokenTwice", "NoRowFenceStale", "NoGateFenceStale", "NoHttpFenceStale",
-                "ClockBoundBrokenTokenTwice", "EpochNotIncreasedTokenTwice", "EpochLaggingReplicaTokenTwice");
+                "ClockBoundBrokenTokenTwice", "EpochNotIncreasedTokenTwice", "EpochLaggingReplicaTokenTwice",
+                "EpochHoldersWithinBound", "OlderEpochBelowNewer", "ClockFloorBoundRefusesEpochHolder",
+                "UnboundedRangeOlderEpochAbove",
+                "ExclusiveAfterJump", "HeldGrantHandedOut", "NoJumpHoldOverlap", "HoldFromSightingOverlap",
+                "NoTokenTwiceEpochAcked");
     }
 
     @ParameterizedTest(name = "{0} holds")
     @ValueSource(strings = {"NoTokenTwice", "NoStaleAdmittedAtRow", "NoStaleAdmittedAtGate", "NoStaleAdmittedAtHttp",
-            "NoTokenTwiceEpoch", "NoStaleAdmittedAtRowEpoch", "NoStaleAdmittedAtGateEpoch", "NoStaleAdmittedAtHttpEpoch"})
+            "NoTokenTwiceEpoch", "NoStaleAdmittedAtRowEpoch", "NoStaleAdmittedAtGateEpoch", "NoStaleAdmittedAtHttpEpoch",
+            "EpochHoldersWithinBound", "OlderEpochBelowNewer", "ExclusiveAfterJump", "NoTokenTwiceEpochAcked"})
     void propertyHoldsWithinTheScope(String check) {
         FencingModel.Answer answer = model.run(check);
         System.out.printf("check %s: %s in %d ms%n", check,
@@ -66,9 +71,20 @@ class FencingModelTest {
         assertThat(answer.trace()).contains("ClockStep").contains("Refused");
     }
 
+    @Test
+    void aGrantHeldAfterAJumpIsHandedOut() {
+        FencingModel.Answer answer = model.run("HeldGrantHandedOut");
+        System.out.printf("run HeldGrantHandedOut: %s in %d ms%n%s", answer.satisfiable() ? "trace" : "NO TRACE",
+                answer.millis(), answer.trace());
+        assertThat(answer.satisfiable()).as("a grant held after a jump must be handed out once the hold is over").isTrue();
+        assertThat(answer.trace()).containsPattern("Mint .*held Lease").contains("HandOut");
+    }
+
     @ParameterizedTest(name = "{0} yields a counterexample")
     @ValueSource(strings = {"NoFloorTokenTwice", "NoRowFenceStale", "NoGateFenceStale", "NoHttpFenceStale",
-            "ClockBoundBrokenTokenTwice", "EpochNotIncreasedTokenTwice", "EpochLaggingReplicaTokenTwice"})
+            "ClockBoundBrokenTokenTwice", "EpochNotIncreasedTokenTwice", "EpochLaggingReplicaTokenTwice",
+            "ClockFloorBoundRefusesEpochHolder", "UnboundedRangeOlderEpochAbove", "NoJumpHoldOverlap",
+            "HoldFromSightingOverlap"})
     void negativeControlYieldsACounterexample(String control) {
         FencingModel.Answer answer = model.run(control);
         System.out.printf("negative control %s: %s in %d ms%n%s", control,
@@ -77,6 +93,14 @@ class FencingModelTest {
         assertThat(answer.satisfiable()).as("%s must yield a counterexample", control).isTrue();
         if (control.endsWith("Stale")) {
             assertThat(answer.trace()).contains("StaleAdmitted");
+        } else if (control.endsWith("RefusesEpochHolder")) {
+            assertThat(answer.trace()).contains("HttpWrite").contains("OutOfRange");
+        } else if (control.endsWith("OlderEpochAbove")) {
+            // a token of the older epoch at or above one of the newer
+            assertThat(answer.trace()).containsPattern("Mint .*\\n(.*\\n)*.*Mint ");
+        } else if (control.endsWith("Overlap")) {
+            // two holders believe at once, the later one granted after a forward step of the master's clock
+            assertThat(answer.trace()).contains("ClockStep").containsPattern("believing Lease\\d, Lease\\d");
         } else {
             assertThat(answer.trace()).containsPattern("Mint .*\\n(.*\\n)*.*Mint ");
         }

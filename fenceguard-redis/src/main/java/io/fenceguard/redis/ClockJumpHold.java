@@ -67,9 +67,14 @@ final class ClockJumpHold {
         if (jump == null) {
             return grant;
         }
-        long holdUntil = jump.seenAtNanos() + Math.min(jump.excessNanos(),
-                request.leaseTime().toNanos() + lockDelay.toNanos());
-        if (holdUntil - System.nanoTime() <= 0) {
+        // A holder whose lock the jump cut short believes in its lease until at most the jump after Redis let the
+        // lock go, which was before this grant (not before the jump was seen: a refused acquire may have seen it
+        // long before the lock ran out); and no later than a lease and its lock-delay after the jump, since a
+        // renewal after the jump would have told it of the jump.
+        long now = System.nanoTime();
+        long holdUntil = Math.min(jump.seenAtNanos() + request.leaseTime().toNanos() + lockDelay.toNanos(),
+                now + jump.excessNanos());
+        if (holdUntil - now <= 0) {
             return grant;
         }
         try {

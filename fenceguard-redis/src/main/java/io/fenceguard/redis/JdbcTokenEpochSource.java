@@ -194,6 +194,12 @@ public final class JdbcTokenEpochSource implements TokenEpochSource {
             statement.setQueryTimeout(queryTimeoutSeconds);
             statement.execute("CREATE SEQUENCE IF NOT EXISTS " + sequence + " START WITH " + start
                     + " INCREMENT BY 1 " + d.noCache());
+        } catch (SQLException e) {
+            // Another connection created it at the same moment: PostgreSQL's IF NOT EXISTS does not cover two
+            // creations at once (the loser fails on the catalog's unique index). The sequence is there either way.
+            if (!d.isDuplicate(e)) {
+                throw e;
+            }
         }
     }
 
@@ -245,6 +251,16 @@ public final class JdbcTokenEpochSource implements TokenEpochSource {
                 case POSTGRESQL -> "42P01".equals(state);
                 case MARIADB -> "42S02".equals(state) || e.getErrorCode() == 1146;
                 case H2 -> false;
+            };
+        }
+
+        /** The object was created by another connection between the check of IF NOT EXISTS and the creation. */
+        boolean isDuplicate(SQLException e) {
+            String state = e.getSQLState();
+            return switch (this) {
+                case POSTGRESQL -> "23505".equals(state) || "42P07".equals(state);
+                case MARIADB -> "42S01".equals(state) || e.getErrorCode() == 1050;
+                case H2 -> "42S01".equals(state) || "90035".equals(state);
             };
         }
 

@@ -7,6 +7,10 @@ import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseLossReason;
 import io.fenceguard.core.LeaseManager;
+import io.fenceguard.core.LeaseTimeoutException;
+import io.fenceguard.core.ResourceName;
+import io.fenceguard.core.spi.Grant;
+import io.fenceguard.core.spi.LeaseRequest;
 import io.fenceguard.testsupport.RedisProcess;
 import io.fenceguard.testsupport.faults.ClockShim;
 import io.fenceguard.testsupport.faults.ShiftedClock;
@@ -135,5 +139,34 @@ class ClockJumpTest {
             }
             first.close();
         }
+    }
+
+    /**
+     * The jump is seen by an acquire that finds the lock still held, well before Redis lets it go, and the first
+     * holder never renews (its renewals stalled), so nothing tells it of the jump: it believes in its lease until its
+     * own deadline. The second grant is held until then, not only for the jump after it was seen.
+     */
+    @Test
+    void aJumpSeenWhileTheLockIsHeldHoldsTheNextGrantUntilTheFirstHoldersDeadline() throws Exception {
+        ResourceName resource = ResourceName.of("account:5");
+        RedisLeaseConfig config = RedisClients.fastRedis().build(); // one key prefix: the same lock
+        RedisLeaseProvider one = RedisLeaseProvider.of(RedissonScriptClient.of(client), config);
+        RedisLeaseProvider other = RedisLeaseProvider.of(RedissonScriptClient.of(client), config);
+        other.acquire(new LeaseRequest(ResourceName.of("warm-up"), "other", LEASE), Duration.ofSeconds(1));
+        Grant first = one.acquire(new LeaseRequest(resource, "first", LEASE), Duration.ofSeconds(1));
+        long firstDeadline = first.sentAtNanos() + LEASE.toNanos();
+        Thread.sleep(200);
+        clock.shiftBy(Duration.ofMillis(1_500)); // half a lease: Redis lets the lock go 1.5 s early
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> other.acquire(new LeaseRequest(resource, "second", LEASE), Duration.ZERO))
+                .isInstanceOf(LeaseTimeoutException.class) // the lock is still held; its reply showed the jump
+                .hasMessageNotContaining("stays closed");
+        Grant second = other.acquire(new LeaseRequest(resource, "second", LEASE), Duration.ofSeconds(10));
+        long handedOutAt = System.nanoTime();
+        System.out.printf("+1.5 s step seen while held: second grant handed out %.0f ms after the first holder's deadline%n",
+                (handedOutAt - firstDeadline) / 1e6);
+        assertThat(handedOutAt - firstDeadline).as("handed out after the first holder's deadline").isNotNegative();
+        assertThat(second.token()).isGreaterThan(first.token());
     }
 }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -76,6 +77,41 @@ class JdbcTokenEpochSourceTest {
             } finally {
                 pool.shutdownNow();
             }
+        }
+    }
+
+    /**
+     * The first epochs of a fresh database, taken at once by several threads (concurrent first acquires of a new
+     * installation, each finding Redis without a counter): each creates the missing sequence, and two
+     * {@code CREATE SEQUENCE IF NOT EXISTS} at the same moment collide in PostgreSQL's catalog. Every one gets an
+     * epoch, none twice.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("databases")
+    void concurrentFirstEpochsOnAMissingSequenceAllSucceed(String database) throws Exception {
+        int threads = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try (ScratchDataSource ds = ScratchDataSource.on(server(database), "fg_epoch")) {
+            for (int round = 0; round < 5; round++) {
+                String name = "fenceguard_token_epoch_" + round;
+                String sequence = ds.space().schema() != null ? ds.space().schema() + "." + name : name;
+                CyclicBarrier start = new CyclicBarrier(threads);
+                List<Future<Long>> futures = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    JdbcTokenEpochSource source = JdbcTokenEpochSource.of(ds, sequence, Duration.ofSeconds(5));
+                    futures.add(pool.submit(() -> {
+                        start.await();
+                        return source.nextEpoch();
+                    }));
+                }
+                Set<Long> epochs = new HashSet<>();
+                for (Future<Long> f : futures) {
+                    epochs.add(f.get());
+                }
+                assertThat(epochs).as("round %d: one epoch each, none twice", round).hasSize(threads);
+            }
+        } finally {
+            pool.shutdownNow();
         }
     }
 

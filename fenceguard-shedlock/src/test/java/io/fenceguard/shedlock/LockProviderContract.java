@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.IntStream;
 import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockExtender;
@@ -23,6 +24,8 @@ import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * ShedLock's documented contract, on any store: two providers stand for two instances of a service,
@@ -130,8 +133,17 @@ abstract class LockProviderContract {
         next.unlock();
     }
 
-    @Test
-    void lockAtMostForFreesTheLockWithoutUnlock() {
+    /**
+     * The runs of each test that turns on lockAtMostFor running out: a few in every build, a few hundred with
+     * {@code -Dshedlock.repeats=300} to find a rare timing.
+     */
+    static IntStream repeats() {
+        return IntStream.rangeClosed(1, Integer.getInteger("shedlock.repeats", 3));
+    }
+
+    @ParameterizedTest(name = "run {0}")
+    @MethodSource("repeats")
+    void lockAtMostForFreesTheLockWithoutUnlock(int run) {
         Duration atMost = Duration.ofMillis(800);
         long start = System.nanoTime();
         SimpleLock lock = first.lock(config(atMost, Duration.ZERO)).orElseThrow();
@@ -189,8 +201,9 @@ abstract class LockProviderContract {
         second.lock(config(Duration.ofSeconds(10), Duration.ZERO)).orElseThrow().unlock();
     }
 
-    @Test
-    void aLockReleasedAtLockAtMostForCannotBeExtended() {
+    @ParameterizedTest(name = "run {0}")
+    @MethodSource("repeats")
+    void aLockReleasedAtLockAtMostForCannotBeExtended(int run) {
         SimpleLock lock = first.lock(config(Duration.ofMillis(300), Duration.ZERO)).orElseThrow();
         Lease lease = LeaseContext.requireValid();
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
@@ -204,8 +217,9 @@ abstract class LockProviderContract {
         second.lock(config(Duration.ofSeconds(10), Duration.ZERO)).orElseThrow().unlock();
     }
 
-    @Test
-    void aLockPastLockAtMostForCannotBeExtendedEvenWhenItsReleaseRunsLate() throws Exception {
+    @ParameterizedTest(name = "run {0}")
+    @MethodSource("repeats")
+    void aLockPastLockAtMostForCannotBeExtendedEvenWhenItsReleaseRunsLate(int run) throws Exception {
         SimpleLock lock = first.lock(config(Duration.ofMillis(200), Duration.ZERO)).orElseThrow();
         // Hold up the provider's release thread, so that the scheduled release at lockAtMostFor runs late.
         java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
