@@ -41,8 +41,15 @@ final class ProofServers implements AutoCloseable {
     private final List<Topology.Database> databases = new ArrayList<>();
     private String mariaDatabase;
     private String mariaAdminUrl;
+    /** The etcd cluster, when the run locks on etcd. */
+    private EtcdServers etcd;
 
     ProofServers(String runId) throws IOException, SQLException {
+        this(runId, Topology.REDIS);
+    }
+
+    /** The servers of a run whose locks are on {@code store}: {@link Topology#REDIS} or {@link Topology#ETCD}. */
+    ProofServers(String runId, String store) throws IOException, SQLException {
         singleClock = ClockShim.unavailableReason().isEmpty() ? ShiftedClock.create() : null;
         single = singleClock != null ? RedisProcess.start(singleClock) : RedisProcess.start();
         for (String process : Topology.processes()) {
@@ -58,6 +65,22 @@ final class ProofServers implements AutoCloseable {
         if (maria != null && !maria.isBlank()) {
             addMariaDb(maria.trim(), "proof_" + runId.replace('-', '_'));
         }
+        if (Topology.ETCD.equals(store)) {
+            etcd = EtcdServers.start(Topology.processes());
+        }
+    }
+
+    /** The etcd cluster of the run; throws when the run locks on Redis. */
+    EtcdServers etcd() {
+        if (etcd == null) {
+            throw new IllegalStateException("this run has no etcd cluster (its locks are on Redis)");
+        }
+        return etcd;
+    }
+
+    /** Per client process, its links to the etcd members; empty when the run locks on Redis. */
+    java.util.Map<String, List<String>> etcdEndpoints() {
+        return etcd == null ? java.util.Map.of() : etcd.endpoints();
     }
 
     private EmbeddedPostgres startPostgres() throws IOException {
@@ -170,6 +193,9 @@ final class ProofServers implements AutoCloseable {
                 node.restart();
             }
         }
+        if (etcd != null) {
+            etcd.heal();
+        }
     }
 
     static void sleep(long millis) {
@@ -182,6 +208,9 @@ final class ProofServers implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        if (etcd != null) {
+            etcd.close();
+        }
         proxies.values().forEach(DelayProxy::close);
         single.close();
         sentinel.close();
