@@ -59,7 +59,7 @@ final class ProofRun {
                      HttpFaultProxy http = HttpFaultProxy.start(resourceServer.port())) {
                     long start = System.currentTimeMillis();
                     Topology topology = new Topology(fencing, runId, settings.seed(), settings.leaseMillis(),
-                            servers.redisUris(), servers.sentinel().sentinelUris(), store, servers.etcdEndpoints(),
+                            servers.redisUris(), servers.sentinelUris(), store, servers.etcdEndpoints(),
                             servers.databases(), http.port(),
                             start + settings.duration().toMillis());
                     Path topologyFile = dir.resolve("topology.json");

@@ -18,11 +18,13 @@ class EtcdProofIT {
     @Test
     void fencingOnEtcdAdmitsNoAnomalyWhileTheLeaderDiesAndAHolderIsCutOff() throws Exception {
         assumeTrue(EtcdServers.unavailableReason().isEmpty(), () -> EtcdServers.unavailableReason().orElseThrow());
-        ProofSettings settings = ProofSettings.fromSystemProperties(Duration.ofSeconds(16), 4);
-        settings = settings.withDuration(ProofSettings.parse(System.getProperty("proof.etcd-duration"), Duration.ofSeconds(16)));
+        ProofSettings settings = ProofSettings.fromSystemProperties(Duration.ofSeconds(15), 4);
+        settings = settings.withDuration(ProofSettings.parse(System.getProperty("proof.etcd-duration"), Duration.ofSeconds(15)));
         List<List<Nemesis.Kind>> faults = List.of(List.of(Nemesis.Kind.ETCD_LEADER_KILL),
                 List.of(Nemesis.Kind.ETCD_PARTITION), List.of(Nemesis.Kind.PAUSE_THREAD));
         ProofRun.Result on = ProofRun.run(settings, true, Topology.ETCD, faults, settings.outDir().resolve("etcd"));
+        System.out.println(ProofReport.table(List.of(on)));
+        on.faults().forEach(f -> System.out.println("fault " + f.kind() + ": " + f.target()));
 
         assertThat(on.faults()).as("faults injected").isNotEmpty();
         assertThat(on.faults()).as("faults that failed to be injected")
