@@ -2,7 +2,10 @@ package io.fenceguard.proof;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.etcd.jetcd.lock.LockResponse;
+import io.etcd.jetcd.support.CloseableClient;
+import io.grpc.stub.StreamObserver;
 import io.fenceguard.etcd.EtcdLeaseConfig;
 import io.fenceguard.etcd.EtcdLeaseProvider;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
@@ -120,8 +123,8 @@ public interface LockService extends AutoCloseable {
 
     /**
      * etcd's own lock service as an application uses it without fencing: an etcd lease of the lease time (whole
-     * seconds, as etcd counts them; not kept alive, like the Redisson lock's fixed lease), the lock taken on it,
-     * and as token the revision in the lock's answer (it grows from one holder of a lock to the next). Nothing
+     * seconds, as etcd counts them; kept alive while waiting, then not, like the Redisson lock's fixed lease), the
+     * lock taken on it, and as token the revision in the lock's answer (it grows from one holder of a lock to the next). Nothing
      * checks the lease again after the answer came.
      */
     static LockService etcdLock(Client etcd, Topology topology) {
@@ -131,6 +134,9 @@ public interface LockService extends AutoCloseable {
             public Grant acquire(String resource) throws Exception {
                 long leaseId = etcd.getLeaseClient().grant(ttlSeconds).get(WAIT.toMillis(), TimeUnit.MILLISECONDS).getID();
                 ByteSequence name = ByteSequence.from("proof/" + topology.runId() + "/" + resource, StandardCharsets.UTF_8);
+                // Kept alive while it waits (etcd's lock service would otherwise hand the lock to a waiter whose
+                // lease ran out in the queue), then left to run out: the lock lasts a lease from when it was taken.
+                CloseableClient waiting = etcd.getLeaseClient().keepAlive(leaseId, IGNORED);
                 CompletableFuture<LockResponse> locking = etcd.getLockClient().lock(name, leaseId);
                 LockResponse locked;
                 try {
@@ -143,6 +149,8 @@ public interface LockService extends AutoCloseable {
                         throw new LockNotObtainedException(resource);
                     }
                     throw e;
+                } finally {
+                    waiting.close();
                 }
                 ByteSequence key = locked.getKey();
                 return Grant.unfenced(locked.getHeader().getRevision(), () -> unlockQuietly(etcd, key, leaseId));
@@ -154,6 +162,21 @@ public interface LockService extends AutoCloseable {
             }
         };
     }
+
+    /** The answers to a waiter's keep-alives: its lease is checked by etcd's lock service, not here. */
+    StreamObserver<LeaseKeepAliveResponse> IGNORED = new StreamObserver<>() {
+        @Override
+        public void onNext(LeaseKeepAliveResponse value) {
+        }
+
+        @Override
+        public void onError(Throwable t) {
+        }
+
+        @Override
+        public void onCompleted() {
+        }
+    };
 
     private static void unlockQuietly(Client etcd, ByteSequence key, long leaseId) {
         try {
