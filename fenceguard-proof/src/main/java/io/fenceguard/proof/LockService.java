@@ -33,6 +33,9 @@ public interface LockService extends AutoCloseable {
 
     Duration WAIT = Duration.ofSeconds(5);
 
+    /** How long one call to etcd may take: a leader election of the run's cluster (1 s election timeout) and more. */
+    Duration ETCD_CALL_TIMEOUT = Duration.ofSeconds(3);
+
     /** The lock on {@code resource}, waiting up to {@link #WAIT}; throws when it was not obtained. */
     Grant acquire(String resource) throws Exception;
 
@@ -118,14 +121,11 @@ public interface LockService extends AutoCloseable {
         };
     }
 
-    /** How long one call to etcd may take: a leader election of the harness's cluster (1 s election timeout) and more. */
-    Duration ETCD_CALL_TIMEOUT = Duration.ofSeconds(3);
-
     /**
      * etcd's own lock service as an application uses it without fencing: an etcd lease of the lease time (whole
      * seconds, as etcd counts them; kept alive while waiting, then not, like the Redisson lock's fixed lease), the
-     * lock taken on it, and as token the revision in the lock's answer (it grows from one holder of a lock to the next). Nothing
-     * checks the lease again after the answer came.
+     * lock taken on it, and as token the revision in the lock's answer (it grows from one holder of a lock to
+     * the next). Nothing checks the lease again after the answer came.
      */
     static LockService etcdLock(Client etcd, Topology topology) {
         long ttlSeconds = Math.max(1, (topology.leaseMillis() + 999) / 1000);
