@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import io.etcd.jetcd.Client;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -28,6 +29,7 @@ public final class ClientKit implements AutoCloseable {
 
     private final Topology topology;
     private final List<RedissonClient> redissons;
+    private final Client etcd;
     private final Map<String, LockService> locks = new LinkedHashMap<>();
     private final Map<String, HikariDataSource> pools = new LinkedHashMap<>();
     private final Map<String, DataSource> dataSources = new LinkedHashMap<>();
@@ -35,11 +37,19 @@ public final class ClientKit implements AutoCloseable {
 
     public ClientKit(Topology topology, String clientName, int clients) {
         this.topology = topology;
-        RedissonClient single = Redisson.create(singleConfig(topology.redisUriFor(clientName), clients));
-        RedissonClient sentinel = Redisson.create(sentinelConfig(topology.sentinelUris(), clients));
-        this.redissons = List.of(single, sentinel);
-        locks.put("single", lockService(single, clientName + "-s"));
-        locks.put("sentinel", lockService(sentinel, clientName + "-f"));
+        if (Topology.ETCD.equals(topology.store())) {
+            this.redissons = List.of();
+            this.etcd = etcdClient(topology.etcdEndpointsFor(clientName));
+            locks.put(Topology.ETCD, topology.fencing() ? LockService.fenceguardEtcd(etcd, topology, clientName + "-e")
+                    : LockService.etcdLock(etcd, topology));
+        } else {
+            this.etcd = null;
+            RedissonClient single = Redisson.create(singleConfig(topology.redisUriFor(clientName), clients));
+            RedissonClient sentinel = Redisson.create(sentinelConfig(topology.sentinelUris(), clients));
+            this.redissons = List.of(single, sentinel);
+            locks.put("single", lockService(single, clientName + "-s"));
+            locks.put("sentinel", lockService(sentinel, clientName + "-f"));
+        }
         for (Topology.Database db : topology.databases()) {
             HikariDataSource pool = pool(db, clients + 2);
             pools.put(db.name(), pool);
@@ -63,7 +73,7 @@ public final class ClientKit implements AutoCloseable {
     }
 
     public LockService locksFor(String resource) {
-        return locks.get(Topology.lockServiceOf(resource));
+        return locks.get(topology.lockServiceOf(resource));
     }
 
     public DataSource dataSourceFor(String resource) {
@@ -100,6 +110,15 @@ public final class ClientKit implements AutoCloseable {
         return config;
     }
 
+    /** A jetcd client on one process's links to the members; gRPC keep-alive pings notice a dead link. */
+    static Client etcdClient(List<String> endpoints) {
+        return Client.builder().endpoints(endpoints.toArray(String[]::new))
+                .connectTimeout(Duration.ofSeconds(1))
+                .keepaliveTime(Duration.ofSeconds(5)).keepaliveTimeout(Duration.ofSeconds(3))
+                .retryMaxDuration(LockService.ETCD_CALL_TIMEOUT)
+                .build();
+    }
+
     static HikariDataSource pool(Topology.Database db, int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(db.url());
@@ -116,6 +135,9 @@ public final class ClientKit implements AutoCloseable {
     public void close() {
         locks.values().forEach(LockService::close);
         redissons.forEach(RedissonClient::shutdown);
+        if (etcd != null) {
+            etcd.close();
+        }
         pools.values().forEach(HikariDataSource::close);
     }
 }

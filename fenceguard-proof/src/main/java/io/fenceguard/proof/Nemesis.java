@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 final class Nemesis implements Runnable {
 
     enum Kind { PAUSE_THREAD, PAUSE_JVM, FLUSHALL, KILL_RESTART, FAILOVER, LATENCY, DROP_CONNECTIONS,
-        CLOCK_FORWARD, CLOCK_BACK, POSTGRES_RESTART, HTTP_HOLD, HTTP_LOSE_ANSWER }
+        CLOCK_FORWARD, CLOCK_BACK, POSTGRES_RESTART, HTTP_HOLD, HTTP_LOSE_ANSWER, ETCD_LEADER_KILL, ETCD_PARTITION }
 
     private final ProofServers servers;
     private final HttpFaultProxy http;
@@ -198,6 +198,35 @@ final class Nemesis implements Runnable {
                 long down = leaseMillis / 2 + random.nextInt((int) leaseMillis * 3 / 2);
                 servers.restartPostgres(down);
                 return "postgresql, down " + down + " ms";
+            }
+            case ETCD_LEADER_KILL -> {
+                // SIGKILL of the leader: the others elect a new one (1 s election timeout) while clients retry
+                // on the members left; the killed member starts again on its data and rejoins as a follower.
+                EtcdServers etcd = servers.etcd();
+                int leader = etcd.leader();
+                long down = leaseMillis + random.nextInt((int) leaseMillis * 2);
+                etcd.kill(leader);
+                ProofServers.sleep(down);
+                etcd.restart(leader);
+                return "etcd leader " + etcd.name(leader) + ", down " + down + " ms";
+            }
+            case ETCD_PARTITION -> {
+                // One client process (its clients hold locks nearly all the time) cut off from every member: what
+                // it sends and what it is answered is held for longer than a lease and delivered after, as TCP
+                // delivers what it retransmitted once a partition heals. Its keep-alives do not reach etcd, which
+                // ends its leases and gives its locks to the others; the database stays reachable.
+                EtcdServers etcd = servers.etcd();
+                List<String> processes = etcd.processes();
+                String process = processes.get(random.nextInt(processes.size()));
+                long cut = leaseMillis * 3 / 2 + random.nextInt((int) leaseMillis);
+                for (var link : etcd.linksOf(process)) {
+                    link.delay(Duration.ofMillis(cut), Duration.ofMillis(cut));
+                }
+                ProofServers.sleep(cut);
+                for (var link : etcd.linksOf(process)) {
+                    link.delay(Duration.ZERO, Duration.ZERO);
+                }
+                return process + " cut off from etcd for " + cut + " ms";
             }
             default -> throw new IllegalStateException("unknown fault " + kind);
         }

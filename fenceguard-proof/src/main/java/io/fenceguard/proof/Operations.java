@@ -48,7 +48,7 @@ final class Operations {
     Op run(String client, String opId, String resource, Random random, Pause pause) {
         long start = System.currentTimeMillis();
         String workload = workloadOf(resource);
-        String service = Topology.lockServiceOf(resource);
+        String service = kit.topology().lockServiceOf(resource);
         Grant grant;
         try {
             grant = kit.locksFor(resource).acquire(resource);

@@ -39,10 +39,19 @@ final class Outcomes {
             return "lock-timeout";
         }
         if (e instanceof LeaseUnavailableException) {
-            return "redis-unavailable";
+            return "lock-store-unavailable";
         }
         if (e instanceof org.redisson.client.RedisException) {
             return "redis-error";
+        }
+        if (e instanceof java.util.concurrent.ExecutionException && e.getCause() != null) {
+            return kind(e.getCause());
+        }
+        if (e instanceof io.etcd.jetcd.common.exception.EtcdException) {
+            return "etcd-error";
+        }
+        if (e instanceof java.util.concurrent.TimeoutException) {
+            return "etcd-timeout";
         }
         if (e instanceof SQLException) {
             return "db-error";

@@ -21,11 +21,23 @@ import java.util.Optional;
  */
 public final class ProofMatrix {
 
-    /** One row: a name and the faults the nemesis deals (an inner list is injected at once). */
-    record Row(String name, List<List<Kind>> faults, Optional<String> skipReason) {
+    /**
+     * One row: a name, where the locks are ({@link Topology#REDIS} or {@link Topology#ETCD}) and the faults the
+     * nemesis deals (an inner list is injected at once).
+     */
+    record Row(String name, String store, List<List<Kind>> faults, Optional<String> skipReason) {
+
+        Row(String name, List<List<Kind>> faults, Optional<String> skipReason) {
+            this(name, Topology.REDIS, faults, skipReason);
+        }
 
         static Row of(String name, List<List<Kind>> faults) {
             return new Row(name, faults, Optional.empty());
+        }
+
+        /** A row whose locks are on the run's etcd cluster; skipped where there is no etcd binary. */
+        static Row etcd(String name, List<List<Kind>> faults) {
+            return new Row(name, Topology.ETCD, faults, EtcdServers.unavailableReason());
         }
     }
 
@@ -63,7 +75,13 @@ public final class ProofMatrix {
                 Row.of("downstream HTTP faults (requests delivered after the client gave up, answers lost, retries)",
                         List.of(List.of(Kind.HTTP_HOLD), List.of(Kind.HTTP_LOSE_ANSWER))),
                 Row.of("two at once: holder pause + FLUSHALL, pause + PostgreSQL restart",
-                        List.of(List.of(Kind.PAUSE_THREAD, Kind.FLUSHALL), List.of(Kind.PAUSE_JVM, Kind.POSTGRES_RESTART))));
+                        List.of(List.of(Kind.PAUSE_THREAD, Kind.FLUSHALL), List.of(Kind.PAUSE_JVM, Kind.POSTGRES_RESTART))),
+                Row.etcd("etcd: holder pauses (thread past its lease, SIGSTOP of a worker JVM)",
+                        List.of(List.of(Kind.PAUSE_THREAD), List.of(Kind.PAUSE_JVM))),
+                Row.etcd("etcd: leader killed (kill -9, restarted later), alone and with a holder pause",
+                        List.of(List.of(Kind.ETCD_LEADER_KILL), List.of(Kind.ETCD_LEADER_KILL, Kind.PAUSE_THREAD))),
+                Row.etcd("etcd: holder's process cut off from every member (delay proxy, longer than a lease)",
+                        List.of(List.of(Kind.ETCD_PARTITION))));
     }
 
     /**
@@ -106,8 +124,8 @@ public final class ProofMatrix {
             }
             Path dir = out.resolve("row-" + (i + 1));
             System.out.println("matrix row " + (i + 1) + ": " + row.name());
-            ProofRun.Result on = ProofRun.run(settings, true, row.faults(), dir);
-            ProofRun.Result off = ProofRun.run(settings, false, row.faults(), dir);
+            ProofRun.Result on = ProofRun.run(settings, true, row.store(), row.faults(), dir);
+            ProofRun.Result off = ProofRun.run(settings, false, row.store(), row.faults(), dir);
             outcomes.add(new Outcome(row, on, off));
             // the rows so far, so that a long matrix cut short still leaves its table
             write(settings, outcomes, out);

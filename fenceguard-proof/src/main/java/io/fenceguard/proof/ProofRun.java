@@ -12,8 +12,9 @@ import java.util.UUID;
 /**
  * One run: start the servers, the resource server, two worker JVMs, this JVM's clients and the
  * nemesis; stop starting operations at the deadline; heal; collect the histories and the database
- * state; check. Fencing on uses fenceguard leases, fenceguard-jdbc and fenceguard-http; fencing off
- * uses Redisson's fenced lock, the raw pools and no filter, with the same workload and nemesis seed.
+ * state; check. Fencing on uses fenceguard leases (on Redis or etcd), fenceguard-jdbc and fenceguard-http;
+ * fencing off uses the store's own lock (Redisson's fenced lock, etcd's lock service), the raw pools and no
+ * filter, with the same workload and nemesis seed.
  */
 final class ProofRun {
 
@@ -32,11 +33,17 @@ final class ProofRun {
     /** A run whose nemesis deals only {@code faults}, with its outputs under {@code outDir}. */
     static Result run(ProofSettings settings, boolean fencing, List<List<Nemesis.Kind>> faults, Path outDir)
             throws Exception {
+        return run(settings, fencing, Topology.REDIS, faults, outDir);
+    }
+
+    /** A run whose locks are on {@code store} ({@link Topology#REDIS} or {@link Topology#ETCD}). */
+    static Result run(ProofSettings settings, boolean fencing, String store, List<List<Nemesis.Kind>> faults,
+            Path outDir) throws Exception {
         String runId = (fencing ? "on" : "off") + "-" + UUID.randomUUID().toString().substring(0, 6);
         Path dir = outDir.resolve(fencing ? "fencing-on" : "fencing-off");
         Files.createDirectories(dir);
         Quiet.logs();
-        try (ProofServers servers = new ProofServers(runId)) {
+        try (ProofServers servers = new ProofServers(runId, store)) {
             Map<String, HikariDataSource> pools = new LinkedHashMap<>();
             try {
                 int count = servers.databases().size();
@@ -52,7 +59,8 @@ final class ProofRun {
                      HttpFaultProxy http = HttpFaultProxy.start(resourceServer.port())) {
                     long start = System.currentTimeMillis();
                     Topology topology = new Topology(fencing, runId, settings.seed(), settings.leaseMillis(),
-                            servers.redisUris(), servers.sentinel().sentinelUris(), servers.databases(), http.port(),
+                            servers.redisUris(), servers.sentinelUris(), store, servers.etcdEndpoints(),
+                            servers.databases(), http.port(),
                             start + settings.duration().toMillis());
                     Path topologyFile = dir.resolve("topology.json");
                     topology.write(topologyFile);

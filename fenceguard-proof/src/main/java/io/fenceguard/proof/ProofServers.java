@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The servers of one run, all started here on free loopback ports and stopped at the end: a Redis
- * server behind a {@link DelayProxy} per client process, a Sentinel group (master, replica, three sentinels), an
+ * server behind a {@link DelayProxy} per client process and a Sentinel group (master, replica, three
+ * sentinels), or instead of both, when the run locks on etcd, a three-member etcd cluster ({@link EtcdServers}); an
  * embedded PostgreSQL (its data directory kept across the nemesis's restarts), and a fresh database on
  * the MariaDB of {@code GUARD_TEST_MARIADB_URL} if set. The Redis server behind the proxy runs under
  * the clock shim of test support where it can be built, so the nemesis can step its clock.
@@ -41,23 +42,66 @@ final class ProofServers implements AutoCloseable {
     private final List<Topology.Database> databases = new ArrayList<>();
     private String mariaDatabase;
     private String mariaAdminUrl;
+    /** The etcd cluster, when the run locks on etcd. */
+    private EtcdServers etcd;
 
     ProofServers(String runId) throws IOException, SQLException {
-        singleClock = ClockShim.unavailableReason().isEmpty() ? ShiftedClock.create() : null;
-        single = singleClock != null ? RedisProcess.start(singleClock) : RedisProcess.start();
-        for (String process : Topology.processes()) {
-            proxies.put(process, DelayProxy.start(single.port()));
+        this(runId, Topology.REDIS);
+    }
+
+    /** The servers of a run whose locks are on {@code store}: {@link Topology#REDIS} or {@link Topology#ETCD}. */
+    ProofServers(String runId, String store) throws IOException, SQLException {
+        boolean redis = !Topology.ETCD.equals(store);
+        // A run on etcd starts no Redis server: its clients lock on etcd only.
+        singleClock = redis && ClockShim.unavailableReason().isEmpty() ? ShiftedClock.create() : null;
+        single = !redis ? null : singleClock != null ? RedisProcess.start(singleClock) : RedisProcess.start();
+        if (redis) {
+            for (String process : Topology.processes()) {
+                proxies.put(process, DelayProxy.start(single.port()));
+            }
         }
-        sentinel = RedisSentinelGroup.start();
-        postgresData = Files.createTempDirectory("fenceguard-proof-pg");
-        postgresPort = RedisProcess.freePort();
-        postgres = startPostgres();
-        databases.add(new Topology.Database("postgresql", "postgresql", "jdbc:postgresql://127.0.0.1:"
-                + postgres.getPort() + "/postgres?socketTimeout=30&options=-c%20lock_timeout=15000", "postgres", ""));
-        String maria = System.getenv("GUARD_TEST_MARIADB_URL");
-        if (maria != null && !maria.isBlank()) {
-            addMariaDb(maria.trim(), "proof_" + runId.replace('-', '_'));
+        sentinel = redis ? RedisSentinelGroup.start() : null;
+        // etcd's members elect a leader while PostgreSQL starts
+        java.util.concurrent.CompletableFuture<EtcdServers> etcdStarting = redis ? null
+                : java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return EtcdServers.start(Topology.processes());
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+        try {
+            postgresData = Files.createTempDirectory("fenceguard-proof-pg");
+            postgresPort = RedisProcess.freePort();
+            postgres = startPostgres();
+            databases.add(new Topology.Database("postgresql", "postgresql", "jdbc:postgresql://127.0.0.1:"
+                    + postgres.getPort() + "/postgres?socketTimeout=30&options=-c%20lock_timeout=15000", "postgres", ""));
+            String maria = System.getenv("GUARD_TEST_MARIADB_URL");
+            if (maria != null && !maria.isBlank()) {
+                addMariaDb(maria.trim(), "proof_" + runId.replace('-', '_'));
+            }
+        } catch (IOException | SQLException | RuntimeException e) {
+            if (etcdStarting != null) {
+                etcdStarting.thenAccept(EtcdServers::close);
+            }
+            throw e;
         }
+        if (etcdStarting != null) {
+            etcd = etcdStarting.join();
+        }
+    }
+
+    /** The etcd cluster of the run; throws when the run locks on Redis. */
+    EtcdServers etcd() {
+        if (etcd == null) {
+            throw new IllegalStateException("this run has no etcd cluster (its locks are on Redis)");
+        }
+        return etcd;
+    }
+
+    /** Per client process, its links to the etcd members; empty when the run locks on Redis. */
+    java.util.Map<String, List<String>> etcdEndpoints() {
+        return etcd == null ? java.util.Map.of() : etcd.endpoints();
     }
 
     private EmbeddedPostgres startPostgres() throws IOException {
@@ -110,7 +154,19 @@ final class ProofServers implements AutoCloseable {
     }
 
     RedisProcess single() {
-        return single;
+        return redis(single);
+    }
+
+    private static <T> T redis(T server) {
+        if (server == null) {
+            throw new IllegalStateException("this run has no Redis server (its locks are on etcd)");
+        }
+        return server;
+    }
+
+    /** The sentinels' addresses; none when the run locks on etcd. */
+    List<String> sentinelUris() {
+        return sentinel == null ? List.of() : sentinel.sentinelUris();
     }
 
     /** The link of each client process to the single server. */
@@ -125,11 +181,12 @@ final class ProofServers implements AutoCloseable {
     }
 
     RedisSentinelGroup sentinel() {
-        return sentinel;
+        return redis(sentinel);
     }
 
     /** The Sentinel group's current master process. */
     RedisProcess sentinelMaster() {
+        RedisSentinelGroup sentinel = sentinel();
         return sentinel.currentMasterPort() == sentinel.master().port() ? sentinel.master() : sentinel.replica();
     }
 
@@ -138,6 +195,7 @@ final class ProofServers implements AutoCloseable {
      * the killed one again, empty; the sentinels make it a replica of the new master.
      */
     void failover() {
+        RedisSentinelGroup sentinel = sentinel();
         RedisProcess old = sentinelMaster();
         RedisProcess next = old == sentinel.master() ? sentinel.replica() : sentinel.master();
         old.kill();
@@ -162,13 +220,18 @@ final class ProofServers implements AutoCloseable {
         if (singleClock != null) {
             singleClock.set(Duration.ZERO);
         }
-        if (!single.isAlive()) {
+        if (single != null && !single.isAlive()) {
             single.restart();
         }
-        for (RedisProcess node : List.of(sentinel.master(), sentinel.replica())) {
-            if (!node.isAlive()) {
-                node.restart();
+        if (sentinel != null) {
+            for (RedisProcess node : List.of(sentinel.master(), sentinel.replica())) {
+                if (!node.isAlive()) {
+                    node.restart();
+                }
             }
+        }
+        if (etcd != null) {
+            etcd.heal();
         }
     }
 
@@ -182,9 +245,16 @@ final class ProofServers implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        if (etcd != null) {
+            etcd.close();
+        }
         proxies.values().forEach(DelayProxy::close);
-        single.close();
-        sentinel.close();
+        if (single != null) {
+            single.close();
+        }
+        if (sentinel != null) {
+            sentinel.close();
+        }
         postgres.close();
         if (singleClock != null) {
             singleClock.close();

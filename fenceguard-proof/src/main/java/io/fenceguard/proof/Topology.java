@@ -14,12 +14,19 @@ import java.util.List;
  *                        of its own (process name: {@code main}, {@code w1}, …), so that one client's link
  *                        can be slowed while the others' is not
  * @param sentinelUris    the sentinels of the failover group
+ * @param store           where the locks are: {@code redis} (the single server and the Sentinel group) or
+ *                        {@code etcd} (every resource on the three-member etcd cluster)
+ * @param etcdEndpoints   per client process, its links to the etcd members (empty unless the store is etcd)
  * @param databases       the databases holding the resources (PostgreSQL first)
  * @param httpPort        the resource server that fences HTTP writes
  * @param deadlineMillis  when clients stop starting operations (epoch millis)
  */
 public record Topology(boolean fencing, String runId, long seed, long leaseMillis, java.util.Map<String, String> redisUris,
-        List<String> sentinelUris, List<Database> databases, int httpPort, long deadlineMillis) {
+        List<String> sentinelUris, String store, java.util.Map<String, List<String>> etcdEndpoints,
+        List<Database> databases, int httpPort, long deadlineMillis) {
+
+    public static final String REDIS = "redis";
+    public static final String ETCD = "etcd";
 
     /** A JDBC database; {@code dialect} is the migration folder: {@code postgresql} or {@code mysql}. */
     public record Database(String name, String dialect, String url, String user, String password) {
@@ -53,9 +60,25 @@ public record Topology(boolean fencing, String runId, long seed, long leaseMilli
         return java.util.stream.Stream.of(COUNTERS, ACCOUNTS, REGISTERS).flatMap(List::stream).toList();
     }
 
-    /** Half of the resources are locked on the proxied single server, half on the Sentinel group. */
-    public static String lockServiceOf(String resource) {
+    /**
+     * On Redis, half of the resources are locked on the proxied single server, half on the Sentinel group; on
+     * etcd, all on the cluster.
+     */
+    public String lockServiceOf(String resource) {
+        if (ETCD.equals(store)) {
+            return ETCD;
+        }
         return (resource.charAt(resource.length() - 1) - '0') % 2 == 1 ? "single" : "sentinel";
+    }
+
+    /** The etcd members as {@code process} reaches them. */
+    public List<String> etcdEndpointsFor(String process) {
+        List<String> endpoints = etcdEndpoints.get(process);
+        if (endpoints == null) {
+            throw new IllegalArgumentException("no etcd link for client process " + process + "; processes: "
+                    + etcdEndpoints.keySet());
+        }
+        return endpoints;
     }
 
     /** JDBC resources spread over the databases; HTTP registers live where the resource server writes. */

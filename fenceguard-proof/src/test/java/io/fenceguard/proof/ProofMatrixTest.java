@@ -27,6 +27,25 @@ class ProofMatrixTest {
     }
 
     @Test
+    void theEtcdFaultsRunOnEtcdAndTheRedisFaultsOnRedis() {
+        for (ProofMatrix.Row row : ProofMatrix.rows()) {
+            boolean etcdFault = row.faults().stream().flatMap(Collection::stream)
+                    .anyMatch(k -> k == Nemesis.Kind.ETCD_LEADER_KILL || k == Nemesis.Kind.ETCD_PARTITION);
+            if (etcdFault) {
+                assertThat(row.store()).as(row.name()).isEqualTo(Topology.ETCD);
+            }
+            if (row.store().equals(Topology.ETCD)) {
+                // skipped exactly when there is no etcd binary, and then saying so
+                assertThat(row.skipReason()).as(row.name()).isEqualTo(EtcdServers.unavailableReason());
+            }
+        }
+        assertThat(ProofMatrix.rows()).filteredOn(r -> r.store().equals(Topology.ETCD)).extracting(ProofMatrix.Row::faults)
+                .anyMatch(f -> f.contains(List.of(Nemesis.Kind.ETCD_LEADER_KILL)))
+                .anyMatch(f -> f.contains(List.of(Nemesis.Kind.ETCD_PARTITION)))
+                .anyMatch(f -> f.contains(List.of(Nemesis.Kind.PAUSE_THREAD)));
+    }
+
+    @Test
     void rowsAreSelectedByTheirOneBasedNumbers() {
         List<ProofMatrix.Row> all = ProofMatrix.rows();
         assertThat(ProofMatrix.select(all, "")).isEqualTo(all);
