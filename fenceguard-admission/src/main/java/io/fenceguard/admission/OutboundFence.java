@@ -78,6 +78,16 @@ public final class OutboundFence {
      * @throws io.fenceguard.core.LeaseLostException when the lease in context is lost
      */
     public Optional<String> headerFor(URI uri) {
+        return leaseFor(uri).map(lease -> keys.header(lease.fence()).value());
+    }
+
+    /**
+     * The lease in context when a call to {@code uri} carries its fence: empty without a lease or for a
+     * destination not configured (said once per destination).
+     *
+     * @throws io.fenceguard.core.LeaseLostException when the lease in context is lost
+     */
+    private Optional<Lease> leaseFor(URI uri) {
         Optional<Lease> lease = LeaseContext.current();
         if (lease.isEmpty()) {
             return Optional.empty();
@@ -87,7 +97,7 @@ public final class OutboundFence {
             return Optional.empty();
         }
         lease.get().ensureValid();
-        return Optional.of(keys.header(lease.get().fence()).value());
+        return lease;
     }
 
     /**
@@ -98,19 +108,9 @@ public final class OutboundFence {
      * @throws io.fenceguard.core.LeaseLostException when the lease in context is lost
      */
     public Optional<Map<String, String>> headersFor(String method, URI uri, byte[] body) {
-        Optional<Lease> lease = LeaseContext.current();
-        if (lease.isEmpty()) {
-            return Optional.empty();
-        }
-        if (!destinations.allows(uri)) {
-            warnOnce(uri, lease.get());
-            return Optional.empty();
-        }
-        lease.get().ensureValid();
-        if (signatures == null) {
-            return Optional.of(Map.of(headerName, keys.header(lease.get().fence()).value()));
-        }
-        return Optional.of(signatures.sign(method, uri, FenceHeader.of(lease.get().fence()).value(), body));
+        return leaseFor(uri).map(lease -> signatures == null
+                ? Map.of(headerName, keys.header(lease.fence()).value())
+                : signatures.sign(method, uri, FenceHeader.of(lease.fence()).value(), body));
     }
 
     /**
@@ -123,19 +123,8 @@ public final class OutboundFence {
      * @throws io.fenceguard.core.LeaseLostException when the lease in context is lost
      */
     public Optional<Map<String, String>> headersToSign(URI uri) {
-        Optional<Lease> lease = LeaseContext.current();
-        if (lease.isEmpty()) {
-            return Optional.empty();
-        }
-        if (!destinations.allows(uri)) {
-            warnOnce(uri, lease.get());
-            return Optional.empty();
-        }
-        lease.get().ensureValid();
-        if (signatures == null) {
-            return Optional.of(Map.of(headerName, keys.header(lease.get().fence()).value()));
-        }
-        return Optional.of(Map.of(headerName, FenceHeader.of(lease.get().fence()).value()));
+        return leaseFor(uri).map(lease -> Map.of(headerName, signatures == null
+                ? keys.header(lease.fence()).value() : FenceHeader.of(lease.fence()).value()));
     }
 
     /**
