@@ -111,7 +111,10 @@ class FailoverRightAfterGrantsTest {
                     assertThat(granter.isAlive()).as("grants after the failover within 90 s").isFalse();
                 }
                 assertThat(errors).isEmpty();
-                assertThat(group.currentMasterPort()).isEqualTo(group.replica().port());
+                // Under load the sentinels may fail over once more (back to the old master, by then a replica of the
+                // new one): the tokens below must hold across any number of failovers, so which node is master at the
+                // end is reported, not asserted.
+                int masterAtTheEnd = group.currentMasterPort();
 
                 Set<Long> seen = new HashSet<>();
                 for (String resource : RESOURCES) {
@@ -127,10 +130,12 @@ class FailoverRightAfterGrantsTest {
                 System.out.printf("kill -9 of the master right after %d grants, failover in %d ms, %d grants in all "
                                 + "(%d begun after the failover), %d refused for want of a replica's acknowledgement "
                                 + "until the old master was back as a replica, %d failed otherwise meanwhile; no token "
-                                + "repeated, every resource's tokens rising in grant order across the failover%n",
+                                + "repeated, every resource's tokens rising in grant order across the failover; master "
+                                + "at the end: the %s%n",
                         handedOutBefore, failoverMs, count(tokens),
                         afterFailover.values().stream().mapToInt(AtomicInteger::get).sum(), unacknowledged.get(),
-                        refusedOrFailed.get());
+                        refusedOrFailed.get(),
+                        masterAtTheEnd == group.replica().port() ? "first replica" : "old master, failed back to");
             }
         }
     }
