@@ -48,6 +48,7 @@ class PersistentPostgresTest {
     void aServerLeftByAKilledProcessIsStoppedAndItsDataKept() throws Exception {
         Path dir = temp.resolve("orphaned");
         Process owner = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                 "-cp", System.getProperty("java.class.path"), KilledOwner.class.getName(), dir.toString(),
                 String.valueOf(freePort())).redirectErrorStream(true).start();
         try (var out = new java.io.BufferedReader(new java.io.InputStreamReader(owner.getInputStream()))) {
