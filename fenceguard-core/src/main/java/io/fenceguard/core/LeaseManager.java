@@ -9,19 +9,15 @@ import io.fenceguard.core.spi.LeaseRequest;
 import io.fenceguard.core.spi.ReleaseRequestChannel;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.SortedSet;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -46,8 +42,6 @@ public final class LeaseManager implements AutoCloseable {
     public static final int MAX_PERMITS = 1024;
 
     private static final System.Logger log = System.getLogger(LeaseManager.class.getName());
-    /** How long a permit's wait stays on one slot before it looks at all of them again. */
-    private static final long PERMIT_WAIT_STEP_NANOS = Duration.ofMillis(100).toNanos();
 
     private final LeaseProvider provider;
     private final LeaseConfig config;
@@ -59,6 +53,7 @@ public final class LeaseManager implements AutoCloseable {
     private final Map<String, LeaseState> byThread = new ConcurrentHashMap<>();
     private final Map<String, Held> held = new ConcurrentHashMap<>();
     private final List<LeaseObserver> observers = new CopyOnWriteArrayList<>();
+    private final Semaphores semaphores = new Semaphores(this);
 
     private LeaseManager(LeaseProvider provider, LeaseConfig config, Executor listenerExecutor) {
         this.provider = Objects.requireNonNull(provider, "provider");
@@ -133,21 +128,21 @@ public final class LeaseManager implements AutoCloseable {
         });
     }
 
-    private static void requireWait(Duration wait) {
+    static void requireWait(Duration wait) {
         if (wait == null || wait.isNegative()) {
             throw new IllegalArgumentException("wait must be zero or positive, got " + wait);
         }
     }
 
     /** A holder id per lease: a lock left in the store by a failed release is never mistaken for a new one. */
-    private LeaseRequest newRequest(ResourceName resource, LeaseMode mode) {
+    LeaseRequest newRequest(ResourceName resource, LeaseMode mode) {
         return new LeaseRequest(resource,
                 clientId + ":" + Thread.currentThread().getId() + ":" + holderSequence.incrementAndGet(),
                 config.leaseTime(), mode);
     }
 
     /** Runs {@code obtain} and tells the observers how it went. */
-    private Lease observed(ResourceName resource, Supplier<Lease> obtain) {
+    Lease observed(ResourceName resource, Supplier<Lease> obtain) {
         observers.forEach(o -> tell(o, "acquiring", () -> o.acquiring(resource)));
         long start = System.nanoTime();
         Lease lease;
@@ -194,23 +189,7 @@ public final class LeaseManager implements AutoCloseable {
      *                               on {@code resource} (taking its token would wait for itself)
      */
     public Lease acquirePermit(ResourceName resource, int permits, PermitFencing fencing, Duration wait) {
-        Objects.requireNonNull(resource, "resource");
-        Objects.requireNonNull(fencing, "fencing");
-        requireWait(wait);
-        if (permits < 1 || permits > MAX_PERMITS) {
-            throw new IllegalArgumentException("permits must be between 1 and " + MAX_PERMITS + ", got " + permits
-                    + " for '" + resource + "'");
-        }
-        List<ResourceName> slots = new ArrayList<>(permits);
-        for (int i = 0; i < permits; i++) {
-            slots.add(ResourceName.of(resource.value() + "#" + i));
-        }
-        if (fencing == PermitFencing.PER_RESOURCE && byThread.containsKey(threadKey(resource))) {
-            throw new IllegalStateException("this thread holds a lease on '" + resource + "' and asks for a permit fenced"
-                    + " per resource, whose token is taken on '" + resource + "' (it would wait for itself)");
-        }
-        long deadline = System.nanoTime() + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
-        return observed(resource, () -> obtainPermit(resource, slots, fencing, wait, deadline));
+        return semaphores.acquirePermit(resource, permits, fencing, wait);
     }
 
     /** One attempt at a permit fenced per slot, no waiting: empty when all {@code permits} are held. */
@@ -219,71 +198,6 @@ public final class LeaseManager implements AutoCloseable {
             return Optional.of(acquirePermit(resource, permits, Duration.ZERO));
         } catch (LeaseTimeoutException busy) {
             return Optional.empty();
-        }
-    }
-
-    private Lease obtainPermit(ResourceName resource, List<ResourceName> slots, PermitFencing fencing, Duration wait,
-                               long deadline) {
-        int n = slots.size();
-        while (true) {
-            int first = ThreadLocalRandom.current().nextInt(n);
-            for (int i = 0; i < n; i++) {
-                LeaseRequest request = newRequest(slots.get((first + i) % n), LeaseMode.EXCLUSIVE);
-                Grant grant;
-                try {
-                    grant = provider.acquire(request, Duration.ZERO);
-                } catch (LeaseTimeoutException busy) {
-                    continue;
-                }
-                return holdPermit(resource, request, grant, fencing, wait, deadline);
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                throw new LeaseTimeoutException(resource, wait, "all " + n + " permits are held");
-            }
-            // Every slot is held: wait on one, woken by its release, then look at all of them again.
-            LeaseRequest request = newRequest(slots.get(first), LeaseMode.EXCLUSIVE);
-            Grant grant;
-            try {
-                grant = provider.acquire(request, Duration.ofNanos(Math.min(left, PERMIT_WAIT_STEP_NANOS)));
-            } catch (LeaseTimeoutException busy) {
-                continue;
-            }
-            return holdPermit(resource, request, grant, fencing, wait, deadline);
-        }
-    }
-
-    /** Holds a granted slot; fenced per resource, with a token taken from the resource's counter right after. */
-    private Lease holdPermit(ResourceName resource, LeaseRequest request, Grant grant, PermitFencing fencing,
-                             Duration wait, long deadline) {
-        if (fencing == PermitFencing.PER_SLOT) {
-            return hold(request, grant, new Fence(request.resource(), grant.token()));
-        }
-        FencingToken token;
-        try {
-            // A lease on the resource, held for one round trip: its token is above every one granted before on it.
-            LeaseRequest counter = new LeaseRequest(resource, request.holder() + ":token", config.leaseTime());
-            Grant minted = provider.acquire(counter, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-            token = minted.token();
-            releaseQuietly(counter, minted);
-        } catch (RuntimeException | Error e) {
-            releaseQuietly(request, grant);
-            if (e instanceof LeaseTimeoutException) {
-                throw new LeaseTimeoutException(resource, wait, "a slot was free, but the resource's token could not"
-                        + " be taken in time; the slot was given back");
-            }
-            throw e;
-        }
-        return hold(request, grant, new Fence(resource, token));
-    }
-
-    private void releaseQuietly(LeaseRequest request, Grant grant) {
-        try {
-            provider.release(request, grant);
-        } catch (RuntimeException e) {
-            // The lock expires by itself; its holder id is never used again.
-            log.log(Level.WARNING, () -> "could not release '" + request.resource() + "' held by " + request.holder()
-                    + ": " + e.getMessage());
         }
     }
 
@@ -309,38 +223,7 @@ public final class LeaseManager implements AutoCloseable {
      * @throws LeaseLostException when a part was lost before the last one was obtained
      */
     public MultiLease acquireAll(Duration wait, ResourceName... resources) {
-        Objects.requireNonNull(resources, "resources");
-        requireWait(wait);
-        SortedSet<ResourceName> ordered = new TreeSet<>();
-        for (ResourceName resource : resources) {
-            ordered.add(Objects.requireNonNull(resource, "resource"));
-        }
-        if (ordered.isEmpty()) {
-            throw new IllegalArgumentException("acquireAll needs at least one resource");
-        }
-        long deadline = System.nanoTime() + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
-        List<Lease> taken = new ArrayList<>(ordered.size());
-        try {
-            for (ResourceName resource : ordered) {
-                try {
-                    taken.add(acquire(resource, Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
-                } catch (LeaseTimeoutException e) {
-                    throw new LeaseTimeoutException(resource, wait, "not all of " + ordered + " were obtained ("
-                            + taken.size() + " taken before were released): " + e.getMessage());
-                }
-            }
-            for (Lease lease : taken) {
-                lease.ensureValid();
-            }
-        } catch (RuntimeException | Error e) {
-            try {
-                MultiLease.closeAll(taken);
-            } catch (RuntimeException closing) {
-                e.addSuppressed(closing);
-            }
-            throw e;
-        }
-        return new MultiLease(taken);
+        return MultiLeaseAcquisition.acquireAll(this, wait, resources);
     }
 
     /** One attempt, no waiting: empty when another holder has it. */
@@ -467,6 +350,11 @@ public final class LeaseManager implements AutoCloseable {
         return clientId;
     }
 
+    /** Whether this thread holds a lease of this manager's on {@code resource}. */
+    boolean holdsOnThisThread(ResourceName resource) {
+        return byThread.containsKey(threadKey(resource));
+    }
+
     private Lease reenter(ResourceName resource, LeaseMode mode) {
         // Re-entry follows the context first, so a lease carried into an executor can be re-entered there.
         List<Lease> bound = LeaseContext.all();
@@ -501,7 +389,8 @@ public final class LeaseManager implements AutoCloseable {
         return null;
     }
 
-    private Lease hold(LeaseRequest request, Grant grant, Fence fence) {
+    /** Holds what the store granted: renewed by the watchdog, watched in the store, re-entered on this thread. */
+    Lease hold(LeaseRequest request, Grant grant, Fence fence) {
         LeaseState state = new LeaseState(fence, request, grant,
                 config.leaseTime().toNanos(), grant.sentAtNanos(), events, config.atRiskShare());
         Lease lease = new Lease(state, this, request.holder());
