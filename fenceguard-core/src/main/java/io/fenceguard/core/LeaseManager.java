@@ -16,11 +16,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 /**
  * Grants leases with fencing tokens from a {@link LeaseProvider} (Redis, the in-memory one, or any
@@ -52,8 +50,8 @@ public final class LeaseManager implements AutoCloseable {
     /** Held leases by thread and resource, for re-entry on the same thread. */
     private final Map<String, LeaseState> byThread = new ConcurrentHashMap<>();
     private final Map<String, Held> held = new ConcurrentHashMap<>();
-    private final List<LeaseObserver> observers = new CopyOnWriteArrayList<>();
-    private final Semaphores semaphores = new Semaphores(this);
+    private final LeaseObservers observers = new LeaseObservers();
+    private final Semaphores semaphores = new Semaphores(this, observers);
 
     private LeaseManager(LeaseProvider provider, LeaseConfig config, Executor listenerExecutor) {
         this.provider = Objects.requireNonNull(provider, "provider");
@@ -121,7 +119,7 @@ public final class LeaseManager implements AutoCloseable {
         if (reentered != null) {
             return reentered;
         }
-        return observed(resource, () -> {
+        return observers.observed(resource, () -> {
             LeaseRequest request = newRequest(resource, mode);
             Grant grant = provider.acquire(request, wait);
             return hold(request, grant, new Fence(resource, grant.token()));
@@ -139,27 +137,6 @@ public final class LeaseManager implements AutoCloseable {
         return new LeaseRequest(resource,
                 clientId + ":" + Thread.currentThread().getId() + ":" + holderSequence.incrementAndGet(),
                 config.leaseTime(), mode);
-    }
-
-    /** Runs {@code obtain} and tells the observers how it went. */
-    Lease observed(ResourceName resource, Supplier<Lease> obtain) {
-        observers.forEach(o -> tell(o, "acquiring", () -> o.acquiring(resource)));
-        long start = System.nanoTime();
-        Lease lease;
-        try {
-            lease = obtain.get();
-        } catch (LeaseTimeoutException e) {
-            Duration waited = Duration.ofNanos(System.nanoTime() - start);
-            observers.forEach(o -> tell(o, "notObtained", () -> o.notObtained(resource, waited)));
-            throw e;
-        } catch (RuntimeException | Error e) {
-            Duration waited = Duration.ofNanos(System.nanoTime() - start);
-            observers.forEach(o -> tell(o, "failed", () -> o.failed(resource, waited, e)));
-            throw e;
-        }
-        Duration waited = Duration.ofNanos(System.nanoTime() - start);
-        observers.forEach(o -> tell(o, "acquired", () -> o.acquired(lease, waited)));
-        return lease;
     }
 
     /**
@@ -323,13 +300,13 @@ public final class LeaseManager implements AutoCloseable {
         log.log(Level.INFO, () -> "release of " + lease + " requested: " + reason);
         state.releaseRequested(reason);
         if (!observers.isEmpty()) {
-            events.dispatch(() -> observers.forEach(o -> tell(o, "releaseRequested", () -> o.releaseRequested(lease, reason))));
+            events.dispatch(() -> observers.releaseRequested(lease, reason));
         }
     }
 
     /** Told of every lease this manager grants, fails to obtain or loses. */
     public void addObserver(LeaseObserver observer) {
-        observers.add(Objects.requireNonNull(observer, "observer"));
+        observers.add(observer);
     }
 
     /** The leases this manager holds now. */
@@ -396,13 +373,13 @@ public final class LeaseManager implements AutoCloseable {
         Lease lease = new Lease(state, this, request.holder());
         state.onLost(reason -> {
             log.log(Level.WARNING, () -> "lost " + lease + ": " + reason.describe());
-            observers.forEach(o -> tell(o, "lost", () -> o.lost(lease, reason)));
+            observers.lost(lease, reason);
         });
         state.onAtRisk(remainingNanos -> {
             Duration remaining = Duration.ofNanos(remainingNanos);
             log.log(Level.WARNING, () -> "at risk: " + lease + ": renewals are not confirmed and " + remaining.toMillis()
                     + " ms of the lease are left");
-            observers.forEach(o -> tell(o, "atRisk", () -> o.atRisk(lease, remaining)));
+            observers.atRisk(lease, remaining);
         });
         String threadKey = threadKey(request.resource());
         held.put(request.holder(), new Held(state, threadKey, lease));
@@ -413,15 +390,14 @@ public final class LeaseManager implements AutoCloseable {
             public void renewed(long roundTripNanos) {
                 if (!observers.isEmpty()) {
                     Duration roundTrip = Duration.ofNanos(roundTripNanos);
-                    events.dispatch(() -> observers.forEach(o -> tell(o, "renewed", () -> o.renewed(lease, roundTrip))));
+                    events.dispatch(() -> observers.renewed(lease, roundTrip));
                 }
             }
 
             @Override
             public void failed(Throwable error) {
                 if (!observers.isEmpty()) {
-                    events.dispatch(() -> observers.forEach(o -> tell(o, "renewalFailed",
-                            () -> o.renewalFailed(lease, error))));
+                    events.dispatch(() -> observers.renewalFailed(lease, error));
                 }
             }
         });
@@ -458,14 +434,6 @@ public final class LeaseManager implements AutoCloseable {
 
     private static String threadKey(ResourceName resource) {
         return Thread.currentThread().getId() + "\n" + resource.value();
-    }
-
-    private static void tell(LeaseObserver observer, String event, Runnable call) {
-        try {
-            call.run();
-        } catch (RuntimeException e) {
-            log.log(Level.WARNING, "lease observer " + observer + " failed on " + event + "; ignored", e);
-        }
     }
 
     /** Stops renewing; leases still held expire in the store by themselves. Does not close the provider. */

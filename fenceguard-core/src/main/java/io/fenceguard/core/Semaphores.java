@@ -22,9 +22,11 @@ final class Semaphores {
     private static final long WAIT_STEP_NANOS = Duration.ofMillis(100).toNanos();
 
     private final LeaseManager manager;
+    private final LeaseObservers observers;
 
-    Semaphores(LeaseManager manager) {
+    Semaphores(LeaseManager manager, LeaseObservers observers) {
         this.manager = manager;
+        this.observers = observers;
     }
 
     Lease acquirePermit(ResourceName resource, int permits, PermitFencing fencing, Duration wait) {
@@ -44,7 +46,7 @@ final class Semaphores {
                     + " per resource, whose token is taken on '" + resource + "' (it would wait for itself)");
         }
         WaitDeadline deadline = WaitDeadline.after(wait);
-        return manager.observed(resource, () -> obtain(resource, slots, fencing, wait, deadline));
+        return observers.observed(resource, () -> obtain(resource, slots, fencing, wait, deadline));
     }
 
     private Lease obtain(ResourceName resource, List<ResourceName> slots, PermitFencing fencing, Duration wait,
