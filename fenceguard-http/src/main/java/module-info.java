@@ -12,6 +12,7 @@ module io.fenceguard.http {
     requires static spring.web;
     requires static spring.webmvc;
     requires static spring.webflux;
+    requires static io.fenceguard.spring;
     requires static reactor.core;
     requires static org.reactivestreams;
 

@@ -29,6 +29,7 @@ open module io.fenceguard.spring {
     requires static spring.amqp;
     requires static spring.rabbit;
     requires static reactor.core;
+    requires static org.reactivestreams;
 
     exports io.fenceguard.spring.jdbc;
     exports io.fenceguard.spring.messaging.amqp;

@@ -1,6 +1,7 @@
 package io.fenceguard.redis.jedis;
 
 import io.fenceguard.redis.RedisScriptClient;
+import io.fenceguard.redis.internal.ChannelListeners;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -8,12 +9,10 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -277,9 +276,7 @@ public final class JedisScriptClient implements RedisScriptClient {
     private final class Channels implements Runnable {
         /** Keeps the connection subscribed while no waiter is (Redis needs one channel to subscribe to). */
         private final String idle = "fenceguard:jedis:" + UUID.randomUUID();
-        private final Map<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
-        private final Map<String, CompletableFuture<Void>> confirmations = new ConcurrentHashMap<>();
-        private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
+        private final ChannelListeners listeners = new ChannelListeners();
         private JedisPubSub current;
         private Jedis connection;
         private Thread reader;
@@ -289,40 +286,22 @@ public final class JedisScriptClient implements RedisScriptClient {
             if (closed) {
                 throw new IllegalStateException("the Jedis lease client is closed");
             }
-            listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(onMessage);
-            CompletableFuture<Void> confirmed = subscribed.contains(channel) ? CompletableFuture.completedFuture(null)
-                    : confirmations.computeIfAbsent(channel, c -> new CompletableFuture<>());
+            CompletableFuture<Void> confirmed = listeners.add(channel, onMessage);
             if (reader == null) {
                 reader = daemon(this, "fenceguard-jedis-channels");
                 reader.start();
-            } else if (current != null && !subscribed.contains(channel)) {
+            } else if (current != null && !listeners.isSubscribed(channel)) {
                 try {
                     current.subscribe(channel);
                 } catch (RuntimeException e) {
                     // the reader reconnects and subscribes every channel with listeners
                 }
             }
-            return new Subscription() {
-                @Override
-                public CompletionStage<?> confirmed() {
-                    return confirmed;
-                }
-
-                @Override
-                public void cancel() {
-                    remove(channel, onMessage);
-                }
-            };
+            return ChannelListeners.subscription(confirmed, () -> remove(channel, onMessage));
         }
 
         private synchronized void remove(String channel, Runnable onMessage) {
-            List<Runnable> each = listeners.get(channel);
-            if (each == null || !each.remove(onMessage) || !each.isEmpty()) {
-                return;
-            }
-            listeners.remove(channel);
-            confirmations.remove(channel);
-            if (current != null && subscribed.remove(channel)) {
+            if (listeners.remove(channel, onMessage) && current != null && listeners.left(channel)) {
                 try {
                     current.unsubscribe(channel);
                 } catch (RuntimeException e) {
@@ -339,20 +318,13 @@ public final class JedisScriptClient implements RedisScriptClient {
                 JedisPubSub pubSub = new JedisPubSub() {
                     @Override
                     public void onMessage(String channel, String message) {
-                        List<Runnable> each = listeners.get(channel);
-                        if (each != null) {
-                            each.forEach(Runnable::run);
-                        }
+                        listeners.deliver(channel);
                     }
 
                     @Override
                     public void onSubscribe(String channel, int count) {
                         live(this);
-                        subscribed.add(channel);
-                        CompletableFuture<Void> confirmed = confirmations.remove(channel);
-                        if (confirmed != null) {
-                            confirmed.complete(null);
-                        }
+                        listeners.confirmed(channel);
                     }
                 };
                 String[] names;
@@ -371,7 +343,7 @@ public final class JedisScriptClient implements RedisScriptClient {
                         return;
                     }
                     connection = jedis;
-                    List<String> all = new ArrayList<>(listeners.keySet());
+                    List<String> all = listeners.channels();
                     all.add(idle);
                     names = all.toArray(String[]::new);
                 }
@@ -387,7 +359,7 @@ public final class JedisScriptClient implements RedisScriptClient {
                         synchronized (this) {
                             current = null;
                             connection = null;
-                            subscribed.clear();
+                            listeners.disconnected();
                         }
                         try {
                             jedis.close();
@@ -411,8 +383,7 @@ public final class JedisScriptClient implements RedisScriptClient {
                 return;
             }
             current = pubSub;
-            List<String> missing = new ArrayList<>(listeners.keySet());
-            missing.removeAll(subscribed);
+            List<String> missing = listeners.unsubscribed();
             if (!missing.isEmpty()) {
                 pubSub.subscribe(missing.toArray(String[]::new));
             }

@@ -1,16 +1,11 @@
 package io.fenceguard.redis.springdata;
 
 import io.fenceguard.redis.RedisScriptClient;
+import io.fenceguard.redis.internal.ChannelListeners;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -39,9 +34,7 @@ final class ReleaseChannels implements MessageListener, SubscriptionListener {
     private final String threadPrefix;
     /** Keeps the connection subscribed while no waiter is (a subscription needs a channel). */
     private final String idle = "fenceguard:springdata:" + UUID.randomUUID();
-    private final Map<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
-    private final Map<String, CompletableFuture<Void>> confirmations = new ConcurrentHashMap<>();
-    private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
+    private final ChannelListeners listeners = new ChannelListeners();
     private final ExecutorService requests;
     private RedisConnection connection;
     private boolean live;
@@ -61,36 +54,18 @@ final class ReleaseChannels implements MessageListener, SubscriptionListener {
         if (closed) {
             throw new IllegalStateException("the Spring Data Redis lease client is closed");
         }
-        listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(onMessage);
-        CompletableFuture<Void> confirmed = subscribed.contains(channel) ? CompletableFuture.completedFuture(null)
-                : confirmations.computeIfAbsent(channel, c -> new CompletableFuture<>());
+        CompletableFuture<Void> confirmed = listeners.add(channel, onMessage);
         if (reader == null) {
             reader = SpringDataRedisScriptClient.daemon(this::read, threadPrefix + "-channels");
             reader.start();
-        } else if (live && !subscribed.contains(channel)) {
+        } else if (live && !listeners.isSubscribed(channel)) {
             request(channel, true);
         }
-        return new RedisScriptClient.Subscription() {
-            @Override
-            public CompletionStage<?> confirmed() {
-                return confirmed;
-            }
-
-            @Override
-            public void cancel() {
-                remove(channel, onMessage);
-            }
-        };
+        return ChannelListeners.subscription(confirmed, () -> remove(channel, onMessage));
     }
 
     private synchronized void remove(String channel, Runnable onMessage) {
-        List<Runnable> each = listeners.get(channel);
-        if (each == null || !each.remove(onMessage) || !each.isEmpty()) {
-            return;
-        }
-        listeners.remove(channel);
-        confirmations.remove(channel);
-        if (live && subscribed.contains(channel)) {
+        if (listeners.remove(channel, onMessage) && live && listeners.isSubscribed(channel)) {
             request(channel, false);
         }
     }
@@ -107,18 +82,17 @@ final class ReleaseChannels implements MessageListener, SubscriptionListener {
                     }
                     byte[] name = channel.getBytes(StandardCharsets.UTF_8);
                     if (subscribe) {
-                        if (listeners.containsKey(channel)) {
+                        if (listeners.hasListeners(channel)) {
                             subscription.subscribe(name);
                         }
-                    } else if (!listeners.containsKey(channel)) {
+                    } else if (!listeners.hasListeners(channel)) {
                         subscription.unsubscribe(name);
-                        subscribed.remove(channel);
+                        listeners.left(channel);
                     }
                 } catch (RuntimeException e) {
                     log.debug("release channel {} not {}: {}", channel, subscribe ? "subscribed" : "left", e.toString());
-                    CompletableFuture<Void> confirmed = subscribe ? confirmations.remove(channel) : null;
-                    if (confirmed != null) {
-                        confirmed.completeExceptionally(e);  // the next waiter asks again
+                    if (subscribe) {
+                        listeners.notConfirmed(channel, e);
                     }
                 }
             });
@@ -129,20 +103,12 @@ final class ReleaseChannels implements MessageListener, SubscriptionListener {
 
     @Override
     public void onMessage(Message message, byte[] pattern) {
-        List<Runnable> each = listeners.get(new String(message.getChannel(), StandardCharsets.UTF_8));
-        if (each != null) {
-            each.forEach(Runnable::run);
-        }
+        listeners.deliver(new String(message.getChannel(), StandardCharsets.UTF_8));
     }
 
     @Override
     public void onChannelSubscribed(byte[] channel, long count) {
-        String name = new String(channel, StandardCharsets.UTF_8);
-        subscribed.add(name);
-        CompletableFuture<Void> confirmed = confirmations.remove(name);
-        if (confirmed != null) {
-            confirmed.complete(null);
-        }
+        listeners.confirmed(new String(channel, StandardCharsets.UTF_8));
         boolean first;
         synchronized (this) {
             first = !live && connection != null && !closed;
@@ -150,17 +116,15 @@ final class ReleaseChannels implements MessageListener, SubscriptionListener {
         }
         if (first) {
             // Channels added while the connection was being subscribed: asked for now, off the driver's thread.
-            for (String missing : new ArrayList<>(listeners.keySet())) {
-                if (!subscribed.contains(missing)) {
-                    request(missing, true);
-                }
+            for (String missing : listeners.unsubscribed()) {
+                request(missing, true);
             }
         }
     }
 
     @Override
     public void onChannelUnsubscribed(byte[] channel, long count) {
-        subscribed.remove(new String(channel, StandardCharsets.UTF_8));
+        listeners.left(new String(channel, StandardCharsets.UTF_8));
     }
 
     private void read() {
@@ -190,7 +154,7 @@ final class ReleaseChannels implements MessageListener, SubscriptionListener {
                 }
                 connection = opened;
                 live = false;
-                List<String> all = new ArrayList<>(listeners.keySet());
+                List<String> all = listeners.channels();
                 all.add(idle);
                 names = new byte[all.size()][];
                 for (int i = 0; i < names.length; i++) {
@@ -209,7 +173,7 @@ final class ReleaseChannels implements MessageListener, SubscriptionListener {
                     synchronized (this) {
                         connection = null;
                         live = false;
-                        subscribed.clear();
+                        listeners.disconnected();
                     }
                     closeQuietly(opened);
                 }
