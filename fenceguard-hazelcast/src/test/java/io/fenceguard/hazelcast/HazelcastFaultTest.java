@@ -18,6 +18,7 @@ import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.StaleTokenException;
+import io.fenceguard.testsupport.HazelcastCpCluster;
 import io.fenceguard.testsupport.ScratchSpace;
 import io.fenceguard.testsupport.TestServers;
 import java.net.InetSocketAddress;
@@ -51,11 +52,11 @@ class HazelcastFaultTest {
     private static final HazelcastLeaseConfig FAST = new HazelcastLeaseConfig("fault:", "default", Duration.ofSeconds(1));
     private static final int HOLDER_MEMBER = 3;
 
-    private static HazelcastCluster cluster;
+    private static HazelcastCpCluster cluster;
 
     @BeforeAll
     static void start() {
-        cluster = HazelcastCluster.start(1);
+        cluster = HazelcastCpCluster.start(1);
     }
 
     @AfterAll
