@@ -9,6 +9,7 @@ module io.fenceguard.testsupport {
     requires transitive org.junit.jupiter.api;
     requires transitive org.assertj.core;
     requires transitive java.sql;
+    requires transitive java.net.http;
     requires java.management;
     requires static jdk.management;
     requires org.slf4j;
