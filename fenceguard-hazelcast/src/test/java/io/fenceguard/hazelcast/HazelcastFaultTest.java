@@ -18,14 +18,11 @@ import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.StaleTokenException;
+import io.fenceguard.testsupport.HazelcastCpCluster;
+import io.fenceguard.testsupport.LedgerTable;
 import io.fenceguard.testsupport.ScratchSpace;
 import io.fenceguard.testsupport.TestServers;
 import java.net.InetSocketAddress;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -38,7 +35,6 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Hazelcast under faults, on three CP members and a fourth member that is not in the CP group (it uses the group as a
@@ -51,11 +47,11 @@ class HazelcastFaultTest {
     private static final HazelcastLeaseConfig FAST = new HazelcastLeaseConfig("fault:", "default", Duration.ofSeconds(1));
     private static final int HOLDER_MEMBER = 3;
 
-    private static HazelcastCluster cluster;
+    private static HazelcastCpCluster cluster;
 
     @BeforeAll
     static void start() {
-        cluster = HazelcastCluster.start(1);
+        cluster = HazelcastCpCluster.start(1);
     }
 
     @AfterAll
@@ -69,15 +65,10 @@ class HazelcastFaultTest {
     @Order(1)
     void aHolderWhoseSessionIsClosedLearnsItIsLostAndItsWriteIsRefusedAtTheDatabase() throws Exception {
         try (ScratchSpace space = ScratchSpace.create(TestServers.postgres(), "fg_hz")) {
-            PGSimpleDataSource raw = new PGSimpleDataSource();
-            raw.setURL(space.jdbcUrl());
-            raw.setUser(space.server().user());
-            raw.setPassword(space.server().password());
-            raw.setCurrentSchema(space.schema());
+            DataSource raw = space.dataSource();
             FenceguardMigrations.migrate(raw);
-            execute(raw, "CREATE TABLE ledger (id INT PRIMARY KEY, balance INT NOT NULL, current_token BIGINT)",
-                    "INSERT INTO ledger (id, balance) VALUES (1, 100)");
-            DataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence("ledger").build());
+            LedgerTable.create(raw);
+            DataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(LedgerTable.NAME).build());
             String resource = "ledger:1";
 
             try (LeaseManager first = LeaseManager.of(HazelcastLeaseProvider.of(cluster.member(HOLDER_MEMBER), FAST), LEASE);
@@ -86,7 +77,7 @@ class HazelcastFaultTest {
                 CountDownLatch lost = new CountDownLatch(1);
                 old.onLost((lease, why) -> lost.countDown());
                 try (LeaseContext.Scope scope = LeaseContext.bind(old)) {
-                    assertThat(update(fenced, 90)).isEqualTo(1);
+                    assertThat(LedgerTable.setBalance(fenced, 90)).isEqualTo(1);
                 }
 
                 // An operator (or the session's expiry) closes the holder member's CP session: the group frees its lock.
@@ -103,19 +94,9 @@ class HazelcastFaultTest {
                 assertThat(old.isValid()).isFalse();
                 assertThat(old.lossReason()).contains(LeaseLossReason.RENEWAL_REJECTED);
 
-                try (Lease next = second.acquire(resource, Duration.ofSeconds(5));
-                     LeaseContext.Scope scope = LeaseContext.bind(next)) {
-                    assertThat(next.token()).isGreaterThan(old.token());
-                    assertThat(update(fenced, 80)).isEqualTo(1);
-                }
-
-                // The old holder writes anyway, with its old token: the database refuses it.
-                try (Lease woken = Lease.presented(old.fence(), "woken-holder");
-                     LeaseContext.Scope scope = LeaseContext.bind(woken)) {
-                    assertThatThrownBy(() -> update(fenced, 0)).isInstanceOf(StaleTokenException.class)
-                            .hasMessageContaining(resource);
-                }
-                assertThat(balance(raw)).isEqualTo(80);
+                // The next holder gets in; the old holder writes anyway, with its old token: the database refuses it.
+                LedgerTable.assertOnlyTheNextHolderWrites(raw, fenced, old,
+                        () -> second.acquire(resource, Duration.ofSeconds(5)), StaleTokenException.class);
                 old.close();
 
                 // The member took a new session: its next holder gets the lock, with a greater fence still.
@@ -156,30 +137,6 @@ class HazelcastFaultTest {
             assertThatThrownBy(() -> provider.release(holder, grant)).isInstanceOf(LeaseUnavailableException.class)
                     .hasMessageContaining(resource.value()).hasMessageContaining("background");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
-        }
-    }
-
-    private static int update(DataSource dataSource, int balance) throws SQLException {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement statement = c.prepareStatement("UPDATE ledger SET balance = ? WHERE id = 1")) {
-            statement.setInt(1, balance);
-            return statement.executeUpdate();
-        }
-    }
-
-    private static int balance(DataSource dataSource) throws SQLException {
-        try (Connection c = dataSource.getConnection();
-             ResultSet rows = c.createStatement().executeQuery("SELECT balance FROM ledger WHERE id = 1")) {
-            rows.next();
-            return rows.getInt(1);
-        }
-    }
-
-    private static void execute(DataSource dataSource, String... statements) throws SQLException {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
-            for (String sql : statements) {
-                statement.execute(sql);
-            }
         }
     }
 }

@@ -2,6 +2,7 @@ package io.fenceguard.hazelcast;
 
 import com.hazelcast.core.HazelcastInstance;
 import io.fenceguard.core.spi.LeaseProvider;
+import io.fenceguard.testsupport.HazelcastCpCluster;
 import io.fenceguard.testsupport.contract.LeaseProviderContract;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -16,7 +17,7 @@ class HazelcastLeaseProviderContractTest extends LeaseProviderContract {
 
     @BeforeAll
     static void cluster() {
-        member = HazelcastCluster.shared().member(0);
+        member = HazelcastCpCluster.shared().member(0);
     }
 
     @Override

@@ -15,6 +15,7 @@ import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseRequest;
+import io.fenceguard.testsupport.HazelcastCpCluster;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,11 +35,11 @@ class HazelcastLeaseProviderTest {
 
     private static final LeaseConfig LEASE = LeaseConfig.builder().leaseTime(Duration.ofSeconds(10)).build();
 
-    private static HazelcastCluster cluster;
+    private static HazelcastCpCluster cluster;
 
     @BeforeAll
     static void start() {
-        cluster = HazelcastCluster.shared();
+        cluster = HazelcastCpCluster.shared();
     }
 
     @Test
@@ -127,7 +128,7 @@ class HazelcastLeaseProviderTest {
             assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
             assertThat(lease.lossReason()).contains(LeaseLossReason.REVOKED);
             // The client's CP session ends with it (closed, or expired after its time to live): the lock is free.
-            try (Lease next = onMember.acquire(resource, Duration.ofSeconds(HazelcastCluster.SESSION_TTL_SECONDS * 3L))) {
+            try (Lease next = onMember.acquire(resource, Duration.ofSeconds(HazelcastCpCluster.SESSION_TTL_SECONDS * 3L))) {
                 assertThat(next.token()).isGreaterThan(lease.token());
             }
             lease.close();

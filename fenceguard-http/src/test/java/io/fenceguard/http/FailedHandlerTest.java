@@ -17,6 +17,7 @@ import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.IdempotencyTest.Server;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
+import io.fenceguard.testsupport.FailedHandlerSteps;
 import io.fenceguard.testsupport.TestRedisson;
 import jakarta.servlet.http.HttpServletResponse;
 import java.net.http.HttpResponse;
@@ -26,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
@@ -61,20 +61,9 @@ class FailedHandlerTest {
 
     private void aBadRequestLeavesNoMark(HighWaterStore store, UnaryOperator<FencingFilter> configured) throws Exception {
         try (Server server = Server.start(configured.apply(FencingFilter.of(fence(store))), FailedHandlerTest::handle)) {
-            String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
-            assertThat(server.post(id, 1004, "k-1", "{}").statusCode()).isEqualTo(201);
-
-            HttpResponse<String> bad = server.post(id, 1009, "k-2", "{}", "X-Status", "400");
-            assertThat(bad.statusCode()).as("the handler's own answer").isEqualTo(400);
-            HttpResponse<String> failed = server.post(id, 1008, "k-3", "{}", "X-Fail", "1");
-            assertThat(failed.statusCode()).as("the handler's exception").isEqualTo(500);
-            HttpResponse<String> older = server.post(id, 1004, "k-4", "{}");
-            assertThat(older.statusCode()).as("1009 and 1008 failed: 1004 is still current; " + older.body()).isEqualTo(201);
-
-            assertThat(server.post(id, 1009, "k-5", "{}").statusCode()).as("a newer token that succeeds").isEqualTo(201);
-            HttpResponse<String> stale = server.post(id, 1004, "k-6", "{}");
-            assertThat(stale.statusCode()).as("1009 succeeded: 1004 is stale").isEqualTo(409);
-            assertThat(stale.body()).contains("urn:fenceguard:stale-token");
+            String id = FailedHandlerSteps.newAccount();
+            FailedHandlerSteps.aBadRequestLeavesNoMark((account, token, headers) -> post(server, account, token, headers),
+                    id, () -> { });
             assertThat(server.post(id, 1010, "k-7", "{}", "X-Status", "404").statusCode()).isEqualTo(404);
             assertThat(server.post(id, 1009, "k-8", "{}").statusCode()).as("1010 failed: 1009 is current").isEqualTo(201);
             if (store instanceof RedisHighWaterStore redis) {
@@ -115,20 +104,9 @@ class FailedHandlerTest {
             }
             handle(request, response);
         })) {
-            String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
-            assertThat(server.post(id, 1004, "k-1", "{}").statusCode()).isEqualTo(201);
-            // Two requests with 1009, one to fail and one to succeed: the one that fails first sets nothing back.
-            CompletableFuture<HttpResponse<String>> failing = CompletableFuture.supplyAsync(() -> post(server, id, 1009,
-                    "X-Wait", "1", "X-Status", "422"));
-            CompletableFuture<HttpResponse<String>> succeeding = CompletableFuture.supplyAsync(() -> post(server, id, 1009,
-                    "X-Wait", "1"));
-            assertThat(running.await(20, TimeUnit.SECONDS)).isTrue();
-            HttpResponse<String> held = server.post(id, 1004, "k-2", "{}");
-            assertThat(held.statusCode()).as("1009 is in flight: " + held.body()).isEqualTo(409);
-            release.countDown();
-            assertThat(failing.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(422);
-            assertThat(succeeding.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
-            assertThat(server.post(id, 1004, "k-3", "{}").statusCode()).as("one 1009 succeeded").isEqualTo(409);
+            FailedHandlerSteps.aNewerTokenInFlightHoldsAnOlderOneBack(
+                    (account, token, headers) -> post(server, account, token, headers), FailedHandlerSteps.newAccount(),
+                    running, release::countDown);
         }
     }
 
@@ -136,22 +114,10 @@ class FailedHandlerTest {
     void aFailedRequestSignedCallWithANewerTokenLeavesNoMarkInRedis() throws Exception {
         RedisHighWaterStore store = redis();
         try (Server server = Server.start(FencingFilter.of(signedFence(store)), FailedHandlerTest::handle)) {
-            String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
-            assertThat(signed(server, id, 1004).statusCode()).isEqualTo(201);
-
-            assertThat(signed(server, id, 1009, "X-Status", "400").statusCode()).as("the handler's own answer")
-                    .isEqualTo(400);
-            assertThat(signed(server, id, 1008, "X-Fail", "1").statusCode()).as("the handler's exception").isEqualTo(500);
-            HttpResponse<String> older = signed(server, id, 1004);
-            assertThat(older.statusCode()).as("1009 and 1008 failed: 1004 is still current; " + older.body())
-                    .isEqualTo(201);
-            assertThat(store.reset(ResourceName.of("account:" + id), FencingToken.of(1004), FencingToken.of(1004)))
-                    .as("the shared mark is 1004").isTrue();
-
-            assertThat(signed(server, id, 1009).statusCode()).as("a newer token that succeeds").isEqualTo(201);
-            HttpResponse<String> stale = signed(server, id, 1004);
-            assertThat(stale.statusCode()).as("1009 succeeded: 1004 is stale").isEqualTo(409);
-            assertThat(stale.body()).contains("urn:fenceguard:stale-token");
+            String id = FailedHandlerSteps.newAccount();
+            FailedHandlerSteps.aBadRequestLeavesNoMark((account, token, headers) -> signed(server, account, token, headers),
+                    id, () -> assertThat(store.reset(ResourceName.of("account:" + id), FencingToken.of(1004),
+                            FencingToken.of(1004))).as("the shared mark is 1004").isTrue());
         }
     }
 
@@ -166,19 +132,9 @@ class FailedHandlerTest {
             }
             handle(request, response);
         })) {
-            String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
-            assertThat(signed(server, id, 1004).statusCode()).isEqualTo(201);
-            CompletableFuture<HttpResponse<String>> failing = CompletableFuture.supplyAsync(
-                    () -> signed(server, id, 1009, "X-Wait", "1", "X-Status", "422"));
-            CompletableFuture<HttpResponse<String>> succeeding = CompletableFuture.supplyAsync(
-                    () -> signed(server, id, 1009, "X-Wait", "1"));
-            assertThat(running.await(20, TimeUnit.SECONDS)).isTrue();
-            HttpResponse<String> held = signed(server, id, 1004);
-            assertThat(held.statusCode()).as("1009 is in flight: " + held.body()).isEqualTo(409);
-            release.countDown();
-            assertThat(failing.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(422);
-            assertThat(succeeding.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
-            assertThat(signed(server, id, 1004).statusCode()).as("one 1009 succeeded").isEqualTo(409);
+            FailedHandlerSteps.aNewerTokenInFlightHoldsAnOlderOneBack(
+                    (account, token, headers) -> signed(server, account, token, headers), FailedHandlerSteps.newAccount(),
+                    running, release::countDown);
         }
     }
 

@@ -23,11 +23,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,7 +57,7 @@ class IdempotencyTest {
         InMemoryHighWaterStore store = InMemoryHighWaterStore.create();
         AtomicInteger applied = new AtomicInteger();
         FencingFilter filter = FencingFilter.of(fence(store)).withIdempotency(store);
-        try (Server server = Server.start(filter, (request, response) -> writeEntry(response, applied.incrementAndGet()))) {
+        try (Server server = Server.start(filter, (request, response) -> Entries.answer(response, applied.incrementAndGet()))) {
             retriesAreAnsweredOnce(server, applied);
         }
     }
@@ -71,7 +68,7 @@ class IdempotencyTest {
             JdbcHighWaterStore store = JdbcHighWaterStore.of(ds);
             AtomicInteger applied = new AtomicInteger();
             FencingFilter filter = FencingFilter.of(fence(store)).withIdempotency(store);
-            try (Server server = Server.start(filter, (request, response) -> writeEntry(response, applied.incrementAndGet()))) {
+            try (Server server = Server.start(filter, (request, response) -> Entries.answer(response, applied.incrementAndGet()))) {
                 retriesAreAnsweredOnce(server, applied);
             }
         }
@@ -112,21 +109,21 @@ class IdempotencyTest {
             if (request.getHeader("X-Fail") != null) {
                 throw new IllegalStateException("the handler fails after its write");
             }
-            writeEntry(response, applied.get());
+            Entries.answer(response, applied.get());
         })) {
             retriesAreAnsweredOnce(server, applied);
             String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
             // A handler that fails after its write: nothing of it stays, not even the mark of its newer token.
             HttpResponse<String> failed = server.post(id, 9, "k-fail", "{\"n\":1}", "X-Fail", "1");
             assertThat(failed.statusCode()).isEqualTo(500);
-            assertThat(rows(ds, id)).as("the failed handler's write rolled back").isZero();
+            assertThat(Entries.rows(ds, id)).as("the failed handler's write rolled back").isZero();
             HttpResponse<String> older = server.post(id, 4, "k-other", "{\"n\":2}");
             assertThat(older.statusCode()).as("token 9's admission rolled back with its handler: 4 is current")
                     .isEqualTo(201);
             HttpResponse<String> retried = server.post(id, 9, "k-fail", "{\"n\":1}");
             assertThat(retried.statusCode()).as("the failed request's key was not recorded: it runs").isEqualTo(201);
             assertThat(retried.headers().firstValue(FencingFilter.IDEMPOTENT_REPLAYED)).isEmpty();
-            assertThat(rows(ds, id)).isEqualTo(2);
+            assertThat(Entries.rows(ds, id)).isEqualTo(2);
             // Concurrent retries of one key: applied once.
             String busy = "acc-" + UUID.randomUUID().toString().substring(0, 8);
             ExecutorService pool = Executors.newFixedThreadPool(8);
@@ -144,7 +141,7 @@ class IdempotencyTest {
             }
             pool.shutdown();
             assertThat(bodies).as("every answered retry got the first response").hasSize(1);
-            assertThat(rows(ds, busy)).as("eight concurrent sends of one key").isEqualTo(1);
+            assertThat(Entries.rows(ds, busy)).as("eight concurrent sends of one key").isEqualTo(1);
         }
     }
 
@@ -180,23 +177,6 @@ class IdempotencyTest {
     private static InboundFence fence(HighWaterStore store) {
         return InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/entries/{id}", "account:{id}")), store,
                 SigningKeys.none());
-    }
-
-    private static void writeEntry(HttpServletResponse response, int n) throws IOException {
-        response.setStatus(201);
-        response.setContentType("application/json");
-        response.getOutputStream().write(("{\"entry\":" + n + "}").getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static int rows(DataSource ds, String id) throws SQLException {
-        try (Connection c = ds.getConnection();
-                PreparedStatement count = c.prepareStatement("SELECT COUNT(*) FROM entries WHERE id = ?")) {
-            count.setString(1, id);
-            try (ResultSet rows = count.executeQuery()) {
-                rows.next();
-                return rows.getInt(1);
-            }
-        }
     }
 
     /** A handler's body. */

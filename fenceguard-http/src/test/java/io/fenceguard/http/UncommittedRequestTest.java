@@ -16,14 +16,9 @@ import io.fenceguard.core.Fence;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.IdempotencyTest.Server;
 import io.fenceguard.http.support.ThreadBoundTransactions;
-import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Set;
@@ -32,7 +27,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -69,7 +63,7 @@ class UncommittedRequestTest {
                         insert.executeUpdate();
                     }
                 }
-                writeEntry(response, n);
+                Entries.answer(response, n);
             })) {
                 String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
                 HttpResponse<String> uncommitted = server.post(id, 9, "k-1", "{\"n\":1}", "X-Twice", "1");
@@ -77,14 +71,14 @@ class UncommittedRequestTest {
                 assertThat(uncommitted.body()).contains("urn:fenceguard:not-committed").doesNotContain("entry");
                 assertThat(told(refused)).as("the listener is told").isEqualTo("urn:fenceguard:not-committed");
                 assertThat(applied).as("the handler ran").hasValue(1);
-                assertThat(rows(ds, id)).as("its writes rolled back").isZero();
+                assertThat(Entries.rows(ds, id)).as("its writes rolled back").isZero();
 
                 HttpResponse<String> older = server.post(id, 4, "k-2", "{\"n\":2}");
                 assertThat(older.statusCode()).as("token 9's admission rolled back: 4 is current").isEqualTo(201);
                 HttpResponse<String> retried = server.post(id, 9, "k-1", "{\"n\":1}");
                 assertThat(retried.statusCode()).as("the key was not recorded: the retry runs").isEqualTo(201);
                 assertThat(retried.headers().firstValue(FencingFilter.IDEMPOTENT_REPLAYED)).isEmpty();
-                assertThat(rows(ds, id)).isEqualTo(2);
+                assertThat(Entries.rows(ds, id)).isEqualTo(2);
             }
         }
     }
@@ -111,7 +105,7 @@ class UncommittedRequestTest {
         BlockingQueue<Problem> refused = new LinkedBlockingQueue<>();
         AtomicInteger applied = new AtomicInteger();
         FencingFilter filter = FencingFilter.of(fence(store), listener(refused)).withIdempotency(unrecorded);
-        try (Server server = Server.start(filter, (request, response) -> writeEntry(response, applied.incrementAndGet()))) {
+        try (Server server = Server.start(filter, (request, response) -> Entries.answer(response, applied.incrementAndGet()))) {
             String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
             HttpResponse<String> answer = server.post(id, 5, "k-1", "{\"n\":1}");
             assertThat(answer.statusCode()).as(answer.body()).isEqualTo(503);
@@ -132,7 +126,7 @@ class UncommittedRequestTest {
             if (request.getHeader("X-Fail") != null) {
                 throw new IllegalStateException("the handler fails");
             }
-            writeEntry(response, n);
+            Entries.answer(response, n);
         })) {
             String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
             HttpResponse<String> failed = server.post(id, 5, "k-1", "{\"n\":1}", "X-Fail", "1");
@@ -159,22 +153,5 @@ class UncommittedRequestTest {
     private static String told(BlockingQueue<Problem> refused) throws InterruptedException {
         Problem problem = refused.poll(10, TimeUnit.SECONDS);
         return problem == null ? null : problem.type();
-    }
-
-    private static void writeEntry(HttpServletResponse response, int n) throws IOException {
-        response.setStatus(201);
-        response.setContentType("application/json");
-        response.getOutputStream().write(("{\"entry\":" + n + "}").getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static int rows(DataSource ds, String id) throws SQLException {
-        try (Connection c = ds.getConnection();
-                PreparedStatement count = c.prepareStatement("SELECT COUNT(*) FROM entries WHERE id = ?")) {
-            count.setString(1, id);
-            try (ResultSet rows = count.executeQuery()) {
-                rows.next();
-                return rows.getInt(1);
-            }
-        }
     }
 }

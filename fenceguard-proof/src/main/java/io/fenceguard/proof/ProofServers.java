@@ -63,13 +63,7 @@ final class ProofServers implements AutoCloseable {
         sentinel = redis ? RedisSentinelGroup.start() : null;
         // etcd's members elect a leader while PostgreSQL starts
         java.util.concurrent.CompletableFuture<EtcdServers> etcdStarting = redis ? null
-                : java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return EtcdServers.start(Topology.processes());
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                });
+                : java.util.concurrent.CompletableFuture.supplyAsync(() -> EtcdServers.start(Topology.processes()));
         try {
             postgresData = Files.createTempDirectory("fenceguard-proof-pg");
             postgresPort = RedisProcess.freePort();

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * A schema (PostgreSQL) or database (MariaDB/MySQL) of a test's own on a shared test server, so that
@@ -22,6 +23,11 @@ public record ScratchSpace(JdbcEndpoint server, String name, String jdbcUrl, Str
         }
         execute(server, "CREATE SCHEMA " + name);
         return new ScratchSpace(server, name, server.url(), name);
+    }
+
+    /** Plain connections to this space (no pool), its schema current on PostgreSQL. */
+    public DataSource dataSource() {
+        return new ScratchSpaceDataSource(this);
     }
 
     public boolean isMariaDb() {

@@ -8,8 +8,8 @@ import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseRequest;
-import io.fenceguard.hazelcast.HazelcastCluster;
 import io.fenceguard.hazelcast.HazelcastLeaseProvider;
+import io.fenceguard.testsupport.HazelcastCpCluster;
 import io.fenceguard.testsupport.bench.PairedLockBenchmark;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,7 +53,7 @@ public final class HazelcastLeaseBenchmark {
         int rounds = Integer.getInteger("bench.rounds", 5);
         double seconds = Double.parseDouble(System.getProperty("bench.seconds", "1.5"));
         double warmup = Double.parseDouble(System.getProperty("bench.warmup", "1.5"));
-        try (HazelcastCluster cluster = HazelcastCluster.start(0)) {
+        try (HazelcastCpCluster cluster = HazelcastCpCluster.start(0)) {
             HazelcastInstance member = cluster.member(0);
             System.out.printf("Hazelcast CP, three embedded members; acquire + release, uncontended; %d rounds x %.1f s,"
                     + " warm-up %.1f s%n", rounds, seconds, warmup);

@@ -2,16 +2,15 @@ package io.fenceguard.messaging.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.FenceHeader;
-import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.core.Fence;
-import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
+import io.fenceguard.messaging.CountedHighWaterStore;
 import io.fenceguard.messaging.FreshHighWaterStore;
 import io.fenceguard.messaging.MessageAdmission;
 import io.fenceguard.messaging.MessageHeaders;
+import io.fenceguard.messaging.StaleInBatch;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.testsupport.TestServers;
 import java.nio.charset.StandardCharsets;
@@ -19,10 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -75,30 +72,12 @@ class RabbitBatchAdmissionTest {
         RabbitTemplate template = new RabbitTemplate(connections);
 
         RedisHighWaterStore redis = FreshHighWaterStore.on("fg-amqp-batch-" + suffix + ":");
-        List<Integer> batchSizes = new CopyOnWriteArrayList<>();
-        AtomicInteger singleCalls = new AtomicInteger();
-        HighWaterStore counted = new HighWaterStore() {
-            @Override
-            public Admission admit(Fence presented) {
-                singleCalls.incrementAndGet();
-                return redis.admit(presented);
-            }
-
-            @Override
-            public List<Admission> admitAll(List<Fence> presented) {
-                batchSizes.add(presented.size());
-                return redis.admitAll(presented);
-            }
-        };
+        CountedHighWaterStore counted = new CountedHighWaterStore(redis);
         FencingListenerAdvice advice = FencingListenerAdvice.of(MessageAdmission.of(counted))
                 .deadLetteringTo(RabbitFencing.deadLetterRecoverer(template, deadLetterExchange));
 
-        long base = redis.floor().map(FencingToken::value).orElseThrow() + 1_000;
-        Fence r1Old = Fence.of("account:" + suffix + "-1", Long.toString(base + 10));
-        Fence r1New = Fence.of("account:" + suffix + "-1", Long.toString(base + 20));
-        Fence r2 = Fence.of("account:" + suffix + "-2", Long.toString(base + 5));
-        List<Map.Entry<String, Fence>> sent = List.of(Map.entry("r1-a", r1Old), Map.entry("r2-a", r2),
-                Map.entry("r1-b", r1New), Map.entry("r1-late", r1Old), Map.entry("r2-b", r2), Map.entry("r1-c", r1New));
+        StaleInBatch stale = StaleInBatch.above(redis, suffix);
+        List<Map.Entry<String, Fence>> sent = stale.messages();
         for (Map.Entry<String, Fence> message : sent) {
             template.send("", queue, MessageBuilder.withBody(message.getKey().getBytes(StandardCharsets.UTF_8))
                     .setHeader(MessageHeaders.FENCE, FenceHeader.of(message.getValue()).value()).build());
@@ -119,25 +98,25 @@ class RabbitBatchAdmissionTest {
         try {
             container.start();
             List<String> batch = batches.poll(30, TimeUnit.SECONDS);
-            assertThat(batch).as("a batch within 30 s").containsExactly("r1-a", "r2-a", "r1-b", "r2-b", "r1-c");
+            assertThat(batch).as("a batch within 30 s").containsExactlyElementsOf(StaleInBatch.PASSING);
             assertThat(bound.poll()).as("several fences: none is bound for the whole batch").isFalse();
 
             Message dead = template.receive(deadLetterQueue, 30_000);
             assertThat(dead).as("dead-lettered within 30 s").isNotNull();
-            assertThat(new String(dead.getBody(), StandardCharsets.UTF_8)).isEqualTo("r1-late");
+            assertThat(new String(dead.getBody(), StandardCharsets.UTF_8)).isEqualTo(StaleInBatch.STALE);
             Map<String, Object> headers = dead.getMessageProperties().getHeaders();
             assertThat(headers.get(MessageHeaders.REFUSAL)).hasToString("STALE");
-            assertThat(headers.get(MessageHeaders.HIGH_WATER)).hasToString(Long.toString(base + 20));
-            assertThat(headers.get(MessageHeaders.REFUSAL_MESSAGE).toString()).contains(r1Old.resource().value(),
+            assertThat(headers.get(MessageHeaders.HIGH_WATER)).hasToString(stale.highWater());
+            assertThat(headers.get(MessageHeaders.REFUSAL_MESSAGE).toString()).contains(stale.r1Old().resource().value(),
                     "older than the high-water mark");
             // one call for the six messages: r2-b repeats r2-a's fence right after it on its resource (the same answer)
-            assertThat(batchSizes).as("the batch in one call").containsExactly(5);
-            assertThat(singleCalls).hasValue(0);
+            assertThat(counted.batchSizes()).as("the batch in one call").containsExactly(5);
+            assertThat(counted.singleCalls()).hasValue(0);
 
             // a batch under one fence runs with it bound
             for (String value : List.of("r2-c", "r2-d")) {
                 template.send("", queue, MessageBuilder.withBody(value.getBytes(StandardCharsets.UTF_8))
-                        .setHeader(MessageHeaders.FENCE, FenceHeader.of(r2).value()).build());
+                        .setHeader(MessageHeaders.FENCE, FenceHeader.of(stale.r2()).value()).build());
             }
             List<String> more = new java.util.ArrayList<>();
             boolean allBound = true;

@@ -4,14 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.FenceHeader;
-import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
+import io.fenceguard.messaging.CountedHighWaterStore;
 import io.fenceguard.messaging.FreshHighWaterStore;
 import io.fenceguard.messaging.MessageAdmission;
 import io.fenceguard.messaging.MessageHeaders;
+import io.fenceguard.messaging.StaleInBatch;
 import io.fenceguard.redis.RedisHighWaterStore;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -19,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -73,44 +73,15 @@ class KafkaBatchAdmissionTest {
         String topic = "fg-batch-" + suffix;
         broker.addTopics(topic, topic + "-dlt");
         RedisHighWaterStore redis = FreshHighWaterStore.on("fg-batch-" + suffix + ":");
-        List<Integer> batchSizes = new CopyOnWriteArrayList<>();
-        AtomicInteger singleCalls = new AtomicInteger();
-        HighWaterStore counted = new HighWaterStore() {
-            @Override
-            public Admission admit(Fence presented) {
-                singleCalls.incrementAndGet();
-                return redis.admit(presented);
-            }
-
-            @Override
-            public List<Admission> admitAll(List<Fence> presented) {
-                batchSizes.add(presented.size());
-                return redis.admitAll(presented);
-            }
-        };
+        CountedHighWaterStore counted = new CountedHighWaterStore(redis);
         AtomicInteger refusals = new AtomicInteger();
         MessageAdmission admission = MessageAdmission.of(counted, (source, refusal) -> refusals.incrementAndGet());
 
-        long base = redis.floor().map(FencingToken::value).orElseThrow() + 1_000;
-        Fence r1Old = Fence.of("account:" + suffix + "-1", Long.toString(base + 10));
-        Fence r1New = Fence.of("account:" + suffix + "-1", Long.toString(base + 20));
-        Fence r2 = Fence.of("account:" + suffix + "-2", Long.toString(base + 5));
-        DefaultKafkaProducerFactory<String, String> producers = new DefaultKafkaProducerFactory<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-                ProducerConfig.LINGER_MS_CONFIG, 50));
+        StaleInBatch stale = StaleInBatch.above(redis, suffix);
+        DefaultKafkaProducerFactory<String, String> producers = producers();
         KafkaTemplate<String, String> template = new KafkaTemplate<>(producers);
         // all on the topic before the consumer starts: its first poll holds them all
-        List<Map.Entry<String, Fence>> sent = List.of(Map.entry("r1-a", r1Old), Map.entry("r2-a", r2),
-                Map.entry("r1-b", r1New), Map.entry("r1-late", r1Old), Map.entry("r2-b", r2), Map.entry("r1-c", r1New));
-        for (Map.Entry<String, Fence> record : sent) {
-            ProducerRecord<String, String> fenced = new ProducerRecord<>(topic, 0, null, record.getKey());
-            fenced.headers().add(MessageHeaders.FENCE,
-                    FenceHeader.of(record.getValue()).value().getBytes(StandardCharsets.US_ASCII));
-            template.send(fenced);
-        }
-        template.flush();
+        send(template, topic, stale.messages());
 
         BlockingQueue<Processed> processed = new LinkedBlockingQueue<>();
         BlockingQueue<ConsumerRecord<String, String>> dead = new LinkedBlockingQueue<>();
@@ -129,12 +100,8 @@ class KafkaBatchAdmissionTest {
             ContainerTestUtils.waitForAssignment(consumer, 1);
             ContainerTestUtils.waitForAssignment(deadLetters, 1);
 
-            ConsumerRecord<String, String> deadLetter = dead.poll(30, TimeUnit.SECONDS);
-            assertThat(deadLetter).as("dead-lettered within 30 s").isNotNull();
-            assertThat(deadLetter.value()).isEqualTo("r1-late");
-            assertThat(header(deadLetter, MessageHeaders.REFUSAL)).isEqualTo("STALE");
-            assertThat(header(deadLetter, MessageHeaders.HIGH_WATER)).isEqualTo(Long.toString(base + 20));
-            assertThat(header(deadLetter, MessageHeaders.REFUSAL_MESSAGE)).contains(r1Old.resource().value(),
+            ConsumerRecord<String, String> deadLetter = assertDeadLettered(dead, StaleInBatch.STALE, stale.highWater());
+            assertThat(header(deadLetter, MessageHeaders.REFUSAL_MESSAGE)).contains(stale.r1Old().resource().value(),
                     "older than the high-water mark");
 
             Map<String, Fence> seen = new HashMap<>();
@@ -143,20 +110,20 @@ class KafkaBatchAdmissionTest {
                 assertThat(next).as("processed within 30 s").isNotNull();
                 seen.put(next.value(), next.bound());
             }
-            assertThat(seen).as("each record runs under its own fence").containsExactlyInAnyOrderEntriesOf(Map.of(
-                    "r1-a", r1Old, "r2-a", r2, "r1-b", r1New, "r2-b", r2, "r1-c", r1New));
+            assertThat(seen).as("each record runs under its own fence")
+                    .containsExactlyInAnyOrderEntriesOf(stale.passing());
             assertThat(processed.poll(300, TimeUnit.MILLISECONDS)).isNull();
             assertThat(dead).isEmpty();
 
-            assertThat(singleCalls).as("no record was admitted on its own").hasValue(0);
+            assertThat(counted.singleCalls()).as("no record was admitted on its own").hasValue(0);
             // the first poll in one call: its six records present five fences in a row per resource (r2-b repeats
             // r2-a's fence right after it on its resource: the same answer)
-            assertThat(batchSizes.get(0)).as("the first poll, in one call").isEqualTo(5);
+            assertThat(counted.batchSizes().get(0)).as("the first poll, in one call").isEqualTo(5);
             // The error handler seeks past the dead-lettered record; the records after it come again in one more
             // poll, admitted again in one call at the mark the first poll left.
-            assertThat(batchSizes).hasSizeLessThanOrEqualTo(2);
+            assertThat(counted.batchSizes()).hasSizeLessThanOrEqualTo(2);
             assertThat(refusals).hasValue(1);
-            assertThat(redis.admit(r1New).outcome()).isEqualTo(Admission.Outcome.CONTINUED);
+            assertThat(redis.admit(stale.r1New()).outcome()).isEqualTo(Admission.Outcome.CONTINUED);
         } finally {
             consumer.stop();
             deadLetters.stop();
@@ -171,40 +138,11 @@ class KafkaBatchAdmissionTest {
         String topic = "fg-batch-listener-" + suffix;
         broker.addTopics(topic, topic + "-dlt");
         RedisHighWaterStore redis = FreshHighWaterStore.on("fg-batch-" + suffix + ":");
-        List<Integer> batchSizes = new CopyOnWriteArrayList<>();
-        AtomicInteger singleCalls = new AtomicInteger();
-        HighWaterStore counted = new HighWaterStore() {
-            @Override
-            public Admission admit(Fence presented) {
-                singleCalls.incrementAndGet();
-                return redis.admit(presented);
-            }
-
-            @Override
-            public List<Admission> admitAll(List<Fence> presented) {
-                batchSizes.add(presented.size());
-                return redis.admitAll(presented);
-            }
-        };
-        long base = redis.floor().map(FencingToken::value).orElseThrow() + 1_000;
-        Fence r1Old = Fence.of("account:" + suffix + "-1", Long.toString(base + 10));
-        Fence r1New = Fence.of("account:" + suffix + "-1", Long.toString(base + 20));
-        Fence r2 = Fence.of("account:" + suffix + "-2", Long.toString(base + 5));
-        DefaultKafkaProducerFactory<String, String> producers = new DefaultKafkaProducerFactory<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-                ProducerConfig.LINGER_MS_CONFIG, 50));
+        CountedHighWaterStore counted = new CountedHighWaterStore(redis);
+        StaleInBatch stale = StaleInBatch.above(redis, suffix);
+        DefaultKafkaProducerFactory<String, String> producers = producers();
         KafkaTemplate<String, String> template = new KafkaTemplate<>(producers);
-        List<Map.Entry<String, Fence>> sent = List.of(Map.entry("r1-a", r1Old), Map.entry("r2-a", r2),
-                Map.entry("r1-b", r1New), Map.entry("r1-late", r1Old), Map.entry("r2-b", r2), Map.entry("r1-c", r1New));
-        for (Map.Entry<String, Fence> record : sent) {
-            ProducerRecord<String, String> fenced = new ProducerRecord<>(topic, 0, null, record.getKey());
-            fenced.headers().add(MessageHeaders.FENCE,
-                    FenceHeader.of(record.getValue()).value().getBytes(StandardCharsets.US_ASCII));
-            template.send(fenced);
-        }
-        template.flush();
+        send(template, topic, stale.messages());
 
         BlockingQueue<String> received = new LinkedBlockingQueue<>();
         AtomicInteger boundBatches = new AtomicInteger();
@@ -227,22 +165,18 @@ class KafkaBatchAdmissionTest {
             deadLetters.start();
             ContainerTestUtils.waitForAssignment(consumer, 1);
             ContainerTestUtils.waitForAssignment(deadLetters, 1);
-            ConsumerRecord<String, String> deadLetter = dead.poll(30, TimeUnit.SECONDS);
-            assertThat(deadLetter).as("dead-lettered within 30 s").isNotNull();
-            assertThat(deadLetter.value()).isEqualTo("r1-late");
-            assertThat(header(deadLetter, MessageHeaders.REFUSAL)).isEqualTo("STALE");
-            assertThat(header(deadLetter, MessageHeaders.HIGH_WATER)).isEqualTo(Long.toString(base + 20));
+            assertDeadLettered(dead, StaleInBatch.STALE, stale.highWater());
             List<String> values = new java.util.ArrayList<>();
             while (values.size() < 5) {
                 String next = received.poll(30, TimeUnit.SECONDS);
                 assertThat(next).as("received within 30 s").isNotNull();
                 values.add(next);
             }
-            assertThat(values).containsExactly("r1-a", "r2-a", "r1-b", "r2-b", "r1-c");
+            assertThat(values).containsExactlyElementsOf(StaleInBatch.PASSING);
             assertThat(received.poll(300, TimeUnit.MILLISECONDS)).isNull();
             assertThat(boundBatches).as("several fences: none bound for the batch").hasValue(0);
-            assertThat(batchSizes).as("one call for the batch").containsExactly(5);
-            assertThat(singleCalls).hasValue(0);
+            assertThat(counted.batchSizes()).as("one call for the batch").containsExactly(5);
+            assertThat(counted.singleCalls()).hasValue(0);
         } finally {
             consumer.stop();
             deadLetters.stop();
@@ -271,19 +205,9 @@ class KafkaBatchAdmissionTest {
         Fence older = Fence.of("account:" + suffix, Long.toString(base + 10));
         Fence newer = Fence.of("account:" + suffix, Long.toString(base + 20));
         Fence newest = Fence.of("account:" + suffix, Long.toString(base + 30));
-        DefaultKafkaProducerFactory<String, String> producers = new DefaultKafkaProducerFactory<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-                ProducerConfig.LINGER_MS_CONFIG, 50));
+        DefaultKafkaProducerFactory<String, String> producers = producers();
         KafkaTemplate<String, String> template = new KafkaTemplate<>(producers);
-        for (Map.Entry<String, Fence> record : List.of(Map.entry("x", older), Map.entry("y", newer))) {
-            ProducerRecord<String, String> fenced = new ProducerRecord<>(topic, 0, null, record.getKey());
-            fenced.headers().add(MessageHeaders.FENCE,
-                    FenceHeader.of(record.getValue()).value().getBytes(StandardCharsets.US_ASCII));
-            template.send(fenced);
-        }
-        template.flush();
+        send(template, topic, List.of(Map.entry("x", older), Map.entry("y", newer)));
 
         AtomicInteger attempts = new AtomicInteger();
         BlockingQueue<Processed> processed = new LinkedBlockingQueue<>();
@@ -310,11 +234,7 @@ class KafkaBatchAdmissionTest {
             ContainerTestUtils.waitForAssignment(consumer, 1);
             ContainerTestUtils.waitForAssignment(deadLetters, 1);
             if (newerTokenMeanwhile) {
-                ConsumerRecord<String, String> deadLetter = dead.poll(30, TimeUnit.SECONDS);
-                assertThat(deadLetter).as("dead-lettered within 30 s").isNotNull();
-                assertThat(deadLetter.value()).isEqualTo("x");
-                assertThat(header(deadLetter, MessageHeaders.REFUSAL)).isEqualTo("STALE");
-                assertThat(header(deadLetter, MessageHeaders.HIGH_WATER)).isEqualTo(Long.toString(base + 30));
+                assertDeadLettered(dead, "x", Long.toString(base + 30));
                 ConsumerRecord<String, String> alsoDead = dead.poll(30, TimeUnit.SECONDS);
                 assertThat(alsoDead).as("y is behind the newer token too").isNotNull();
                 assertThat(alsoDead.value()).isEqualTo("y");
@@ -332,6 +252,37 @@ class KafkaBatchAdmissionTest {
             deadLetters.stop();
             producers.destroy();
         }
+    }
+
+    private static DefaultKafkaProducerFactory<String, String> producers() {
+        return new DefaultKafkaProducerFactory<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.LINGER_MS_CONFIG, 50));
+    }
+
+    /** Sends each value with its fence in the header, all to partition 0 in this order, and waits until sent. */
+    private static void send(KafkaTemplate<String, String> template, String topic,
+                             List<Map.Entry<String, Fence>> records) {
+        for (Map.Entry<String, Fence> record : records) {
+            ProducerRecord<String, String> fenced = new ProducerRecord<>(topic, 0, null, record.getKey());
+            fenced.headers().add(MessageHeaders.FENCE,
+                    FenceHeader.of(record.getValue()).value().getBytes(StandardCharsets.US_ASCII));
+            template.send(fenced);
+        }
+        template.flush();
+    }
+
+    /** The next dead letter: {@code value}, refused as stale at {@code highWater}. */
+    private static ConsumerRecord<String, String> assertDeadLettered(BlockingQueue<ConsumerRecord<String, String>> dead,
+            String value, String highWater) throws InterruptedException {
+        ConsumerRecord<String, String> deadLetter = dead.poll(30, TimeUnit.SECONDS);
+        assertThat(deadLetter).as("dead-lettered within 30 s").isNotNull();
+        assertThat(deadLetter.value()).isEqualTo(value);
+        assertThat(header(deadLetter, MessageHeaders.REFUSAL)).isEqualTo("STALE");
+        assertThat(header(deadLetter, MessageHeaders.HIGH_WATER)).isEqualTo(highWater);
+        return deadLetter;
     }
 
     private static Map<String, Object> consumerProps(String group) {

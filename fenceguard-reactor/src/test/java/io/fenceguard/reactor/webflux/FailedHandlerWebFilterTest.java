@@ -16,6 +16,7 @@ import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
+import io.fenceguard.testsupport.FailedHandlerSteps;
 import io.fenceguard.testsupport.TestRedisson;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -29,7 +30,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpStatus;
@@ -73,38 +73,17 @@ class FailedHandlerWebFilterTest {
     private void aBadRequestLeavesNoMark(HighWaterStore store, UnaryOperator<FencingWebFilter> configured)
             throws Exception {
         try (NettyServer server = start(store, configured)) {
-            String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
-            assertThat(post(server, id, 1004).statusCode()).isEqualTo(201);
-
-            assertThat(post(server, id, 1009, "X-Status", "400").statusCode()).as("the handler's own answer").isEqualTo(400);
-            assertThat(post(server, id, 1008, "X-Fail", "1").statusCode()).as("the handler's error").isEqualTo(500);
-            HttpResponse<String> older = post(server, id, 1004);
-            assertThat(older.statusCode()).as("1009 and 1008 failed: 1004 is current; " + older.body()).isEqualTo(201);
-
-            assertThat(post(server, id, 1009).statusCode()).as("a newer token that succeeds").isEqualTo(201);
-            HttpResponse<String> stale = post(server, id, 1004);
-            assertThat(stale.statusCode()).as("1009 succeeded: 1004 is stale").isEqualTo(409);
-            assertThat(stale.body()).contains("urn:fenceguard:stale-token");
+            FailedHandlerSteps.aBadRequestLeavesNoMark((account, token, headers) -> post(server, account, token, headers),
+                    FailedHandlerSteps.newAccount(), () -> { });
         }
     }
 
     @Test
     void aNewerTokenStillInFlightHoldsAnOlderOneBack() throws Exception {
         try (NettyServer server = start(redis(), filter -> filter.inHandlerOrder(HandlerOrder.create()))) {
-            String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
-            assertThat(post(server, id, 1004).statusCode()).isEqualTo(201);
-            // Two requests with 1009, one to fail and one to succeed: the one that fails first sets nothing back.
-            CompletableFuture<HttpResponse<String>> failing = CompletableFuture.supplyAsync(
-                    () -> post(server, id, 1009, "X-Wait", "1", "X-Status", "422"));
-            CompletableFuture<HttpResponse<String>> succeeding = CompletableFuture.supplyAsync(
-                    () -> post(server, id, 1009, "X-Wait", "1"));
-            assertThat(running.await(20, TimeUnit.SECONDS)).isTrue();
-            HttpResponse<String> held = post(server, id, 1004);
-            assertThat(held.statusCode()).as("1009 is in flight: " + held.body()).isEqualTo(409);
-            release.complete(null);
-            assertThat(failing.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(422);
-            assertThat(succeeding.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
-            assertThat(post(server, id, 1004).statusCode()).as("one 1009 succeeded").isEqualTo(409);
+            FailedHandlerSteps.aNewerTokenInFlightHoldsAnOlderOneBack(
+                    (account, token, headers) -> post(server, account, token, headers), FailedHandlerSteps.newAccount(),
+                    running, () -> release.complete(null));
         }
     }
 
@@ -112,40 +91,19 @@ class FailedHandlerWebFilterTest {
     void aFailedRequestSignedCallWithANewerTokenLeavesNoMarkInRedis() throws Exception {
         RedisHighWaterStore store = redis();
         try (NettyServer server = startSigned(store)) {
-            String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
-            assertThat(signed(server, id, 1004).statusCode()).isEqualTo(201);
-
-            assertThat(signed(server, id, 1009, "X-Status", "400").statusCode()).as("the handler's own answer")
-                    .isEqualTo(400);
-            assertThat(signed(server, id, 1008, "X-Fail", "1").statusCode()).as("the handler's error").isEqualTo(500);
-            HttpResponse<String> older = signed(server, id, 1004);
-            assertThat(older.statusCode()).as("1009 and 1008 failed: 1004 is current; " + older.body()).isEqualTo(201);
-            assertThat(store.reset(ResourceName.of("account:" + id), FencingToken.of(1004), FencingToken.of(1004)))
-                    .as("the shared mark is 1004").isTrue();
-
-            assertThat(signed(server, id, 1009).statusCode()).as("a newer token that succeeds").isEqualTo(201);
-            HttpResponse<String> stale = signed(server, id, 1004);
-            assertThat(stale.statusCode()).as("1009 succeeded: 1004 is stale").isEqualTo(409);
-            assertThat(stale.body()).contains("urn:fenceguard:stale-token");
+            String id = FailedHandlerSteps.newAccount();
+            FailedHandlerSteps.aBadRequestLeavesNoMark((account, token, headers) -> signed(server, account, token, headers),
+                    id, () -> assertThat(store.reset(ResourceName.of("account:" + id), FencingToken.of(1004),
+                            FencingToken.of(1004))).as("the shared mark is 1004").isTrue());
         }
     }
 
     @Test
     void aNewerRequestSignedCallStillInFlightHoldsAnOlderOneBackInRedis() throws Exception {
         try (NettyServer server = startSigned(redis())) {
-            String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
-            assertThat(signed(server, id, 1004).statusCode()).isEqualTo(201);
-            CompletableFuture<HttpResponse<String>> failing = CompletableFuture.supplyAsync(
-                    () -> signed(server, id, 1009, "X-Wait", "1", "X-Status", "422"));
-            CompletableFuture<HttpResponse<String>> succeeding = CompletableFuture.supplyAsync(
-                    () -> signed(server, id, 1009, "X-Wait", "1"));
-            assertThat(running.await(20, TimeUnit.SECONDS)).isTrue();
-            HttpResponse<String> held = signed(server, id, 1004);
-            assertThat(held.statusCode()).as("1009 is in flight: " + held.body()).isEqualTo(409);
-            release.complete(null);
-            assertThat(failing.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(422);
-            assertThat(succeeding.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
-            assertThat(signed(server, id, 1004).statusCode()).as("one 1009 succeeded").isEqualTo(409);
+            FailedHandlerSteps.aNewerTokenInFlightHoldsAnOlderOneBack(
+                    (account, token, headers) -> signed(server, account, token, headers), FailedHandlerSteps.newAccount(),
+                    running, () -> release.complete(null));
         }
     }
 

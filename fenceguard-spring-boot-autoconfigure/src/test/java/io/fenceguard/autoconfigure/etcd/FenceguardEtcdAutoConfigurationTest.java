@@ -10,6 +10,7 @@ import io.fenceguard.autoconfigure.core.NoLeaseStoreException;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.etcd.EtcdLeaseProvider;
+import io.fenceguard.testsupport.EtcdProcesses;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +24,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /** {@code fenceguard.lease.store=etcd}: leases on a real etcd, through the application's client or one of its own. */
 class FenceguardEtcdAutoConfigurationTest {
 
-    private static EtcdProcess etcd;
+    private static EtcdProcesses etcd;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FenceguardEtcdAutoConfiguration.class,
@@ -32,8 +33,9 @@ class FenceguardEtcdAutoConfigurationTest {
             .withPropertyValues("fenceguard.etcd.call-timeout=10s");
 
     @BeforeAll
-    static void startEtcd() throws Exception {
-        etcd = EtcdProcess.start();
+    static void startEtcd() {
+        EtcdProcesses.assumeAvailable();
+        etcd = EtcdProcesses.start(1);
     }
 
     @AfterAll
@@ -60,7 +62,7 @@ class FenceguardEtcdAutoConfigurationTest {
     @Test
     void fromTheEndpointsWithAClientOfItsOwnClosedWithTheContext() {
         AtomicReference<Client> made = new AtomicReference<>();
-        runner.withPropertyValues("fenceguard.lease.store=etcd", "fenceguard.etcd.endpoints=" + etcd.clientUrl(),
+        runner.withPropertyValues("fenceguard.lease.store=etcd", "fenceguard.etcd.endpoints=" + etcd.endpoints(),
                         "fenceguard.etcd.key-prefix=boot-test/leases/", "fenceguard.lease.lease-time=5s")
                 .run(context -> {
                     assertThat(context).hasSingleBean(EtcdLeaseProvider.class).hasSingleBean(Client.class);
@@ -74,7 +76,7 @@ class FenceguardEtcdAutoConfigurationTest {
 
     @Test
     void onTheApplicationsClientWhichStaysOpen() throws Exception {
-        try (Client own = Client.builder().endpoints(etcd.clientUrl()).build()) {
+        try (Client own = Client.builder().endpoints(etcd.endpoints()).build()) {
             // The application closes its client itself (here: the try block), so the context must not.
             runner.withBean(Client.class, () -> own, definition -> definition.setDestroyMethodName(""))
                     .withPropertyValues("fenceguard.lease.store=etcd", "fenceguard.lease.lease-time=5s")
@@ -97,14 +99,14 @@ class FenceguardEtcdAutoConfigurationTest {
 
     @Test
     void anInvalidKeyPrefixFailsStartupNamingTheProperty() {
-        runner.withPropertyValues("fenceguard.lease.store=etcd", "fenceguard.etcd.endpoints=" + etcd.clientUrl(),
+        runner.withPropertyValues("fenceguard.lease.store=etcd", "fenceguard.etcd.endpoints=" + etcd.endpoints(),
                 "fenceguard.etcd.key-prefix=no-slash").run(context -> assertThat(context).hasFailed()
                 .getFailure().hasStackTraceContaining("invalid fenceguard.etcd.* properties"));
     }
 
     @Test
     void etcdIsOnlyTakenWhenAskedFor() {
-        runner.withPropertyValues("fenceguard.lease.store=memory", "fenceguard.etcd.endpoints=" + etcd.clientUrl())
+        runner.withPropertyValues("fenceguard.lease.store=memory", "fenceguard.etcd.endpoints=" + etcd.endpoints())
                 .run(context -> assertThat(context).doesNotHaveBean(EtcdLeaseProvider.class)
                         .doesNotHaveBean(Client.class));
     }

@@ -10,6 +10,7 @@ import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.hazelcast.HazelcastLeaseProvider;
+import io.fenceguard.testsupport.HazelcastCpCluster;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,7 +21,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /** {@code fenceguard.lease.store=hazelcast}: leases on a real CP group of three members, through the application's instance. */
 class FenceguardHazelcastAutoConfigurationTest {
 
-    private static HazelcastCpMembers cluster;
+    private static HazelcastCpCluster cluster;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FenceguardHazelcastAutoConfiguration.class,
@@ -28,7 +29,7 @@ class FenceguardHazelcastAutoConfigurationTest {
 
     @BeforeAll
     static void startMembers() throws Exception {
-        cluster = HazelcastCpMembers.start();
+        cluster = HazelcastCpCluster.start(0);
     }
 
     @AfterAll

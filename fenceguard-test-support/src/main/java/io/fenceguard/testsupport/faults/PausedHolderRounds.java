@@ -102,6 +102,25 @@ public final class PausedHolderRounds {
                           int mostValidResourcePermits, int mostValidPerResource, Duration longestAcquire,
                           Duration elapsed) {
 
+        /**
+         * What every run on a store must show: no stale write admitted and no valid holder refused, pauses that
+         * cost their leases, grants of every kind, and few timeouts.
+         *
+         * @throws AssertionError when one of them does not hold
+         */
+        public void assertSafeAndLive() {
+            assertThat(staleWritesAdmitted).isZero();
+            assertThat(validHoldersRefused).isZero();
+            assertThat(pauses).isPositive();
+            assertThat(lostLeases).isGreaterThanOrEqualTo(pauses);
+            assertThat(permitGrants).isPositive();
+            assertThat(resourcePermitGrants).isPositive();
+            assertThat(multiGrants).isPositive();
+            // Sorted acquisition leaves no cycle to wait in: a timeout is a holder that lost the race for a hot
+            // resource too often (locks are not fair), never a round stuck behind another.
+            assertThat(timeouts).as("timeouts").isLessThanOrEqualTo(rounds / 10);
+        }
+
         @Override
         public String toString() {
             return String.format("rounds %d in %d ms: grants %d (permits per slot %d, per resource %d, multi %d), "

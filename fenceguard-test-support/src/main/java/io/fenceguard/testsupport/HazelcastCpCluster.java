@@ -1,4 +1,4 @@
-package io.fenceguard.hazelcast;
+package io.fenceguard.testsupport;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
@@ -6,36 +6,39 @@ import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.config.cp.CPSubsystemConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.cp.lock.FencedLock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import com.hazelcast.cp.lock.FencedLock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Three embedded Hazelcast members forming a CP group of three, in this JVM, on loopback ports of their own, with a
  * cluster name of their own (no multicast, no discovery beyond the listed ports). CP sessions last a few seconds,
- * so that a lost session shows within a test.
+ * so that a lost session shows within a test. Hazelcast is an optional dependency of this module: a test that
+ * uses this class declares {@code com.hazelcast:hazelcast}.
  */
-public final class HazelcastCluster implements AutoCloseable {
+public final class HazelcastCpCluster implements AutoCloseable {
 
     /** The CP session's time to live without a heartbeat, and the heartbeat interval, in seconds. */
     public static final int SESSION_TTL_SECONDS = 6;
     public static final int HEARTBEAT_SECONDS = 1;
 
-    private static HazelcastCluster shared;
+    private static HazelcastCpCluster shared;
 
     private final String name = "fenceguard-test-" + UUID.randomUUID();
     private final List<Integer> ports;
     private final List<HazelcastInstance> members = new ArrayList<>();
 
-    private HazelcastCluster(int cpMembers, int extraMembers) {
+    private HazelcastCpCluster(int cpMembers, int extraMembers) {
         this.ports = freePorts(cpMembers + extraMembers);
         List<CompletableFuture<HazelcastInstance>> starting = new ArrayList<>();
         for (int i = 0; i < ports.size(); i++) {
@@ -44,14 +47,24 @@ public final class HazelcastCluster implements AutoCloseable {
             starting.add(CompletableFuture.supplyAsync(() -> Hazelcast.newHazelcastInstance(config)));
         }
         for (CompletableFuture<HazelcastInstance> member : starting) {
-            members.add(member.join());
+            try {
+                members.add(member.get(120, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                close();
+                throw new IllegalStateException("interrupted while Hazelcast members " + name + " started", e);
+            } catch (ExecutionException | TimeoutException e) {
+                close();
+                throw new IllegalStateException("Hazelcast members " + name + " did not start within 120 s", e);
+            }
         }
         for (HazelcastInstance member : members) {
             try {
                 member.getCPSubsystem().getCPSubsystemManagementService().awaitUntilDiscoveryCompleted(60, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
+                close();
+                throw new IllegalStateException("interrupted while Hazelcast members " + name + " formed their CP group", e);
             }
         }
         // The first members to join form the CP group, whichever they are: the CP members first in the list.
@@ -65,7 +78,7 @@ public final class HazelcastCluster implements AutoCloseable {
     }
 
     /** Three CP members for every test class of this JVM, shut down when the JVM exits. */
-    public static synchronized HazelcastCluster shared() {
+    public static synchronized HazelcastCpCluster shared() {
         if (shared == null) {
             shared = start(0);
             Runtime.getRuntime().addShutdownHook(new Thread(shared::close));
@@ -74,8 +87,8 @@ public final class HazelcastCluster implements AutoCloseable {
     }
 
     /** Three CP members, and {@code extraMembers} more that are not in the CP group (they use it as clients do). */
-    public static HazelcastCluster start(int extraMembers) {
-        return new HazelcastCluster(3, extraMembers);
+    public static HazelcastCpCluster start(int extraMembers) {
+        return new HazelcastCpCluster(3, extraMembers);
     }
 
     /** The members: the three CP members first (0 to 2), then the others. */
