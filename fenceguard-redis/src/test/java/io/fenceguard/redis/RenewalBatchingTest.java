@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import static io.fenceguard.redis.ScriptStats.commandCalls;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.core.Lease;
@@ -88,13 +89,6 @@ class RenewalBatchingTest {
 
     /** Script calls (EVAL and EVALSHA) the server ran since the last reset. */
     private static long scriptCalls() {
-        long calls = 0;
-        for (String line : String.valueOf(redis.call("INFO", "commandstats")).split("\r?\n")) {
-            if (line.startsWith("cmdstat_eval:") || line.startsWith("cmdstat_evalsha:")) {
-                String count = line.substring(line.indexOf("calls=") + 6);
-                calls += Long.parseLong(count.substring(0, count.indexOf(',')));
-            }
-        }
-        return calls;
+        return commandCalls(redis.server(), "eval") + commandCalls(redis.server(), "evalsha");
     }
 }
