@@ -1,5 +1,8 @@
 package io.fenceguard.redis;
 
+import static io.fenceguard.redis.ScriptStats.cached;
+import static io.fenceguard.redis.ScriptStats.commandCalls;
+import static io.fenceguard.redis.ScriptStats.refusedEvalSha;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -11,23 +14,17 @@ import io.fenceguard.core.LeaseLossReason;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.redis.internal.LeaseKeys;
-import io.fenceguard.redis.internal.RedisLeaseScripts;
 import io.fenceguard.redis.jedis.JedisScriptClient;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.redis.springdata.SpringDataRedisScriptClient;
 import io.fenceguard.testsupport.RedisProcess;
 import io.fenceguard.testsupport.faults.DelayProxy;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -240,33 +237,5 @@ class LongRoundTripTest {
             assertThat(System.nanoTime()).as("every script in the server's cache within 10 s").isLessThan(deadline);
             Thread.sleep(20);
         }
-    }
-
-    private static List<Long> cached(RedisProcess redis) throws Exception {
-        List<String> args = new ArrayList<>(List.of("SCRIPT", "EXISTS"));
-        MessageDigest sha1 = MessageDigest.getInstance("SHA-1");
-        for (String script : RedisLeaseScripts.all()) {
-            args.add(HexFormat.of().formatHex(sha1.digest(script.getBytes(StandardCharsets.UTF_8))));
-        }
-        List<Long> exists = new ArrayList<>();
-        for (Object each : (List<?>) redis.call(args.toArray(String[]::new))) {
-            exists.add((Long) each);
-        }
-        return exists;
-    }
-
-    private static long refusedEvalSha(RedisProcess redis) {
-        Matcher m = Pattern.compile("cmdstat_evalsha:[^\\r\\n]*rejected_calls=(\\d+)").matcher(commandStats(redis));
-        return m.find() ? Long.parseLong(m.group(1)) : 0L;
-    }
-
-    private static long commandCalls(RedisProcess redis, String command) {
-        Matcher m = Pattern.compile("cmdstat_" + command + ":calls=(\\d+)").matcher(commandStats(redis));
-        return m.find() ? Long.parseLong(m.group(1)) : 0L;
-    }
-
-    private static String commandStats(RedisProcess redis) {
-        Object info = redis.call("INFO", "commandstats");
-        return info instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(info);
     }
 }

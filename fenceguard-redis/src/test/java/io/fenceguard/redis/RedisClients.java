@@ -3,6 +3,7 @@ package io.fenceguard.redis;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
+import io.fenceguard.testsupport.TestServers;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -26,6 +27,11 @@ final class RedisClients {
         server.setConnectionMinimumIdleSize(2);
         server.setConnectionPoolSize(16);
         return Redisson.create(config);
+    }
+
+    /** A client on the test Redis, opened for the tests of one class (register it with {@code @RegisterExtension}). */
+    static ClassResource<RedissonClient> onTestRedisPerClass() {
+        return ClassResource.of(() -> single(TestServers.redis().uri()), RedissonClient::shutdown);
     }
 
     static RedissonClient cluster(List<String> uris) {

@@ -1,55 +1,41 @@
 package io.fenceguard.redis;
 
 import io.fenceguard.redis.redisson.RedissonScriptClient;
-import io.fenceguard.core.Lease;
-import io.fenceguard.core.ResourceName;
-import io.fenceguard.core.spi.LeaseProvider;
-import io.fenceguard.redis.internal.LeaseKeys;
 import io.fenceguard.testsupport.TestServers;
-import io.fenceguard.testsupport.contract.LeaseProviderContract;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.api.RedissonClient;
 
 /** The Redis provider with tokens on a durable epoch (a PostgreSQL sequence) passes the contract. */
-class RedisDurableEpochContractTest extends LeaseProviderContract {
+class RedisDurableEpochContractTest extends RedisProviderContract {
 
-    private static final Duration LOCK_DELAY = Duration.ofMillis(300);
+    @RegisterExtension
+    static final ClassResource<RedissonClient> client = RedisClients.onTestRedisPerClass();
 
-    private static RedissonClient client;
-    private static ScratchDataSource database;
-    private static JdbcTokenEpochSource epochs;
-    private RedisLeaseConfig config;
+    @RegisterExtension
+    static final ClassResource<Epochs> epochs = ClassResource.of(Epochs::open, Epochs::close);
 
-    @BeforeAll
-    static void connect() {
-        client = RedisClients.single(TestServers.redis().uri());
-        database = ScratchDataSource.on(TestServers.postgres(), "fg_epoch_contract");
-        epochs = JdbcTokenEpochSource.of(database, database.space().schema() + ".fenceguard_token_epoch", Duration.ofSeconds(5));
-    }
+    /** One epoch source for the class, on a sequence in a scratch schema of its own. */
+    private record Epochs(ScratchDataSource database, JdbcTokenEpochSource source) {
 
-    @AfterAll
-    static void disconnect() {
-        client.shutdown();
-        database.close();
-    }
-
-    @Override
-    protected LeaseProvider createProvider() {
-        if (config == null) { // one key prefix per test: a second provider of the test shares the first one's keys
-            config = RedisClients.fastRedis().lockDelay(LOCK_DELAY).tokenEpochSource(epochs).build();
+        static Epochs open() {
+            ScratchDataSource database = ScratchDataSource.on(TestServers.postgres(), "fg_epoch_contract");
+            return new Epochs(database, JdbcTokenEpochSource.of(database,
+                    database.space().schema() + ".fenceguard_token_epoch", Duration.ofSeconds(5)));
         }
-        return RedisLeaseProvider.of(RedissonScriptClient.of(client), config);
+
+        void close() {
+            database.close();
+        }
     }
 
     @Override
-    protected Duration expiryWait() {
-        return shortLease().plus(LOCK_DELAY).multipliedBy(5);
+    protected RedisScriptClient scriptClient() {
+        return RedissonScriptClient.of(client.get());
     }
 
     @Override
-    protected boolean forget(ResourceName resource, Lease lease) {
-        return client.getKeys().delete(LeaseKeys.of(config.keyPrefix(), resource).lock()) == 1;
+    protected RedisLeaseConfig.Builder settings() {
+        return super.settings().tokenEpochSource(epochs.get().source());
     }
 }

@@ -7,12 +7,9 @@ import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.redis.internal.LeaseKeys;
-import io.fenceguard.testsupport.RedisProcess;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code releaseInBackground}: a release returns without waiting for Redis, yet still frees the lock for
@@ -23,30 +20,14 @@ class ReleaseInBackgroundTest {
 
     private static final LeaseConfig LEASE = LeaseConfig.builder().leaseTime(Duration.ofSeconds(2)).build();
 
-    private static RedisProcess redis;
-    private static RedissonClient client;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisProcess.start();
-        client = RedisClients.single(redis.uri());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (client != null) {
-            client.shutdown();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
+    @RegisterExtension
+    static final OwnRedisServer redis = new OwnRedisServer();
 
     @Test
     void theNextHolderGetsTheLockAndAGreaterToken() {
         RedisLeaseConfig config = RedisClients.fastRedis().releaseInBackground(true).build();
-        try (LeaseManager first = RedisClients.manager(client, config, LEASE);
-             LeaseManager second = RedisClients.manager(client, config, LEASE)) {
+        try (LeaseManager first = RedisClients.manager(redis.client(), config, LEASE);
+             LeaseManager second = RedisClients.manager(redis.client(), config, LEASE)) {
             for (int i = 0; i < 50; i++) {
                 Lease a = first.acquire("bg:next", Duration.ofSeconds(1));
                 a.close();
@@ -64,7 +45,7 @@ class ReleaseInBackgroundTest {
     @Test
     void aLateReleaseLeavesAnotherHoldersLockAlone() {
         RedisLeaseConfig config = RedisClients.fastRedis().releaseInBackground(true).build();
-        try (LeaseManager manager = RedisClients.manager(client, config, LEASE)) {
+        try (LeaseManager manager = RedisClients.manager(redis.client(), config, LEASE)) {
             Lease stale = manager.acquire("bg:other", Duration.ofSeconds(1));
             LeaseKeys keys = LeaseKeys.of(config.keyPrefix(), ResourceName.of("bg:other"));
             redis.call("DEL", keys.lock(), keys.delay());
@@ -79,17 +60,17 @@ class ReleaseInBackgroundTest {
     @Test
     void aReleaseReturnsWhileRedisIsFrozenAndTheLockThenExpires() throws Exception {
         RedisLeaseConfig config = RedisClients.fastRedis().releaseInBackground(true).build();
-        try (LeaseManager manager = RedisClients.manager(client, config, LEASE)) {
+        try (LeaseManager manager = RedisClients.manager(redis.client(), config, LEASE)) {
             Lease lease = manager.acquire("bg:frozen", Duration.ofSeconds(1));
             LeaseKeys keys = LeaseKeys.of(config.keyPrefix(), ResourceName.of("bg:frozen"));
-            redis.freeze();
+            redis.server().freeze();
             long start = System.nanoTime();
             try {
                 lease.close();
             } finally {
                 long tookMillis = (System.nanoTime() - start) / 1_000_000;
                 Thread.sleep(200);
-                redis.thaw();
+                redis.server().thaw();
                 System.out.printf("release against a frozen Redis returned after %d ms%n", tookMillis);
                 // A waiting release would have waited the call timeout (500 ms for this lease).
                 assertThat(tookMillis).isLessThan(400);

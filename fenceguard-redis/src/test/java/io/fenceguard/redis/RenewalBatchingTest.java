@@ -1,6 +1,6 @@
 package io.fenceguard.redis;
 
-import io.fenceguard.redis.redisson.RedissonScriptClient;
+import static io.fenceguard.redis.ScriptStats.commandCalls;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.core.Lease;
@@ -9,16 +9,13 @@ import io.fenceguard.core.LeaseLossReason;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.redis.internal.LeaseKeys;
-import io.fenceguard.testsupport.RedisProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Renewal traffic stays flat in the number of held leases: the watchdog renews every lease due in one
@@ -29,31 +26,15 @@ class RenewalBatchingTest {
 
     private static final Duration LEASE = Duration.ofMillis(3_000);
     private static final Duration INTERVAL = Duration.ofMillis(1_000);
+    private static final LeaseConfig RENEWED = LeaseConfig.builder().leaseTime(LEASE).renewInterval(INTERVAL).build();
 
-    private static RedisProcess redis;
-    private static RedissonClient client;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisProcess.start();
-        client = RedisClients.single(redis.uri());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (client != null) {
-            client.shutdown();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
+    @RegisterExtension
+    static final OwnRedisServer redis = new OwnRedisServer();
 
     @Test
     void thousandHeldLeasesCostAFewRenewalCallsPerInterval() throws Exception {
         RedisLeaseConfig config = RedisClients.fastRedis().build();
-        try (LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(client), config),
-                LeaseConfig.builder().leaseTime(LEASE).renewInterval(INTERVAL).build())) {
+        try (LeaseManager manager = RedisClients.manager(redis.client(), config, RENEWED)) {
             List<Lease> held = new ArrayList<>();
             for (int i = 0; i < 1_000; i++) {
                 held.add(manager.acquire("batch:" + i, Duration.ofSeconds(5)));
@@ -80,8 +61,7 @@ class RenewalBatchingTest {
     @Test
     void aLockGoneAmongManyLosesOnlyItsOwnLease() throws Exception {
         RedisLeaseConfig config = RedisClients.fastRedis().build();
-        try (LeaseManager manager = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(client), config),
-                LeaseConfig.builder().leaseTime(LEASE).renewInterval(INTERVAL).build())) {
+        try (LeaseManager manager = RedisClients.manager(redis.client(), config, RENEWED)) {
             List<Lease> held = new ArrayList<>();
             for (int i = 0; i < 300; i++) {
                 held.add(manager.acquire("among:" + i, Duration.ofSeconds(5)));
@@ -109,13 +89,6 @@ class RenewalBatchingTest {
 
     /** Script calls (EVAL and EVALSHA) the server ran since the last reset. */
     private static long scriptCalls() {
-        long calls = 0;
-        for (String line : String.valueOf(redis.call("INFO", "commandstats")).split("\r?\n")) {
-            if (line.startsWith("cmdstat_eval:") || line.startsWith("cmdstat_evalsha:")) {
-                String count = line.substring(line.indexOf("calls=") + 6);
-                calls += Long.parseLong(count.substring(0, count.indexOf(',')));
-            }
-        }
-        return calls;
+        return commandCalls(redis.server(), "eval") + commandCalls(redis.server(), "evalsha");
     }
 }

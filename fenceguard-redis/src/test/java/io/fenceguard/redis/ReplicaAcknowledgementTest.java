@@ -1,5 +1,7 @@
 package io.fenceguard.redis;
 
+import static io.fenceguard.redis.SentinelFaults.onTheMasterAloneThenKillIt;
+import static io.fenceguard.redis.SentinelFaults.retrying;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,13 +15,10 @@ import io.fenceguard.redis.jedis.JedisScriptClient;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.testsupport.RedisProcess;
 import io.fenceguard.testsupport.RedisSentinelGroup;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -100,21 +99,14 @@ class ReplicaAcknowledgementTest {
             assertThat(replica.call("HGET", grantedKeys.lock(), "token")).isEqualTo(granted.token().toString());
 
             // The replica stops and loses its link: grants that wait for it are refused, the others are not.
-            String replicaPid = processId(replica);
-            signal("STOP", replicaPid);
-            Lease unacknowledgedLease;
-            try {
-                assertThat((Long) master.call("CLIENT", "KILL", "TYPE", "replica")).isGreaterThanOrEqualTo(1L);
+            Lease unacknowledgedLease = onTheMasterAloneThenKillIt(group, () -> {
                 assertThatThrownBy(() -> managerA.acquire("ledger:refused", Duration.ofSeconds(5)))
                         .isInstanceOf(LeaseUnavailableException.class)
                         .hasMessageContaining("0 of 1 replica(s) acknowledged");
                 LeaseKeys refusedKeys = LeaseKeys.of(prefix, ResourceName.of("ledger:refused"));
                 assertThat(master.call("EXISTS", refusedKeys.lock())).as("the refused grant was given back").isEqualTo(0L);
-                unacknowledgedLease = unsafe.acquire("ledger:unsafe", Duration.ofSeconds(5));
-                master.kill();
-            } finally {
-                signal("CONT", replicaPid);
-            }
+                return unsafe.acquire("ledger:unsafe", Duration.ofSeconds(5));
+            });
             group.killMasterAndAwaitFailover();
             assertThat(group.currentMasterPort()).isEqualTo(replica.port());
 
@@ -138,45 +130,6 @@ class ReplicaAcknowledgementTest {
             if (managerB != null) {
                 managerB.close();
             }
-        }
-    }
-
-    /** Retries while the client learns the new master: unavailability for up to 30 s. */
-    private static <T> T retrying(Supplier<T> call) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            try {
-                return call.get();
-            } catch (LeaseUnavailableException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                try {
-                    Thread.sleep(200);
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    throw new AssertionError(interrupted);
-                }
-            }
-        }
-    }
-
-    private static String processId(RedisProcess server) {
-        return String.valueOf(server.call("INFO", "server")).lines()
-                .filter(l -> l.startsWith("process_id:"))
-                .map(l -> l.substring("process_id:".length()).trim())
-                .findFirst().orElseThrow();
-    }
-
-    private static void signal(String signal, String pid) {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, pid).inheritIO().start();
-            assertThat(kill.waitFor()).as("kill -%s %s", signal, pid).isZero();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
         }
     }
 }

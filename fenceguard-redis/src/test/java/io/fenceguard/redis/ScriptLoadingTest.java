@@ -1,23 +1,17 @@
 package io.fenceguard.redis;
 
+import static io.fenceguard.redis.ScriptStats.cached;
+import static io.fenceguard.redis.ScriptStats.refusedEvalSha;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseRequest;
-import io.fenceguard.redis.internal.RedisLeaseScripts;
 import io.fenceguard.redis.jedis.JedisScriptClient;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.testsupport.RedisProcess;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HexFormat;
-import java.util.List;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -88,35 +82,15 @@ class ScriptLoadingTest {
     }
 
     private void firstUseIsOneRoundTrip(Function<RedisLeaseConfig, RedisLeaseProvider> providers) throws Exception {
-        assertThat(cached()).as("a fresh server knows none of the scripts").containsOnly(0L);
+        assertThat(cached(redis)).as("a fresh server knows none of the scripts").containsOnly(0L);
         RedisLeaseConfig config = RedisClients.fastRedis().build();
         try (RedisLeaseProvider provider = providers.apply(config)) {
-            assertThat(cached()).as("every script loaded by the time the provider exists").containsOnly(1L);
+            assertThat(cached(redis)).as("every script loaded by the time the provider exists").containsOnly(1L);
             LeaseRequest request = new LeaseRequest(ResourceName.of("scripts:first-use"), "holder", Duration.ofSeconds(5));
             Grant grant = provider.acquire(request, Duration.ZERO);
             assertThat(provider.renew(request, grant).toCompletableFuture().get()).isTrue();
             assertThat(provider.release(request, grant)).isTrue();
         }
-        assertThat(refusedEvalSha()).as("EVALSHA calls refused (NOSCRIPT)").isZero();
-    }
-
-    private List<Long> cached() throws Exception {
-        List<String> args = new ArrayList<>(List.of("SCRIPT", "EXISTS"));
-        MessageDigest sha1 = MessageDigest.getInstance("SHA-1");
-        for (String script : RedisLeaseScripts.all()) {
-            args.add(HexFormat.of().formatHex(sha1.digest(script.getBytes(StandardCharsets.UTF_8))));
-        }
-        List<Long> exists = new ArrayList<>();
-        for (Object each : (List<?>) redis.call(args.toArray(String[]::new))) {
-            exists.add((Long) each);
-        }
-        return exists;
-    }
-
-    private long refusedEvalSha() {
-        Object info = redis.call("INFO", "commandstats");
-        String text = info instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(info);
-        Matcher m = Pattern.compile("cmdstat_evalsha:[^\\r\\n]*rejected_calls=(\\d+)").matcher(text);
-        return m.find() ? Long.parseLong(m.group(1)) : 0L;
+        assertThat(refusedEvalSha(redis)).as("EVALSHA calls refused (NOSCRIPT)").isZero();
     }
 }

@@ -1,23 +1,20 @@
 package io.fenceguard.redis;
 
+import static io.fenceguard.redis.SentinelFaults.onTheMasterAloneThenKillIt;
+import static io.fenceguard.redis.SentinelFaults.retrying;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
-import io.fenceguard.core.LeaseUnavailableException;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.redis.internal.LeaseKeys;
 import io.fenceguard.testsupport.RedisProcess;
 import io.fenceguard.testsupport.RedisSentinelGroup;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
@@ -80,19 +77,12 @@ class SentinelTest {
         assertThat(replica.call("HGET", heldKeys.lock(), "token")).isEqualTo(held.token().toString());
 
         // The replica stops and loses its link; the master goes on minting alone, then dies.
-        String replicaPid = processId(replica);
-        signal("STOP", replicaPid);
-        Lease stranded;
-        try {
-            assertThat((Long) master.call("CLIENT", "KILL", "TYPE", "replica")).isGreaterThanOrEqualTo(1L);
+        Lease stranded = onTheMasterAloneThenKillIt(group, () -> {
             for (int i = 0; i < 20; i++) {
                 mint(i % 2 == 0 ? managerA : managerB, resource, issued);
             }
-            stranded = managerA.acquire(strandedResource, Duration.ofSeconds(5));
-            master.kill();
-        } finally {
-            signal("CONT", replicaPid);
-        }
+            return managerA.acquire(strandedResource, Duration.ofSeconds(5));
+        });
         long lastBeforeFailover = last(issued);
         assertThat(lastBeforeFailover).isGreaterThan(lastReplicated);
         group.killMasterAndAwaitFailover();
@@ -149,40 +139,6 @@ class SentinelTest {
         }
     }
 
-    /** Retries while Redisson learns the new master: unavailability for up to 30 s. */
-    private static <T> T retrying(Supplier<T> call) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            try {
-                return call.get();
-            } catch (LeaseUnavailableException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                sleep(200);
-            }
-        }
-    }
-
-    private static String processId(RedisProcess server) {
-        return String.valueOf(server.call("INFO", "server")).lines()
-                .filter(l -> l.startsWith("process_id:"))
-                .map(l -> l.substring("process_id:".length()).trim())
-                .findFirst().orElseThrow();
-    }
-
-    private static void signal(String signal, String pid) {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, pid).inheritIO().start();
-            assertThat(kill.waitFor()).as("kill -%s %s", signal, pid).isZero();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-    }
-
     private static void assertStrictlyIncreasing(List<Long> tokens) {
         for (int i = 1; i < tokens.size(); i++) {
             assertThat(tokens.get(i)).as("token %d of %d", i, tokens.size()).isGreaterThan(tokens.get(i - 1));
@@ -191,14 +147,5 @@ class SentinelTest {
 
     private static long last(List<Long> tokens) {
         return tokens.get(tokens.size() - 1);
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
     }
 }

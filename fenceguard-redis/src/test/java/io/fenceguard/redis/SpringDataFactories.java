@@ -2,11 +2,13 @@ package io.fenceguard.redis;
 
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.redis.springdata.SpringDataRedisScriptClient;
+import io.fenceguard.testsupport.TestServers;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -19,6 +21,29 @@ final class SpringDataFactories {
     /** Lettuce with Spring Data's defaults (a shared native connection, 60 s command timeout). */
     static LettuceConnectionFactory lettuce(String host, int port) {
         return lettuce(host, port, LettuceClientConfiguration.defaultConfiguration());
+    }
+
+    /**
+     * Lettuce on the test Redis with Spring Data's defaults, warmed up ({@link #warmUp}), opened for the tests of one
+     * class (register it with {@code @RegisterExtension}).
+     */
+    static ClassResource<LettuceConnectionFactory> lettuceOnTestRedisPerClass() {
+        return ClassResource.of(() -> {
+            LettuceConnectionFactory factory = lettuce(TestServers.redis().host(), TestServers.redis().port());
+            warmUp(factory);
+            return factory;
+        }, SpringDataFactories::shutdown);
+    }
+
+    /** Jedis on the test Redis with Spring Data's defaults, opened for the tests of one class. */
+    static ClassResource<JedisConnectionFactory> jedisOnTestRedisPerClass() {
+        return ClassResource.of(() -> {
+            JedisConnectionFactory factory = new JedisConnectionFactory(
+                    new RedisStandaloneConfiguration(TestServers.redis().host(), TestServers.redis().port()));
+            factory.afterPropertiesSet();
+            factory.start();
+            return factory;
+        }, JedisConnectionFactory::destroy);
     }
 
     /** With {@code clientName}, so that a test finds the factory's connections in CLIENT LIST. */

@@ -4,6 +4,7 @@ import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.redis.ConnectionsOnlyDataSource;
 import io.fenceguard.redis.JdbcTokenEpochSource;
 import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.redis.RedisLeaseProvider;
@@ -11,11 +12,9 @@ import io.fenceguard.redis.internal.LeaseKeys;
 import io.fenceguard.testsupport.JdbcEndpoint;
 import io.fenceguard.testsupport.ScratchSpace;
 import io.fenceguard.testsupport.TestServers;
-import java.io.PrintWriter;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -28,7 +27,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -278,48 +276,10 @@ public final class EpochBenchmark {
                         }
                     }
                 });
-        return new DataSource() {
+        return new ConnectionsOnlyDataSource() {
             @Override
             public Connection getConnection() {
                 return handle;
-            }
-
-            @Override
-            public Connection getConnection(String user, String password) {
-                return handle;
-            }
-
-            @Override
-            public PrintWriter getLogWriter() {
-                return null;
-            }
-
-            @Override
-            public void setLogWriter(PrintWriter out) {
-            }
-
-            @Override
-            public void setLoginTimeout(int seconds) {
-            }
-
-            @Override
-            public int getLoginTimeout() {
-                return 0;
-            }
-
-            @Override
-            public Logger getParentLogger() {
-                return Logger.getGlobal();
-            }
-
-            @Override
-            public <T> T unwrap(Class<T> iface) throws SQLException {
-                throw new SQLException("not a wrapper");
-            }
-
-            @Override
-            public boolean isWrapperFor(Class<?> iface) {
-                return false;
             }
         };
     }
