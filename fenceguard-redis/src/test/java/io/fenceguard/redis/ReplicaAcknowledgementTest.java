@@ -38,6 +38,12 @@ import redis.clients.jedis.JedisSentinelPool;
 class ReplicaAcknowledgementTest {
 
     private static final LeaseConfig LEASE = LeaseConfig.builder().leaseTime(Duration.ofSeconds(20)).build();
+    /**
+     * The unacknowledged holder's lease: no renewal falls within the failover (a slow one on a loaded machine took
+     * longer than a third of {@link #LEASE}), so the second grant is shown while the first holder still holds its lease.
+     */
+    private static final LeaseConfig UNRENEWED_DURING_FAILOVER = LeaseConfig.builder().leaseTime(Duration.ofSeconds(90))
+            .renewInterval(Duration.ofSeconds(60)).build();
 
     @Test
     void redissonGrantsOnlyWhatAReplicaAcknowledged() {
@@ -90,7 +96,7 @@ class ReplicaAcknowledgementTest {
                 .replicaAcknowledgements(0, RedisLeaseConfig.DEFAULT_REPLICA_TIMEOUT).build();
         assertThat(acknowledged.replicaAcknowledgements()).as("left to the provider").isEqualTo(-1);
         LeaseManager managerA = LeaseManager.of(RedisLeaseProvider.of(clients.get(), acknowledged), LEASE);
-        LeaseManager unsafe = LeaseManager.of(RedisLeaseProvider.of(clients.get(), unacknowledged), LEASE);
+        LeaseManager unsafe = LeaseManager.of(RedisLeaseProvider.of(clients.get(), unacknowledged), UNRENEWED_DURING_FAILOVER);
         LeaseManager managerB = null;
         try {
             // A grant is on the replica when it is handed out.
