@@ -48,10 +48,12 @@ public abstract class ReleaseRequestContract {
                 l.close();
             });
 
+            assertThat(asker.tryAcquire(resource)).as("held by the other manager").isEmpty();
             assertThat(asker.requestRelease(resource, "rebuild of the monthly report")).isTrue();
             assertThat(told.get(5, TimeUnit.SECONDS)).isEqualTo("rebuild of the monthly report");
             try (Lease next = asker.acquire(resource, Duration.ofSeconds(5))) {
                 assertThat(next.token()).isGreaterThan(lease.token());
+                assertThat(lease.isValid()).as("the lease the holder gave back").isFalse();
             }
         }
     }
