@@ -3,7 +3,6 @@ package io.fenceguard.redis;
 import io.fenceguard.testsupport.JdbcEndpoint;
 import io.fenceguard.testsupport.ScratchSpace;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
@@ -12,9 +11,11 @@ import javax.sql.DataSource;
 final class ScratchDataSource extends ConnectionsOnlyDataSource implements AutoCloseable {
 
     private final ScratchSpace space;
+    private final DataSource connections;
 
     private ScratchDataSource(ScratchSpace space) {
         this.space = space;
+        this.connections = space.dataSource();
     }
 
     static ScratchDataSource on(JdbcEndpoint server, String prefix) {
@@ -35,11 +36,7 @@ final class ScratchDataSource extends ConnectionsOnlyDataSource implements AutoC
 
     @Override
     public Connection getConnection() throws SQLException {
-        Connection c = DriverManager.getConnection(space.jdbcUrl(), space.server().user(), space.server().password());
-        if (space.schema() != null) {
-            c.setSchema(space.schema());
-        }
-        return c;
+        return connections.getConnection();
     }
 
     @Override
