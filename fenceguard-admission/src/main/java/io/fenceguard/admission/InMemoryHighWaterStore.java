@@ -3,8 +3,13 @@ package io.fenceguard.admission;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * High-water marks in this process's memory: correct for a single instance of the resource server
@@ -13,8 +18,15 @@ import java.util.concurrent.ConcurrentMap;
 public final class InMemoryHighWaterStore implements HighWaterStore, NonceStore, IdempotencyStore {
 
     private final ConcurrentMap<ResourceName, FencingToken> highWater = new ConcurrentHashMap<>();
-    private final ConcurrentMap<String, java.time.Instant> nonces = new ConcurrentHashMap<>();
-    private final java.util.concurrent.atomic.AtomicLong nonceWrites = new java.util.concurrent.atomic.AtomicLong();
+    private final ConcurrentMap<String, Instant> nonces = new ConcurrentHashMap<>();
+    /**
+     * The nonces in the order they were first used, so that the expired ones are found at the head without a
+     * scan of all of them. Signatures live 5 minutes at most, so one with a later expiry ahead of earlier ones
+     * keeps them at most that long.
+     */
+    private final Queue<Map.Entry<String, Instant>> nonceOrder = new ConcurrentLinkedQueue<>();
+    /** Held by the one thread forgetting expired nonces (it alone takes from {@link #nonceOrder}). */
+    private final AtomicBoolean forgetting = new AtomicBoolean();
 
     private final ConcurrentMap<java.util.List<String>, Idempotent> idempotent = new ConcurrentHashMap<>();
 
@@ -51,12 +63,29 @@ public final class InMemoryHighWaterStore implements HighWaterStore, NonceStore,
     }
 
     @Override
-    public boolean firstUse(String nonce, java.time.Instant expires) {
-        if (nonceWrites.incrementAndGet() % 1_024 == 0) {
-            java.time.Instant now = java.time.Instant.now();
-            nonces.values().removeIf(until -> until.isBefore(now));
+    public boolean firstUse(String nonce, Instant expires) {
+        forgetExpiredNonces(Instant.now());
+        if (nonces.putIfAbsent(nonce, expires) != null) {
+            return false;
         }
-        return nonces.putIfAbsent(nonce, expires) == null;
+        nonceOrder.add(Map.entry(nonce, expires));
+        return true;
+    }
+
+    /** Forgets the nonces at the head of {@link #nonceOrder} that expired: amortised constant work per nonce. */
+    private void forgetExpiredNonces(Instant now) {
+        Map.Entry<String, Instant> head = nonceOrder.peek();
+        if (head == null || !head.getValue().isBefore(now) || !forgetting.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            while ((head = nonceOrder.peek()) != null && head.getValue().isBefore(now)) {
+                nonceOrder.poll();
+                nonces.remove(head.getKey(), head.getValue());
+            }
+        } finally {
+            forgetting.set(false);
+        }
     }
 
     @Override

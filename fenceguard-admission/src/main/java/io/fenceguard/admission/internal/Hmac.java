@@ -12,9 +12,35 @@ public final class Hmac {
 
     private static final String ALGORITHM = "HmacSHA256";
     private final SecretKeySpec key;
+    /**
+     * A MAC keyed once, copied for each message: a copy starts from the keyed state, where a new instance
+     * would look up its provider and hash the key's pads again on every request. Never used itself; null
+     * when the provider's MACs cannot be copied (then each message gets a new one).
+     */
+    private final Mac keyed;
 
     private Hmac(byte[] secret) {
         this.key = new SecretKeySpec(secret.clone(), ALGORITHM);
+        this.keyed = copyable(newMac(key));
+    }
+
+    private static Mac copyable(Mac mac) {
+        try {
+            mac.clone();
+            return mac;
+        } catch (CloneNotSupportedException e) {
+            return null;
+        }
+    }
+
+    private static Mac newMac(SecretKeySpec key) {
+        try {
+            Mac mac = Mac.getInstance(ALGORITHM);
+            mac.init(key);
+            return mac;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is not available", e);
+        }
     }
 
     public static Hmac sha256(byte[] secret) {
@@ -37,13 +63,13 @@ public final class Hmac {
 
     /** The raw MAC of {@code message} (UTF-8). */
     public byte[] mac(String message) {
+        // Mac instances are not thread-safe: each message gets its own.
+        Mac mac;
         try {
-            // Mac instances are not thread-safe and cheap to create next to the cost of a request.
-            Mac mac = Mac.getInstance(ALGORITHM);
-            mac.init(key);
-            return mac.doFinal(message.getBytes(StandardCharsets.UTF_8));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 is not available", e);
+            mac = keyed == null ? newMac(key) : (Mac) keyed.clone();
+        } catch (CloneNotSupportedException e) {
+            mac = newMac(key);
         }
+        return mac.doFinal(message.getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -45,6 +45,7 @@ import javax.sql.DataSource;
  *   -Dbench.http.seconds=8 (per endpoint, over all rounds) -Dbench.http.rounds=4 -Dbench.http.warmup=3
  *   -Dbench.http.threads=8 -Dbench.http.request-timeout=5 -Dbench.http.attempts=3
  *   -Dbench.http.deadline=0 (seconds; 0: 120 + 3 × (warm-up + measurement))
+ *   -Dbench.http.rows=REGEX (measure only the rows whose name matches, with their anchors; e.g. to profile one)
  * </pre>
  */
 public final class HttpGuardBenchmark {
@@ -214,6 +215,7 @@ public final class HttpGuardBenchmark {
                     writesAnchor));
             rows.addAll(extension.rows(setup));
             postgres.createWritesTable();
+            rows = selected(rows);
 
             System.out.printf("%nfenceguard HTTP benchmark: PUT /accounts/bench, %d client threads (java.net.http, "
                     + "HTTP/1.1), %.1f s per endpoint in %d rounds after %.1f s warm-up each; JDBC store on %s%n",
@@ -267,6 +269,33 @@ public final class HttpGuardBenchmark {
             BenchTable.print();
             return report(driver, warmupErrors, warmupFailed);
         }
+    }
+
+    /** The rows {@code bench.http.rows} names (a regular expression over the names) and their anchors; all without it. */
+    private static List<Row> selected(List<Row> rows) {
+        String pattern = System.getProperty("bench.http.rows", "");
+        if (pattern.isBlank()) {
+            return rows;
+        }
+        java.util.regex.Pattern names = java.util.regex.Pattern.compile(pattern);
+        java.util.Set<Integer> kept = new java.util.TreeSet<>();
+        for (int i = 0; i < rows.size(); i++) {
+            if (names.matcher(rows.get(i).name()).find()) {
+                kept.add(i);
+                kept.add(rows.get(i).anchor());
+            }
+        }
+        if (kept.isEmpty()) {
+            throw new IllegalArgumentException("bench.http.rows=" + pattern + " matches no row of " + rows.stream()
+                    .map(Row::name).toList());
+        }
+        List<Integer> order = new ArrayList<>(kept);
+        List<Row> result = new ArrayList<>();
+        for (int i : order) {
+            Row row = rows.get(i);
+            result.add(new Row(row.name(), row.request(), order.indexOf(row.anchor())));
+        }
+        return result;
     }
 
     private static Supplier<HttpRequest> fixed(int port, String header) {
