@@ -3,10 +3,13 @@ package io.fenceguard.http;
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.AdmissionTransaction;
 import io.fenceguard.admission.HandlerOrder;
+import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.InboundContext;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.InboundRequest;
+import io.fenceguard.admission.InMemoryHighWaterStore;
+import io.fenceguard.admission.JdbcHighWaterStore;
 import io.fenceguard.admission.Problem;
 import io.fenceguard.admission.RefusalListener;
 import io.fenceguard.admission.RequestSignatures;
@@ -61,11 +64,14 @@ public final class FencingFilter implements Filter {
     private final HandlerOrder order;
     private final IdempotencyStore idempotency;
     private final AdmissionTransaction transaction;
+    private final boolean coalescing;
 
     private FencingFilter(InboundFence fence, RefusalListener listener, int maxSignedBodyBytes, HandlerOrder order,
-            IdempotencyStore idempotency, AdmissionTransaction transaction) {
+            IdempotencyStore idempotency, AdmissionTransaction transaction, boolean coalescing) {
         this.fence = fence;
-        this.admitting = transaction == null ? fence.withdrawingFailedClaims() : fence;
+        this.coalescing = coalescing;
+        InboundFence admitting = transaction == null ? fence.withdrawingFailedClaims() : fence;
+        this.admitting = coalescing && coalesces(fence, transaction) ? admitting.coalescingAdmissions() : admitting;
         this.listener = listener;
         this.maxSignedBodyBytes = maxSignedBodyBytes;
         this.order = order;
@@ -74,12 +80,23 @@ public final class FencingFilter implements Filter {
     }
 
     /**
+     * Whether requests presenting the same fence together may share one store call: not when each admission
+     * belongs to its request's transaction (one request's rollback would take back the others' admission), nor
+     * on the in-memory store, which answers faster than requests could be grouped.
+     */
+    private static boolean coalesces(InboundFence fence, AdmissionTransaction transaction) {
+        HighWaterStore backend = fence.store().backend();
+        return transaction == null && !(backend instanceof InMemoryHighWaterStore)
+                && !(backend instanceof JdbcHighWaterStore jdbc && jdbc.joinsTransactions());
+    }
+
+    /**
      * This filter starting handlers of a resource in token order on this instance ({@link HandlerOrder}): a handler
      * that failed (an exception, or an answer of 400 or more) holds no older token back once it is done.
      */
     public FencingFilter inHandlerOrder(HandlerOrder order) {
         return new FencingFilter(fence, listener, maxSignedBodyBytes, Objects.requireNonNull(order, "order"),
-                idempotency, transaction);
+                idempotency, transaction, coalescing);
     }
 
     /**
@@ -91,7 +108,7 @@ public final class FencingFilter implements Filter {
      */
     public FencingFilter withIdempotency(IdempotencyStore store) {
         return new FencingFilter(fence, listener, maxSignedBodyBytes, order, Objects.requireNonNull(store, "store"),
-                transaction);
+                transaction, coalescing);
     }
 
     /**
@@ -103,7 +120,18 @@ public final class FencingFilter implements Filter {
      */
     public FencingFilter inTransaction(AdmissionTransaction transaction) {
         return new FencingFilter(fence, listener, maxSignedBodyBytes, order, idempotency,
-                Objects.requireNonNull(transaction, "transaction"));
+                Objects.requireNonNull(transaction, "transaction"), coalescing);
+    }
+
+    /**
+     * This filter asking the store once per request, also when requests presenting the same fence arrive
+     * together. By default they share calls ({@link InboundFence#coalescingAdmissions()}): those arriving while the
+     * store is asked about their fence are answered by one further call, made after all of them arrived, so N
+     * requests of one lease holder cost two store calls, not N. Not done in a transaction ({@link #inTransaction})
+     * nor on the in-memory store.
+     */
+    public FencingFilter withoutCoalescing() {
+        return new FencingFilter(fence, listener, maxSignedBodyBytes, order, idempotency, transaction, false);
     }
 
     /**
@@ -127,7 +155,7 @@ public final class FencingFilter implements Filter {
             throw new IllegalArgumentException("maxSignedBodyBytes must not be negative");
         }
         return new FencingFilter(Objects.requireNonNull(fence, "fence"), Objects.requireNonNull(listener, "listener"),
-                maxSignedBodyBytes, null, null, null);
+                maxSignedBodyBytes, null, null, null, true);
     }
 
     public InboundFence inboundFence() {
