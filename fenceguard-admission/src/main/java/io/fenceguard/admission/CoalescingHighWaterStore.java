@@ -4,6 +4,8 @@ import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -18,8 +20,9 @@ import java.util.concurrent.ExecutionException;
  * others continue it, as if they had been admitted one after another; a stale or failed call answers every
  * request of its group alike. So N requests of one lease holder arriving together cost two store calls, not N.
  *
- * <p>Request-signed admissions ({@link SignedAdmissionStore#admit(Fence, String, Instant)}) each record a nonce
- * of their own and go to the store one by one. Reset goes straight to the store.
+ * <p>Request-signed admissions ({@link SignedAdmissionStore#admit(Fence, String, Instant)}) of one fence are
+ * coalesced alike: each records a nonce of its own, and a group's nonces and its admission are decided by one
+ * call ({@link SignedAdmissionStore#admitEach}). Reset goes straight to the store.
  */
 public class CoalescingHighWaterStore implements HighWaterStore {
 
@@ -148,10 +151,28 @@ public class CoalescingHighWaterStore implements HighWaterStore {
         return "Coalescing[" + store + "]";
     }
 
-    /** A {@link SignedAdmissionStore} coalesced: its nonce-bound admissions pass through. */
+    /**
+     * A {@link SignedAdmissionStore} coalesced: request-signed admissions of one fence arriving while the store is
+     * asked about it are decided together by one further call ({@link SignedAdmissionStore#admitEach}), each nonce
+     * recorded and answered on its own.
+     */
     private static final class Signed extends CoalescingHighWaterStore implements SignedAdmissionStore {
 
         private final SignedAdmissionStore signed;
+        private final ConcurrentMap<Fence, SignedLane> signedLanes = new ConcurrentHashMap<>();
+
+        /** One fence's request-signed calls: whether one is under way, and the group gathering for the next. */
+        private static final class SignedLane {
+            boolean busy;
+            SignedGroup next;
+        }
+
+        /** Nonces decided by one call; members join only until the group's turn comes (guarded by the lane). */
+        private static final class SignedGroup {
+            final CompletableFuture<Void> turn = new CompletableFuture<>();
+            final List<Nonce> nonces = new ArrayList<>();
+            final List<CompletableFuture<Optional<Admission>>> answers = new ArrayList<>();
+        }
 
         Signed(SignedAdmissionStore signed) {
             super(signed);
@@ -160,7 +181,86 @@ public class CoalescingHighWaterStore implements HighWaterStore {
 
         @Override
         public Optional<Admission> admit(Fence presented, String nonce, Instant expires) {
-            return signed.admit(presented, nonce, expires);
+            Nonce mine = new Nonce(nonce, expires);
+            CompletableFuture<Optional<Admission>> answer = new CompletableFuture<>();
+            SignedGroup group;
+            boolean caller;
+            while (true) {
+                SignedLane lane = signedLanes.computeIfAbsent(presented, fence -> new SignedLane());
+                synchronized (lane) {
+                    if (signedLanes.get(presented) != lane) {
+                        continue; // emptied and removed meanwhile
+                    }
+                    if (!lane.busy) {
+                        lane.busy = true;
+                        group = new SignedGroup();
+                        group.turn.complete(null);
+                        caller = true;
+                    } else if (lane.next == null) {
+                        lane.next = new SignedGroup();
+                        group = lane.next;
+                        caller = true;
+                    } else {
+                        group = lane.next;
+                        caller = false;
+                    }
+                    group.nonces.add(mine);
+                    group.answers.add(answer);
+                    break;
+                }
+            }
+            if (caller) {
+                // Not interruptible: this caller owes its group the call and the lane its hand-over.
+                group.turn.join();
+                List<Nonce> nonces;
+                List<CompletableFuture<Optional<Admission>>> answers;
+                SignedLane lane = signedLanes.get(presented);
+                synchronized (lane) {
+                    // The group left the lane when its turn came: no member joins it any more.
+                    nonces = List.copyOf(group.nonces);
+                    answers = List.copyOf(group.answers);
+                }
+                try {
+                    List<Optional<Admission>> decided = nonces.size() == 1
+                            ? List.of(signed.admit(presented, mine.value(), mine.expires()))
+                            : signed.admitEach(presented, nonces);
+                    if (decided.size() != nonces.size()) {
+                        throw new IllegalStateException(signed + " answered " + decided.size() + " of "
+                                + nonces.size() + " request-signed admissions");
+                    }
+                    for (int i = 0; i < answers.size(); i++) {
+                        answers.get(i).complete(decided.get(i));
+                    }
+                } catch (RuntimeException | Error e) {
+                    answers.forEach(each -> each.completeExceptionally(e));
+                    throw e;
+                } finally {
+                    handOverSigned(presented);
+                }
+            }
+            return await(answer);
+        }
+
+        /** The call of a fence is done: the group that gathered meanwhile takes its turn, or the lane goes. */
+        private void handOverSigned(Fence presented) {
+            SignedLane lane = signedLanes.get(presented);
+            SignedGroup next;
+            synchronized (lane) {
+                next = lane.next;
+                lane.next = null;
+                if (next == null) {
+                    lane.busy = false;
+                    signedLanes.remove(presented, lane);
+                }
+            }
+            if (next != null) {
+                next.turn.complete(null);
+            }
+        }
+
+        @Override
+        public List<Optional<Admission>> admitEach(Fence presented, List<Nonce> nonces) {
+            return signed.admitEach(presented, nonces);
         }
     }
 }

@@ -2,6 +2,8 @@ package io.fenceguard.admission;
 
 import io.fenceguard.core.Fence;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -20,4 +22,27 @@ public interface SignedAdmissionStore extends HighWaterStore {
      * as with the two separate calls.
      */
     Optional<Admission> admit(Fence presented, String nonce, Instant expires);
+
+    /** A request signature's nonce and when it may be forgotten. */
+    record Nonce(String value, Instant expires) {
+
+        public Nonce {
+            java.util.Objects.requireNonNull(value, "value");
+            java.util.Objects.requireNonNull(expires, "expires");
+        }
+    }
+
+    /**
+     * Request-signed admissions of one fence that arrived together, as if each were {@link #admit(Fence, String,
+     * Instant)} in turn: per nonce, in order, empty when it was used before, else the admission of
+     * {@code presented}. The first fresh nonce's admission decides (claimed, continued or stale); the other fresh
+     * ones continue a claim. A store that can, decides them all in one round trip; by default, one call each.
+     */
+    default List<Optional<Admission>> admitEach(Fence presented, List<Nonce> nonces) {
+        List<Optional<Admission>> answers = new ArrayList<>(nonces.size());
+        for (Nonce nonce : nonces) {
+            answers.add(admit(presented, nonce.value(), nonce.expires()));
+        }
+        return answers;
+    }
 }

@@ -146,4 +146,98 @@ class CoalescingHighWaterStoreTest {
         assertThat(plain.backend()).isSameAs(memory);
         assertThat(CoalescingHighWaterStore.of(plain)).isSameAs(plain);
     }
+
+    /** The in-memory store as a signed one whose first call is held like {@link #slow}'s; counts its calls. */
+    private final AtomicInteger signedCalls = new AtomicInteger();
+    private final SignedAdmissionStore slowSigned = new SignedAdmissionStore() {
+        @Override
+        public Admission admit(Fence presented) {
+            return slow.admit(presented);
+        }
+
+        @Override
+        public java.util.Optional<Admission> admit(Fence presented, String nonce, java.time.Instant expires) {
+            return admitEach(presented, List.of(new Nonce(nonce, expires))).get(0);
+        }
+
+        @Override
+        public List<java.util.Optional<Admission>> admitEach(Fence presented, List<Nonce> nonces) {
+            signedCalls.incrementAndGet();
+            List<Boolean> fresh = new ArrayList<>();
+            for (Nonce nonce : nonces) {
+                fresh.add(memory.firstUse(nonce.value(), nonce.expires()));
+            }
+            Admission decided = fresh.contains(true) ? slow.admit(presented) : null;
+            List<java.util.Optional<Admission>> answers = new ArrayList<>();
+            boolean first = true;
+            for (boolean each : fresh) {
+                if (!each) {
+                    answers.add(java.util.Optional.empty());
+                } else if (first || decided.outcome() != Outcome.CLAIMED) {
+                    answers.add(java.util.Optional.of(decided));
+                    first = false;
+                } else {
+                    answers.add(java.util.Optional.of(new Admission(presented, decided.highWater(), Outcome.CONTINUED)));
+                }
+            }
+            return answers;
+        }
+    };
+
+    @Test
+    void request_signed_admissions_of_one_fence_share_calls_and_each_nonce_counts_once() throws Exception {
+        ResourceName resource = ResourceName.of("account:" + UUID.randomUUID());
+        SignedAdmissionStore store = (SignedAdmissionStore) CoalescingHighWaterStore.of(slowSigned);
+        java.time.Instant expires = java.time.Instant.now().plusSeconds(60);
+        memory.firstUse("used-before", expires);
+        List<Future<java.util.Optional<Admission>>> answers = new ArrayList<>();
+        answers.add(threads.submit(() -> store.admit(fence(resource, 7), "n-0", expires)));
+        while (calls.get() == 0) {
+            Thread.sleep(1);
+        }
+        for (int i = 1; i < REQUESTS; i++) {
+            String nonce = i == REQUESTS - 1 ? "used-before" : i == REQUESTS - 2 ? "n-1" : "n-" + i;
+            answers.add(threads.submit(() -> store.admit(fence(resource, 7), nonce, expires)));
+        }
+        Thread.sleep(300); // the others are waiting for the first call by now
+        firstCallMayEnd.countDown();
+        List<Outcome> outcomes = new ArrayList<>();
+        int replayed = 0;
+        for (Future<java.util.Optional<Admission>> answer : answers) {
+            java.util.Optional<Admission> admission = answer.get(10, TimeUnit.SECONDS);
+            if (admission.isEmpty()) {
+                replayed++;
+            } else {
+                assertThat(admission.get().highWater()).isEqualTo(FencingToken.of(7));
+                outcomes.add(admission.get().outcome());
+            }
+        }
+        assertThat(replayed).as("a nonce used before, and n-1 sent twice").isEqualTo(2);
+        assertThat(outcomes).filteredOn(o -> o == Outcome.CLAIMED).hasSize(1);
+        assertThat(outcomes).filteredOn(o -> o == Outcome.CONTINUED).hasSize(REQUESTS - 3);
+        assertThat(signedCalls.get()).as("store calls for %d request-signed admissions", REQUESTS).isEqualTo(2);
+        assertThat(store.admit(fence(resource, 7), "n-2", expires)).as("a nonce of the group, again").isEmpty();
+        assertThat(store.admit(fence(resource, 6), "n-new", expires).orElseThrow().outcome()).isEqualTo(Outcome.STALE);
+    }
+
+    @Test
+    void a_failed_signed_call_fails_its_whole_group() throws Exception {
+        ResourceName resource = ResourceName.of("account:" + UUID.randomUUID());
+        SignedAdmissionStore store = (SignedAdmissionStore) CoalescingHighWaterStore.of(slowSigned);
+        java.time.Instant expires = java.time.Instant.now().plusSeconds(60);
+        failure = new IllegalStateException("store down");
+        List<Future<java.util.Optional<Admission>>> answers = new ArrayList<>();
+        for (int i = 0; i < REQUESTS; i++) {
+            String nonce = "f-" + i;
+            answers.add(threads.submit(() -> store.admit(fence(resource, 3), nonce, expires)));
+        }
+        Thread.sleep(300);
+        firstCallMayEnd.countDown();
+        for (Future<java.util.Optional<Admission>> answer : answers) {
+            assertThat(answer).failsWithin(10, TimeUnit.SECONDS).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                    .withCauseInstanceOf(IllegalStateException.class).withMessageContaining("store down");
+        }
+        failure = null;
+        assertThat(memory.admit(fence(resource, 1)).outcome()).as("the failed calls set no mark").isEqualTo(Outcome.CLAIMED);
+    }
 }

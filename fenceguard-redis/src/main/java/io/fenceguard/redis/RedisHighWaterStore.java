@@ -10,6 +10,7 @@ import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -73,6 +74,53 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Si
               return {-2, '0'}
             end
             """ + ADMIT;
+
+    // Request-signed admissions of one fence together: KEYS[3..] their nonces, each kept ARGV[i] ms (same index);
+    // then, when any nonce was fresh, ADMIT once. Answers {verdict, high-water, replaced mark, then 1|0 per nonce:
+    // fresh or used}; verdict -2: no nonce was fresh, nothing changed.
+    private static final String ADMIT_SIGNED_EACH = """
+            local fresh = {}
+            local any = false
+            for i = 3, #KEYS do
+              if redis.call('SET', KEYS[i], '1', 'NX', 'PX', ARGV[i]) then
+                fresh[#fresh + 1] = 1
+                any = true
+              else
+                fresh[#fresh + 1] = 0
+              end
+            end
+            local function answer(verdict, mark, replaced)
+              local out = {verdict, mark, replaced}
+              for i = 1, #fresh do
+                out[#out + 1] = fresh[i]
+              end
+              return out
+            end
+            if not any then
+              return answer(-2, '0', '')
+            end
+            local function older(a, b)
+              return #a < #b or (#a == #b and a < b)
+            end
+            local floor = redis.call('GET', KEYS[2])
+            if not floor then
+              floor = ARGV[2]
+              redis.call('SET', KEYS[2], floor)
+            end
+            local token = ARGV[1]
+            if older(token, floor) then
+              return answer(-1, floor, '')
+            end
+            local current = redis.call('GET', KEYS[1])
+            if current and current == token then
+              return answer(0, current, '')
+            end
+            if current and older(token, current) then
+              return answer(-1, current, '')
+            end
+            redis.call('SET', KEYS[1], token)
+            return answer(1, token, current or '')
+            """;
 
     // ADMIT over a batch, in order: KEYS[1] the floor, KEYS[2..] the batch's resources; ARGV[1] the ceiling, then
     // per fence its resource's key index and token. Each mark is read once and written once, at the end. Answers
@@ -266,6 +314,56 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Si
             return java.util.Optional.empty();
         }
         return java.util.Optional.of(admission(presented, reply));
+    }
+
+    /**
+     * Request-signed admissions of one fence that arrived together, in one script (one round trip): every nonce
+     * recorded, the fence admitted once when any was fresh; the first fresh one has that admission, the other
+     * fresh ones continue a claim.
+     */
+    @Override
+    public List<java.util.Optional<Admission>> admitEach(Fence presented, List<Nonce> nonces) {
+        if (nonces.size() <= 1) {
+            return nonces.isEmpty() ? List.of()
+                    : List.of(admit(presented, nonces.get(0).value(), nonces.get(0).expires()));
+        }
+        List<String> keys = new ArrayList<>(nonces.size() + 2);
+        List<String> args = new ArrayList<>(nonces.size() + 2);
+        keys.add(key(presented.resource()));
+        keys.add(floorKey());
+        args.add(Long.toString(presented.token().value()));
+        args.add(Long.toString(bound.ceiling().value()));
+        for (Nonce nonce : nonces) {
+            keys.add(nonceKey(nonce.value()));
+            args.add(Long.toString(ttlMillis(nonce.expires())));
+        }
+        List<?> reply;
+        try {
+            reply = (List<?>) call(ADMIT_SIGNED_EACH, RedisScriptClient.Reply.LIST, keys, args);
+        } catch (RuntimeException e) {
+            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
+                    + e.getMessage(), presented.resource(), presented.token(), e);
+        }
+        if (reply.size() != 3 + nonces.size()) {
+            throw new FenceguardException("high-water store for '" + presented.resource() + "' answered "
+                    + reply.size() + " values for " + nonces.size() + " nonces", presented.resource(),
+                    presented.token(), null);
+        }
+        Admission decided = ((Number) reply.get(0)).longValue() == -2 ? null : admission(presented, reply);
+        List<java.util.Optional<Admission>> answers = new ArrayList<>(nonces.size());
+        boolean first = true;
+        for (int i = 0; i < nonces.size(); i++) {
+            if (((Number) reply.get(3 + i)).longValue() == 0 || decided == null) {
+                answers.add(java.util.Optional.empty());
+            } else if (first || decided.outcome() != Admission.Outcome.CLAIMED) {
+                answers.add(java.util.Optional.of(decided));
+                first = false;
+            } else {
+                answers.add(java.util.Optional.of(new Admission(presented, decided.highWater(),
+                        Admission.Outcome.CONTINUED)));
+            }
+        }
+        return answers;
     }
 
     private static Admission admission(Fence presented, List<?> reply) {

@@ -127,6 +127,45 @@ class RedisHighWaterStoreTest {
         assertThat(mark(r1)).isEqualTo(Long.toString(Long.MAX_VALUE));
     }
 
+    /**
+     * Request-signed admissions of one fence that arrived together, in one script: each nonce counts once (a nonce
+     * used before, on the other instance, or twice in the group is a replay), the fence is admitted once (the
+     * first fresh nonce claims, the other fresh ones continue), nonces of a stale token are still recorded, and
+     * a group of replays changes no mark.
+     */
+    @Test
+    void requestSignedAdmissionsArrivingTogetherAreDecidedInOneScript() {
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        String r = "account:" + run;
+        java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+        assertThat(b.firstUse("k1:" + run + "-used", expires)).isTrue();
+        List<java.util.Optional<Admission>> answers = a.admitEach(fence(r, 5), List.of(
+                nonce(run + "-used", expires), nonce(run + "-1", expires), nonce(run + "-2", expires),
+                nonce(run + "-1", expires), nonce(run + "-3", expires)));
+        assertThat(answers).extracting(answer -> answer.map(Admission::outcome).orElse(null))
+                .containsExactly(null, Outcome.CLAIMED, Outcome.CONTINUED, null, Outcome.CONTINUED);
+        assertThat(answers.get(1).orElseThrow().replaced()).isEqualTo(new Admission.Replaced(null));
+        assertThat(mark(r)).isEqualTo("5");
+        assertThat(b.admit(fence(r, 5), "k1:" + run + "-2", expires)).as("a nonce of the group, again").isEmpty();
+
+        List<java.util.Optional<Admission>> stale = b.admitEach(fence(r, 4), List.of(nonce(run + "-4", expires),
+                nonce(run + "-5", expires)));
+        assertThat(stale).extracting(answer -> answer.orElseThrow().outcome()).containsExactly(Outcome.STALE, Outcome.STALE);
+        assertThat(a.firstUse("k1:" + run + "-5", expires)).as("a stale token's nonce is recorded").isFalse();
+
+        List<java.util.Optional<Admission>> replays = a.admitEach(fence(r, 9), List.of(nonce(run + "-1", expires),
+                nonce(run + "-4", expires)));
+        assertThat(replays).allMatch(java.util.Optional::isEmpty);
+        assertThat(mark(r)).as("replays change no mark").isEqualTo("5");
+        assertThat(a.admitEach(fence(r, 9), List.of())).isEmpty();
+        assertThat(a.admitEach(fence(r, 9), List.of(nonce(run + "-6", expires))))
+                .extracting(answer -> answer.orElseThrow().outcome()).containsExactly(Outcome.CLAIMED);
+    }
+
+    private static io.fenceguard.admission.SignedAdmissionStore.Nonce nonce(String value, java.time.Instant expires) {
+        return new io.fenceguard.admission.SignedAdmissionStore.Nonce("k1:" + value, expires);
+    }
+
     @Test
     void aNonceIsUsedOnceAcrossInstancesAndExpires() throws Exception {
         String nonce = "k1:" + UUID.randomUUID();

@@ -52,6 +52,18 @@ public final class RecordingHighWaterStore implements io.fenceguard.admission.Si
         return admission;
     }
 
+    /** Passes request-signed admissions that arrived together on (in one call when the store decides so), noting each. */
+    @Override
+    public java.util.List<java.util.Optional<Admission>> admitEach(Fence presented, java.util.List<Nonce> nonces) {
+        if (!(store instanceof io.fenceguard.admission.SignedAdmissionStore combined)) {
+            return io.fenceguard.admission.SignedAdmissionStore.super.admitEach(presented, nonces);
+        }
+        java.util.List<java.util.Optional<Admission>> answers = combined.admitEach(presented, nonces);
+        answers.forEach(answer -> answer.ifPresent(a -> activity.sawHighWater(presented, a.highWater().value(),
+                a.outcome().name().toLowerCase(Locale.ROOT))));
+        return answers;
+    }
+
     @Override
     public HighWaterStore backend() {
         return store.backend();
