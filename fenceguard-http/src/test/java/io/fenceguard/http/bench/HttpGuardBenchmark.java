@@ -204,6 +204,13 @@ public final class HttpGuardBenchmark {
             int jdbcRequestPort = setup.start("jdbc-request", Map.of("test.store", "jdbc",
                     "test.request-signatures", "true"), null, true);
             rows.add(new Row("JDBC, request-signed", signed(jdbcRequestPort, signer, unsigned), 0));
+            // The same filters asking the store once per request: what sharing calls gains, in this run.
+            int jdbcAlonePort = setup.start("jdbc-alone", Map.of("test.store", "jdbc", "test.coalescing", "false"),
+                    null, true);
+            rows.add(new Row("JDBC, compact, call per request", fixed(jdbcAlonePort, compact), 0));
+            int jdbcRequestAlonePort = setup.start("jdbc-request-alone", Map.of("test.store", "jdbc",
+                    "test.request-signatures", "true", "test.coalescing", "false"), null, true);
+            rows.add(new Row("JDBC, request-signed, call/request", signed(jdbcRequestAlonePort, signer, unsigned), 0));
             int openWritesPort = setup.start("open-writes", Map.of("test.fencing", "false"), null, true);
             int writesAnchor = rows.size();
             rows.add(new Row("no filter, handler writes", fixed(openWritesPort, null, "/writes/bench"), writesAnchor));

@@ -50,10 +50,17 @@ public final class RedisHttpGuardBenchmark {
             int requestSigned = setup.start("redis-request", Map.of("test.request-signatures", "true"), () -> store,
                     false);
             int writes = setup.start("redis-writes", Map.of(), () -> store, true);
+            // The same filters asking the store once per request: what sharing calls gains, in this run.
+            int compactAlone = setup.start("redis-alone", Map.of("test.coalescing", "false"), () -> store, false);
+            int requestSignedAlone = setup.start("redis-request-alone", Map.of("test.request-signatures", "true",
+                    "test.coalescing", "false"), () -> store, false);
             int writesAnchor = setup.indexOf("no filter, handler writes");
             return List.of(
                     new HttpGuardBenchmark.Row("Redis, compact signed", setup.compact(compact, null), 0),
+                    new HttpGuardBenchmark.Row("Redis, compact, call per request", setup.compact(compactAlone, null), 0),
                     new HttpGuardBenchmark.Row("Redis, request-signed", setup.requestSigned(requestSigned), 0),
+                    new HttpGuardBenchmark.Row("Redis, request-signed, call/request",
+                            setup.requestSigned(requestSignedAlone), 0),
                     new HttpGuardBenchmark.Row("Redis, handler writes", setup.compact(writes, "/writes/bench"),
                             writesAnchor));
         }

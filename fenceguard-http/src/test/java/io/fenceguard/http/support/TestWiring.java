@@ -142,6 +142,9 @@ public class TestWiring {
             if (environment.getProperty("test.join-transaction", Boolean.class, false)) {
                 filter = filter.inTransaction(transactions(dataSource.getObject()));
             }
+            if (!environment.getProperty("test.coalescing", Boolean.class, true)) {
+                filter = filter.withoutCoalescing();
+            }
             FilterRegistrationBean<FencingFilter> registration = new FilterRegistrationBean<>(filter);
             registration.addUrlPatterns("/*");
             return registration;
