@@ -2,6 +2,7 @@ package io.fenceguard.redis.jedis;
 
 import io.fenceguard.redis.RedisScriptClient;
 import io.fenceguard.redis.internal.ChannelListeners;
+import io.fenceguard.redis.internal.Timeouts;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -249,15 +250,7 @@ public final class JedisScriptClient implements RedisScriptClient {
 
     @Override
     public boolean isTimeout(Throwable error) {
-        if (error instanceof TimeoutException) {
-            return true;
-        }
-        for (Throwable e = error; e != null; e = e.getCause()) {
-            if (e instanceof java.net.SocketTimeoutException) {
-                return true;
-            }
-        }
-        return false;
+        return Timeouts.timedOut(error);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.fenceguard.redis.springdata;
 
 import io.fenceguard.redis.RedisScriptClient;
+import io.fenceguard.redis.internal.Timeouts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -169,15 +170,8 @@ public final class SpringDataRedisScriptClient implements RedisScriptClient {
 
     @Override
     public boolean isTimeout(Throwable error) {
-        if (error instanceof TimeoutException || error instanceof QueryTimeoutException || scripts.isTimeout(error)) {
-            return true;
-        }
-        for (Throwable e = error; e != null; e = e.getCause()) {
-            if (e instanceof java.net.SocketTimeoutException) {
-                return true;
-            }
-        }
-        return false;
+        return error instanceof QueryTimeoutException || scripts.isTimeout(error)
+                || Timeouts.timedOut(error);
     }
 
     @Override
