@@ -44,7 +44,7 @@ import javax.sql.DataSource;
  *   env GUARD_TEST_POSTGRES_URL, _USER, _PASSWORD (default jdbc:postgresql://127.0.0.1:5432/test, postgres)
  *   -Dbench.http.seconds=8 (per endpoint, over all rounds) -Dbench.http.rounds=4 -Dbench.http.warmup=3
  *   -Dbench.http.threads=8 -Dbench.http.request-timeout=5 -Dbench.http.attempts=3
- *   -Dbench.http.deadline=0 (seconds; 0: 120 + 3 × (warm-up + measurement))
+ *   -Dbench.http.deadline=0 (seconds; 0: 120 + 3 × the load, (warm-up + measurement) per row)
  *   -Dbench.http.rows=REGEX (measure only the rows whose name matches, with their anchors; e.g. to profile one)
  * </pre>
  */
@@ -56,14 +56,19 @@ public final class HttpGuardBenchmark {
     private static final int ROUNDS = Math.max(1, Integer.getInteger("bench.http.rounds", 4));
     private static final Duration REQUEST_TIMEOUT = seconds("bench.http.request-timeout", "5");
     private static final int ATTEMPTS = Math.max(1, Integer.getInteger("bench.http.attempts", 3));
-    private static final Duration DEADLINE = deadline();
     /** A run whose requests fail every attempt more often than this has no figures worth printing. */
     private static final double MAX_FAILED_SHARE = 0.01;
 
-    /** {@code bench.http.deadline} seconds; unset or 0: two minutes for start-up and shutdown plus 3 × the load. */
-    private static Duration deadline() {
+    /** When the JVM is stopped, whatever the benchmark is doing (nanoTime); moved out once the rows are known. */
+    private static volatile long deadlineAt = System.nanoTime() + deadline(12).toNanos();
+
+    /**
+     * {@code bench.http.deadline} seconds; unset or 0: two minutes for start-up and shutdown plus 3 × the load of
+     * {@code rows} rows.
+     */
+    private static Duration deadline(int rows) {
         Duration given = seconds("bench.http.deadline", "0");
-        return given.isZero() ? WARMUP.plus(MEASURE).multipliedBy(3).plusSeconds(120) : given;
+        return given.isZero() ? WARMUP.plus(MEASURE).multipliedBy(3L * rows).plusSeconds(120) : given;
     }
 
     private static Duration seconds(String property, String fallback) {
@@ -95,11 +100,13 @@ public final class HttpGuardBenchmark {
     private static void startDeadline() {
         Thread deadline = new Thread(() -> {
             try {
-                Thread.sleep(DEADLINE.toMillis());
+                for (long left; (left = deadlineAt - System.nanoTime()) > 0; ) {
+                    Thread.sleep(Math.max(1, left / 1_000_000));
+                }
             } catch (InterruptedException e) {
                 return;
             }
-            System.err.printf("%nHTTP benchmark: deadline of %d s passed; stopping.%n", DEADLINE.toSeconds());
+            System.err.printf("%nHTTP benchmark: its deadline passed; stopping.%n");
             System.err.flush();
             Runtime.getRuntime().halt(3);
         }, "bench-deadline");
@@ -223,12 +230,14 @@ public final class HttpGuardBenchmark {
             rows.addAll(extension.rows(setup));
             postgres.createWritesTable();
             rows = selected(rows);
+            Duration deadline = deadline(rows.size());
+            deadlineAt = System.nanoTime() + deadline.toNanos();
 
             System.out.printf("%nfenceguard HTTP benchmark: PUT /accounts/bench, %d client threads (java.net.http, "
                     + "HTTP/1.1), %.1f s per endpoint in %d rounds after %.1f s warm-up each; JDBC store on %s%n",
                     THREADS, MEASURE.toMillis() / 1e3, ROUNDS, WARMUP.toMillis() / 1e3, postgres.describe());
             System.out.printf("request timeout %.1f s, %d attempts per request, deadline %d s%n",
-                    REQUEST_TIMEOUT.toMillis() / 1e3, ATTEMPTS, DEADLINE.toSeconds());
+                    REQUEST_TIMEOUT.toMillis() / 1e3, ATTEMPTS, deadline.toSeconds());
             for (Row row : rows) {
                 driver.drive(row.request(), WARMUP);
                 TestApp.REACHED.clear();
