@@ -16,9 +16,12 @@ import javax.sql.DataSource;
  * migrations). On PostgreSQL one conditional upsert claims or leaves the row; elsewhere a locking
  * read and an insert or update run in one transaction.
  *
+ * <p>A signed request's nonce and its admission take one statement on PostgreSQL (an insert of the nonce
+ * and the mark's upsert, only when the nonce was new); elsewhere the nonce's insert and then the admission.
+ *
  * <p>Give it a DataSource that is not fenced by fenceguard-jdbc: the store is what admits the token.
  */
-public final class JdbcHighWaterStore implements HighWaterStore, NonceStore, IdempotencyStore {
+public final class JdbcHighWaterStore implements SignedAdmissionStore, NonceStore, IdempotencyStore {
 
     public static final String DEFAULT_TABLE = "fenceguard_http_high_water";
     /** The nonces of request signatures, next to the marks (the {@code db} module's migrations create it). */
@@ -129,6 +132,26 @@ public final class JdbcHighWaterStore implements HighWaterStore, NonceStore, Ide
             return sql.firstUse(connection, nonceTable, nonce, expires);
         } catch (SQLException e) {
             throw new FenceguardException("nonce store unavailable: " + e.getMessage(), null, null, e);
+        }
+    }
+
+    /**
+     * Joining an open transaction, the nonce is still committed at once, on a connection of its own, before
+     * the admission joins the transaction: a replay stays refused after the handler's rollback.
+     */
+    @Override
+    public java.util.Optional<Admission> admit(Fence presented, String nonce, java.time.Instant expires) {
+        try (Connection connection = (transactional == null ? dataSource : transactional).getConnection()) {
+            if (transactional == null || connection.getAutoCommit()) {
+                return sql.admitSigned(connection, nonceTable, presented, nonce, expires);
+            }
+            if (!firstUse(nonce, expires)) {
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.of(sql.admitInTransaction(connection, presented));
+        } catch (SQLException e) {
+            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
+                    + e.getMessage(), presented.resource(), presented.token(), e);
         }
     }
 

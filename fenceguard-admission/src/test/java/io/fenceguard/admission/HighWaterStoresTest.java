@@ -109,6 +109,57 @@ class HighWaterStoresTest {
         assertThat(store.firstUse(nonce + "x", expires)).isTrue();
     }
 
+    /**
+     * The nonce and the admission in one call: a fresh nonce admits as {@code admit} does, a used one (also by
+     * {@code firstUse}) answers empty and changes no mark, a stale token's nonce stays used, and of many
+     * concurrent uses of one nonce exactly one is admitted.
+     */
+    static <S extends SignedAdmissionStore & NonceStore> void assertSigned(S store) throws Exception {
+        ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+        java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+        String first = "k1:" + UUID.randomUUID();
+        Admission claimed = store.admit(fence(r, 5), first, expires).orElseThrow();
+        assertThat(claimed.outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(claimed.presented()).isEqualTo(fence(r, 5));
+        assertThat(store.admit(fence(r, 5), "k1:" + UUID.randomUUID(), expires).orElseThrow().outcome())
+                .isEqualTo(Outcome.CONTINUED);
+        String staleNonce = "k1:" + UUID.randomUUID();
+        Admission stale = store.admit(fence(r, 4), staleNonce, expires).orElseThrow();
+        assertThat(stale.outcome()).isEqualTo(Outcome.STALE);
+        assertThat(stale.highWater()).isEqualTo(FencingToken.of(5));
+
+        assertThat(store.admit(fence(r, 6), first, expires)).as("a replay").isEmpty();
+        assertThat(store.admit(fence(r, 7), staleNonce, expires)).as("a stale token's nonce, replayed").isEmpty();
+        assertThat(store.firstUse(first, expires)).as("the nonce store saw it").isFalse();
+        assertThat(store.admit(fence(r, 5)).outcome()).as("replays raised no mark").isEqualTo(Outcome.CONTINUED);
+        String usedFirst = "k1:" + UUID.randomUUID();
+        assertThat(store.firstUse(usedFirst, expires)).isTrue();
+        ResourceName untouched = ResourceName.of(r.value() + "-u");
+        assertThat(store.admit(fence(untouched, 9), usedFirst, expires)).isEmpty();
+        assertThat(store.admit(fence(untouched, 2)).outcome()).as("no mark was made").isEqualTo(Outcome.CLAIMED);
+
+        ResourceName raced = ResourceName.of(r.value() + "-r");
+        String shared = "k1:" + UUID.randomUUID();
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            var answers = new java.util.ArrayList<java.util.concurrent.Future<java.util.Optional<Admission>>>();
+            for (int i = 1; i <= 16; i++) {
+                long token = i;
+                answers.add(pool.submit(() -> store.admit(fence(raced, token), shared, expires)));
+            }
+            java.util.List<Admission> admitted = new java.util.ArrayList<>();
+            for (var answer : answers) {
+                answer.get().ifPresent(admitted::add);
+            }
+            assertThat(admitted).as("admissions with one nonce").hasSize(1);
+            assertThat(admitted.get(0).outcome()).isEqualTo(Outcome.CLAIMED);
+            assertThat(store.admit(admitted.get(0).presented()).outcome()).as("only the admitted token's mark")
+                    .isEqualTo(Outcome.CONTINUED);
+        } finally {
+            pool.shutdown();
+        }
+    }
+
     @Test
     void inMemory() throws Exception {
         assertRule(InMemoryHighWaterStore.create());
@@ -144,6 +195,104 @@ class HighWaterStoresTest {
             assertBatchRule(JdbcHighWaterStore.of(ds));
             assertReset(JdbcHighWaterStore.of(ds));
             assertNonce(JdbcHighWaterStore.of(ds));
+            assertSigned(JdbcHighWaterStore.of(ds));
+        }
+    }
+
+    /**
+     * On PostgreSQL a signed admission is one statement (one round trip, one commit), whatever its outcome and
+     * also for a replay; the nonce purge now and then is a statement of its own and not counted.
+     */
+    @Test
+    void postgresSignedAdmissionIsOneStatement() throws Exception {
+        try (var ds = Stores.postgres(Stores.migratedPostgresSchema(), 2)) {
+            java.util.List<String> statements = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            JdbcHighWaterStore store = JdbcHighWaterStore.of(counting(ds, statements));
+            ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+            java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+            String nonce = "k1:" + UUID.randomUUID();
+            long[] tokens = {5, 5, 4};
+            Outcome[] outcomes = {Outcome.CLAIMED, Outcome.CONTINUED, Outcome.STALE};
+            for (int i = 0; i < tokens.length; i++) {
+                statements.clear();
+                assertThat(store.admit(fence(r, tokens[i]), nonce + i, expires).orElseThrow().outcome())
+                        .isEqualTo(outcomes[i]);
+                assertThat(withoutPurge(statements)).as(outcomes[i].toString()).hasSize(1);
+            }
+            statements.clear();
+            assertThat(store.admit(fence(r, 6), nonce + 0, expires)).isEmpty();
+            assertThat(withoutPurge(statements)).as("a replay").hasSize(1);
+        }
+    }
+
+    /**
+     * Joining the caller's transaction, the admission rolls back with it but the nonce stays used: a replay after
+     * the handler's rollback is refused. Without an open transaction it is the one-step admission.
+     */
+    @Test
+    void postgresSignedAdmissionJoiningATransactionKeepsTheNonceOnRollback() throws Exception {
+        try (var ds = Stores.postgres(Stores.migratedPostgresSchema(), 4); var held = ds.getConnection()) {
+            JdbcHighWaterStore plain = JdbcHighWaterStore.of(ds);
+            JdbcHighWaterStore joined = plain.joiningTransactions(holding(held));
+            ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+            java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+            String nonce = "k1:" + UUID.randomUUID();
+            held.setAutoCommit(false);
+            assertThat(joined.admit(fence(r, 7), nonce, expires).orElseThrow().outcome()).isEqualTo(Outcome.CLAIMED);
+            held.rollback();
+            assertThat(joined.admit(fence(r, 7), nonce, expires)).as("replayed after the rollback").isEmpty();
+            held.rollback();
+            assertThat(plain.admit(fence(r, 3)).outcome()).as("the claim rolled back").isEqualTo(Outcome.CLAIMED);
+            assertSigned(plain.joiningTransactions(ds));
+        }
+    }
+
+    /** The statements other than the nonce purge that {@code statements} recorded. */
+    private static java.util.List<String> withoutPurge(java.util.List<String> statements) {
+        synchronized (statements) {
+            return statements.stream().filter(sql -> !sql.startsWith("DELETE FROM")).toList();
+        }
+    }
+
+    /** {@code target} recording the text of every statement its connections prepare or create. */
+    static javax.sql.DataSource counting(javax.sql.DataSource target, java.util.List<String> statements) {
+        return (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(HighWaterStoresTest.class.getClassLoader(),
+                new Class<?>[] {javax.sql.DataSource.class}, (proxy, method, args) -> {
+                    Object result = invoke(target, method, args);
+                    if (!method.getName().equals("getConnection")) {
+                        return result;
+                    }
+                    java.sql.Connection connection = (java.sql.Connection) result;
+                    return java.lang.reflect.Proxy.newProxyInstance(HighWaterStoresTest.class.getClassLoader(),
+                            new Class<?>[] {java.sql.Connection.class}, (c, m, a) -> {
+                                if (m.getName().startsWith("prepare")) {
+                                    statements.add((String) a[0]);
+                                } else if (m.getName().equals("createStatement")) {
+                                    statements.add("createStatement");
+                                }
+                                return invoke(connection, m, a);
+                            });
+                });
+    }
+
+    /** A DataSource handing out {@code connection} (the caller's transaction's), left open when closed. */
+    static javax.sql.DataSource holding(java.sql.Connection connection) {
+        return (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(HighWaterStoresTest.class.getClassLoader(),
+                new Class<?>[] {javax.sql.DataSource.class}, (proxy, method, args) -> {
+                    if (!method.getName().equals("getConnection")) {
+                        throw new UnsupportedOperationException(method.getName());
+                    }
+                    return java.lang.reflect.Proxy.newProxyInstance(HighWaterStoresTest.class.getClassLoader(),
+                            new Class<?>[] {java.sql.Connection.class},
+                            (c, m, a) -> m.getName().equals("close") ? null : invoke(connection, m, a));
+                });
+    }
+
+    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
         }
     }
 
@@ -195,6 +344,7 @@ class HighWaterStoresTest {
         assertBatchRule(JdbcHighWaterStore.of(ds));
         assertReset(JdbcHighWaterStore.of(ds));
         assertNonce(JdbcHighWaterStore.of(ds));
+        assertSigned(JdbcHighWaterStore.of(ds));
     }
 
     /** MariaDB takes the locking-read path; many first admissions of one resource race to insert its row. */
@@ -219,6 +369,7 @@ class HighWaterStoresTest {
                 assertRule(store);
                 assertReset(store);
                 assertNonce(store);
+                assertSigned(store);
                 for (int round = 0; round < 20; round++) {
                     ResourceName r = ResourceName.of("race:" + round + ":" + UUID.randomUUID().toString().substring(0, 8));
                     var pool = java.util.concurrent.Executors.newFixedThreadPool(8);

@@ -158,12 +158,7 @@ public abstract class HighWaterSql {
     public boolean firstUse(Connection connection, String nonceTable, String nonce, java.time.Instant expires)
             throws SQLException {
         connection.setAutoCommit(true);
-        if (java.util.concurrent.ThreadLocalRandom.current().nextInt(256) == 0) {
-            try (PreparedStatement purge = connection.prepareStatement("DELETE FROM " + nonceTable + " WHERE expires_at < ?")) {
-                purge.setTimestamp(1, java.sql.Timestamp.from(java.time.Instant.now()));
-                purge.executeUpdate();
-            }
-        }
+        purgeNoncesNowAndThen(connection, nonceTable);
         try (PreparedStatement insert = connection.prepareStatement(
                 "INSERT INTO " + nonceTable + " (nonce, expires_at) VALUES (?, ?)")) {
             insert.setString(1, nonce);
@@ -176,6 +171,27 @@ public abstract class HighWaterSql {
                 return false;
             }
             throw e;
+        }
+    }
+
+    /**
+     * The nonce's first use and, only when it is first, the admission (auto-commit on): empty when the nonce
+     * was used. A recorded nonce stays committed whatever the admission's outcome. By default the two
+     * statements of {@link #firstUse} and {@link #admit}, one after the other on this connection.
+     */
+    public java.util.Optional<Admission> admitSigned(Connection connection, String nonceTable, Fence presented,
+            String nonce, java.time.Instant expires) throws SQLException {
+        return firstUse(connection, nonceTable, nonce, expires) ? java.util.Optional.of(admit(connection, presented))
+                : java.util.Optional.empty();
+    }
+
+    /** Deletes the expired nonces on one call in 256: the table stays bounded without a job of its own. */
+    protected static void purgeNoncesNowAndThen(Connection connection, String nonceTable) throws SQLException {
+        if (java.util.concurrent.ThreadLocalRandom.current().nextInt(256) == 0) {
+            try (PreparedStatement purge = connection.prepareStatement("DELETE FROM " + nonceTable + " WHERE expires_at < ?")) {
+                purge.setTimestamp(1, java.sql.Timestamp.from(java.time.Instant.now()));
+                purge.executeUpdate();
+            }
         }
     }
 
@@ -350,24 +366,88 @@ public abstract class HighWaterSql {
             return previous;
         }
 
-        private Admission upsert(Connection connection, Fence presented) throws SQLException {
-            try (PreparedStatement claim = connection.prepareStatement(upsert)) {
-                claim.setString(1, presented.resource().value());
-                claim.setString(2, presented.resource().value());
-                claim.setLong(3, presented.token().value());
-                claim.setLong(4, presented.token().value());
+        /**
+         * The nonce inserted and, only when it was inserted, the upsert of {@link #admit} with the same snapshot
+         * mark: one statement, one round trip and one commit for both. Its first column is null when the nonce
+         * was there already (then the upsert inserted nothing). Concurrent uses of one nonce wait for the first
+         * one's commit and then find it: exactly one is fresh. Each statement locks its nonce before its mark,
+         * so two of them cannot deadlock.
+         */
+        @Override
+        public java.util.Optional<Admission> admitSigned(Connection connection, String nonceTable, Fence presented,
+                String nonce, java.time.Instant expires) throws SQLException {
+            connection.setAutoCommit(true);
+            purgeNoncesNowAndThen(connection, nonceTable);
+            try (PreparedStatement claim = connection.prepareStatement(signedUpsert(nonceTable))) {
+                claim.setString(1, nonce);
+                claim.setTimestamp(2, java.sql.Timestamp.from(expires));
+                bindMark(claim, 3, presented);
                 try (ResultSet rows = claim.executeQuery()) {
                     rows.next();
-                    rows.getLong(1);
-                    if (!rows.wasNull()) {
-                        return Admission.claimed(presented);
+                    rows.getInt(1);
+                    if (rows.wasNull()) {
+                        return java.util.Optional.empty();
                     }
-                    long previous = rows.getLong(2);
-                    if (!rows.wasNull() && !presented.token().isNewerThan(FencingToken.of(previous))) {
-                        return Admission.of(presented, FencingToken.of(previous));
+                    Admission admission = decided(rows, 2, presented);
+                    if (admission != null) {
+                        return java.util.Optional.of(admission);
                     }
                 }
             }
+            return java.util.Optional.of(reread(connection, presented));
+        }
+
+        /** The statement of {@link #admitSigned}, for this store's nonce table. */
+        String signedUpsert(String nonceTable) {
+            return "WITH fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) VALUES (?, ?) "
+                    + "ON CONFLICT (nonce) DO NOTHING RETURNING 1 AS inserted), "
+                    + "previous AS (SELECT token FROM " + table + " WHERE resource = ?), "
+                    + "claimed AS (INSERT INTO " + table + " AS hw (resource, token) "
+                    + "SELECT ?, ? FROM fresh WHERE NOT EXISTS (SELECT 1 FROM previous WHERE token >= ?) "
+                    + "ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = CURRENT_TIMESTAMP "
+                    + "WHERE hw.token < EXCLUDED.token RETURNING token) "
+                    + "SELECT (SELECT inserted FROM fresh), (SELECT token FROM claimed), (SELECT token FROM previous)";
+        }
+
+        private Admission upsert(Connection connection, Fence presented) throws SQLException {
+            try (PreparedStatement claim = connection.prepareStatement(upsert)) {
+                bindMark(claim, 1, presented);
+                try (ResultSet rows = claim.executeQuery()) {
+                    rows.next();
+                    Admission admission = decided(rows, 1, presented);
+                    if (admission != null) {
+                        return admission;
+                    }
+                }
+            }
+            return reread(connection, presented);
+        }
+
+        /** The upsert's four parameters, from {@code first} on. */
+        private static void bindMark(PreparedStatement claim, int first, Fence presented) throws SQLException {
+            claim.setString(first, presented.resource().value());
+            claim.setString(first + 1, presented.resource().value());
+            claim.setLong(first + 2, presented.token().value());
+            claim.setLong(first + 3, presented.token().value());
+        }
+
+        /**
+         * The admission from the upsert's claimed token (column {@code claimed}) and snapshot mark (the next
+         * column), or {@code null} when the snapshot predates a concurrent claim and a fresh read must decide.
+         */
+        private static Admission decided(ResultSet rows, int claimed, Fence presented) throws SQLException {
+            rows.getLong(claimed);
+            if (!rows.wasNull()) {
+                return Admission.claimed(presented);
+            }
+            long previous = rows.getLong(claimed + 1);
+            if (!rows.wasNull() && !presented.token().isNewerThan(FencingToken.of(previous))) {
+                return Admission.of(presented, FencingToken.of(previous));
+            }
+            return null;
+        }
+
+        private Admission reread(Connection connection, Fence presented) throws SQLException {
             FencingToken highWater = read(connection, presented.resource(), "");
             if (highWater == null) {
                 throw new SQLException("high-water row for '" + presented.resource() + "' vanished; refusing");
