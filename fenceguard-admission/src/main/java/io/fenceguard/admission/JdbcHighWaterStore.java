@@ -155,6 +155,25 @@ public final class JdbcHighWaterStore implements SignedAdmissionStore, NonceStor
         }
     }
 
+    /**
+     * Request-signed admissions of one fence that arrived together: on PostgreSQL one statement for the group's
+     * nonces and its admission; elsewhere, and joining an open transaction, one {@link #admit(Fence, String,
+     * java.time.Instant)} per nonce.
+     */
+    @Override
+    public java.util.List<java.util.Optional<Admission>> admitEach(Fence presented, java.util.List<Nonce> nonces) {
+        if (nonces.size() <= 1 || transactional != null) {
+            return SignedAdmissionStore.super.admitEach(presented, nonces);
+        }
+        try (Connection connection = dataSource.getConnection()) {
+            return sql.admitEachSigned(connection, nonceTable, presented,
+                    nonces.stream().map(Nonce::value).toList(), nonces.stream().map(Nonce::expires).toList());
+        } catch (SQLException e) {
+            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
+                    + e.getMessage(), presented.resource(), presented.token(), e);
+        }
+    }
+
     @Override
     public Claim claim(Fence presented, String key, String fingerprint) {
         try (Connection connection = (transactional == null ? dataSource : transactional).getConnection()) {

@@ -226,6 +226,51 @@ class HighWaterStoresTest {
     }
 
     /**
+     * Request-signed admissions of one fence that arrived together: each nonce counts once (used before, or twice
+     * in the group: a replay), the fence is admitted once (the first fresh nonce claims, the others continue), a
+     * stale token's nonces stay used, and a group of replays changes no mark.
+     */
+    static void assertSignedGroup(JdbcHighWaterStore store) {
+        ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+        java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+        String run = "k1:" + UUID.randomUUID().toString().substring(0, 8);
+        assertThat(store.firstUse(run + "-used", expires)).isTrue();
+        var answers = store.admitEach(fence(r, 5), java.util.List.of(nonce(run + "-used", expires),
+                nonce(run + "-1", expires), nonce(run + "-2", expires), nonce(run + "-1", expires),
+                nonce(run + "-3", expires)));
+        assertThat(answers).extracting(answer -> answer.map(Admission::outcome).orElse(null))
+                .containsExactly(null, Outcome.CLAIMED, Outcome.CONTINUED, null, Outcome.CONTINUED);
+        assertThat(store.admit(fence(r, 5), run + "-2", expires)).as("a nonce of the group, again").isEmpty();
+        var stale = store.admitEach(fence(r, 4), java.util.List.of(nonce(run + "-4", expires), nonce(run + "-5", expires)));
+        assertThat(stale).extracting(answer -> answer.orElseThrow().outcome()).containsExactly(Outcome.STALE, Outcome.STALE);
+        assertThat(store.firstUse(run + "-5", expires)).as("a stale token's nonce is recorded").isFalse();
+        var replays = store.admitEach(fence(r, 9), java.util.List.of(nonce(run + "-1", expires), nonce(run + "-4", expires)));
+        assertThat(replays).allMatch(java.util.Optional::isEmpty);
+        assertThat(store.admit(fence(r, 6)).outcome()).as("replays set no mark").isEqualTo(Outcome.CLAIMED);
+    }
+
+    private static SignedAdmissionStore.Nonce nonce(String value, java.time.Instant expires) {
+        return new SignedAdmissionStore.Nonce(value, expires);
+    }
+
+    /** On PostgreSQL a group of request-signed admissions is one statement (on MariaDB: below, one per nonce). */
+    @Test
+    void signedGroupsOnPostgresInOneStatement() throws Exception {
+        try (var ds = Stores.postgres(Stores.migratedPostgresSchema(), 2)) {
+            java.util.List<String> statements = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            JdbcHighWaterStore store = JdbcHighWaterStore.of(counting(ds, statements));
+            assertSignedGroup(store);
+            statements.clear();
+            ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+            java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+            String run = "k1:" + UUID.randomUUID();
+            assertThat(store.admitEach(fence(r, 3), java.util.List.of(nonce(run + "a", expires), nonce(run + "b", expires),
+                    nonce(run + "c", expires)))).allMatch(java.util.Optional::isPresent);
+            assertThat(withoutPurge(statements)).as("statements for a group of three").hasSize(1);
+        }
+    }
+
+    /**
      * Joining the caller's transaction, the admission rolls back with it but the nonce stays used: a replay after
      * the handler's rollback is refused. Without an open transaction it is the one-step admission.
      */
@@ -370,6 +415,7 @@ class HighWaterStoresTest {
                 assertReset(store);
                 assertNonce(store);
                 assertSigned(store);
+                assertSignedGroup(store);
                 for (int round = 0; round < 20; round++) {
                     ResourceName r = ResourceName.of("race:" + round + ":" + UUID.randomUUID().toString().substring(0, 8));
                     var pool = java.util.concurrent.Executors.newFixedThreadPool(8);

@@ -185,6 +185,43 @@ public abstract class HighWaterSql {
                 : java.util.Optional.empty();
     }
 
+    /**
+     * Request-signed admissions of one fence that arrived together (auto-commit on), as {@link #admitSigned} one
+     * after another: per nonce, empty when used, else the admission; the first fresh nonce's admission decides,
+     * the other fresh ones continue a claim. By default one {@link #admitSigned} per nonce.
+     */
+    public java.util.List<java.util.Optional<Admission>> admitEachSigned(Connection connection, String nonceTable,
+            Fence presented, java.util.List<String> nonces, java.util.List<java.time.Instant> expires)
+            throws SQLException {
+        java.util.List<java.util.Optional<Admission>> answers = new java.util.ArrayList<>(nonces.size());
+        for (int i = 0; i < nonces.size(); i++) {
+            answers.add(admitSigned(connection, nonceTable, presented, nonces.get(i), expires.get(i)));
+        }
+        return answers;
+    }
+
+    /**
+     * The answers to a group whose fresh nonces are {@code fresh} and whose fence was admitted as {@code decided}
+     * (null: no nonce was fresh): the first fresh nonce has the admission, later fresh ones continue a claim, and
+     * a nonce seen again in the group is a replay.
+     */
+    protected static java.util.List<java.util.Optional<Admission>> answers(java.util.List<String> nonces,
+            java.util.Set<String> fresh, Admission decided) {
+        java.util.List<java.util.Optional<Admission>> answers = new java.util.ArrayList<>(nonces.size());
+        java.util.Set<String> answered = new java.util.HashSet<>();
+        for (String nonce : nonces) {
+            if (decided == null || !fresh.contains(nonce) || !answered.add(nonce)) {
+                answers.add(java.util.Optional.empty());
+            } else if (answered.size() == 1 || decided.outcome() != Admission.Outcome.CLAIMED) {
+                answers.add(java.util.Optional.of(decided));
+            } else {
+                answers.add(java.util.Optional.of(new Admission(decided.presented(), decided.highWater(),
+                        Admission.Outcome.CONTINUED)));
+            }
+        }
+        return answers;
+    }
+
     /** Deletes the expired nonces on one call in 256: the table stays bounded without a job of its own. */
     protected static void purgeNoncesNowAndThen(Connection connection, String nonceTable) throws SQLException {
         if (java.util.concurrent.ThreadLocalRandom.current().nextInt(256) == 0) {
@@ -395,6 +432,60 @@ public abstract class HighWaterSql {
                 }
             }
             return java.util.Optional.of(reread(connection, presented));
+        }
+
+        /**
+         * The group's nonces inserted and, only when any was new, the upsert of {@link #admit} once: one statement,
+         * one round trip and one commit for the whole group.
+         */
+        @Override
+        public java.util.List<java.util.Optional<Admission>> admitEachSigned(Connection connection, String nonceTable,
+                Fence presented, java.util.List<String> nonces, java.util.List<java.time.Instant> expires)
+                throws SQLException {
+            connection.setAutoCommit(true);
+            purgeNoncesNowAndThen(connection, nonceTable);
+            java.util.Map<String, java.sql.Timestamp> distinct = new java.util.LinkedHashMap<>();
+            for (int i = 0; i < nonces.size(); i++) {
+                distinct.putIfAbsent(nonces.get(i), java.sql.Timestamp.from(expires.get(i)));
+            }
+            java.util.Set<String> fresh = new java.util.HashSet<>();
+            Admission decided = null;
+            boolean reread = false;
+            try (PreparedStatement claim = connection.prepareStatement(signedGroupUpsert(nonceTable))) {
+                claim.setArray(1, connection.createArrayOf("text", distinct.keySet().toArray()));
+                claim.setArray(2, connection.createArrayOf("timestamp", distinct.values().toArray()));
+                bindMark(claim, 3, presented);
+                try (ResultSet rows = claim.executeQuery()) {
+                    rows.next();
+                    java.sql.Array inserted = rows.getArray(1);
+                    if (inserted != null) {
+                        for (Object nonce : (Object[]) inserted.getArray()) {
+                            fresh.add((String) nonce);
+                        }
+                        decided = decided(rows, 2, presented);
+                        reread = decided == null;
+                    }
+                }
+            }
+            if (reread) {
+                decided = reread(connection, presented);
+            }
+            return answers(nonces, fresh, decided);
+        }
+
+        /** The statement of {@link #admitEachSigned}, for this store's nonce table. */
+        String signedGroupUpsert(String nonceTable) {
+            return "WITH fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) "
+                    + "SELECT n, e FROM unnest(?::text[], ?::timestamp[]) AS g(n, e) "
+                    + "ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
+                    + "previous AS (SELECT token FROM " + table + " WHERE resource = ?), "
+                    + "claimed AS (INSERT INTO " + table + " AS hw (resource, token) "
+                    + "SELECT ?, ? WHERE EXISTS (SELECT 1 FROM fresh) "
+                    + "AND NOT EXISTS (SELECT 1 FROM previous WHERE token >= ?) "
+                    + "ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = CURRENT_TIMESTAMP "
+                    + "WHERE hw.token < EXCLUDED.token RETURNING token) "
+                    + "SELECT (SELECT array_agg(nonce) FROM fresh), (SELECT token FROM claimed), "
+                    + "(SELECT token FROM previous)";
         }
 
         /** The statement of {@link #admitSigned}, for this store's nonce table. */
