@@ -27,18 +27,83 @@ import java.util.concurrent.ExecutionException;
 public class CoalescingHighWaterStore implements HighWaterStore {
 
     private final HighWaterStore store;
-    private final ConcurrentMap<Fence, Lane> lanes = new ConcurrentHashMap<>();
-
-    /** One fence's calls: whether one is under way, and the group waiting for the next. Guarded by itself. */
-    private static final class Lane {
-        boolean busy;
-        Group next;
-    }
+    private final Lanes<Group> lanes = new Lanes<>(Group::new);
 
     /** Requests answered by one call: the first of them makes it once its turn comes. */
-    private static final class Group {
-        final CompletableFuture<Void> turn = new CompletableFuture<>();
+    private static final class Group extends Turn {
         final CompletableFuture<Admission> answer = new CompletableFuture<>();
+    }
+
+    /** A group's turn: completed when the call ahead of it is done. */
+    private static class Turn {
+        final CompletableFuture<Void> turn = new CompletableFuture<>();
+    }
+
+    /** The group a request joined, and whether it is the one to make the group's call. */
+    private record Joined<G>(G group, boolean caller) {
+    }
+
+    /**
+     * Per fence, whether a call is under way and the group gathering for the next one. A group takes members
+     * until its turn comes, when it leaves its lane: its members are final by then.
+     */
+    private static final class Lanes<G extends Turn> {
+
+        private final ConcurrentMap<Fence, Lane<G>> byFence = new ConcurrentHashMap<>();
+        private final java.util.function.Supplier<G> newGroup;
+
+        /** One fence's calls: whether one is under way, and the group waiting for the next. Guarded by itself. */
+        private static final class Lane<G> {
+            boolean busy;
+            G next;
+        }
+
+        Lanes(java.util.function.Supplier<G> newGroup) {
+            this.newGroup = newGroup;
+        }
+
+        /** Joins the group of {@code presented} that will be asked next, {@code member} added under the lane's lock. */
+        Joined<G> join(Fence presented, java.util.function.Consumer<G> member) {
+            while (true) {
+                Lane<G> lane = byFence.computeIfAbsent(presented, fence -> new Lane<>());
+                synchronized (lane) {
+                    if (byFence.get(presented) != lane) {
+                        continue; // emptied and removed meanwhile
+                    }
+                    Joined<G> joined;
+                    if (!lane.busy) {
+                        lane.busy = true;
+                        G group = newGroup.get();
+                        group.turn.complete(null);
+                        joined = new Joined<>(group, true);
+                    } else if (lane.next == null) {
+                        lane.next = newGroup.get();
+                        joined = new Joined<>(lane.next, true);
+                    } else {
+                        joined = new Joined<>(lane.next, false);
+                    }
+                    member.accept(joined.group());
+                    return joined;
+                }
+            }
+        }
+
+        /** The call of a fence is done: the group that gathered meanwhile takes its turn, or the lane goes. */
+        void handOver(Fence presented) {
+            Lane<G> lane = byFence.get(presented);
+            G next;
+            synchronized (lane) {
+                next = lane.next;
+                lane.next = null;
+                if (next == null) {
+                    lane.busy = false;
+                    byFence.remove(presented, lane);
+                }
+            }
+            if (next != null) {
+                next.turn.complete(null);
+            }
+        }
     }
 
     private CoalescingHighWaterStore(HighWaterStore store) {
@@ -56,31 +121,9 @@ public class CoalescingHighWaterStore implements HighWaterStore {
 
     @Override
     public Admission admit(Fence presented) {
-        Group group;
-        boolean caller;
-        while (true) {
-            Lane lane = lanes.computeIfAbsent(presented, fence -> new Lane());
-            synchronized (lane) {
-                if (lanes.get(presented) != lane) {
-                    continue; // emptied and removed meanwhile
-                }
-                if (!lane.busy) {
-                    lane.busy = true;
-                    group = new Group();
-                    group.turn.complete(null);
-                    caller = true;
-                } else if (lane.next == null) {
-                    lane.next = new Group();
-                    group = lane.next;
-                    caller = true;
-                } else {
-                    group = lane.next;
-                    caller = false;
-                }
-                break;
-            }
-        }
-        if (caller) {
+        Joined<Group> joined = lanes.join(presented, group -> { });
+        Group group = joined.group();
+        if (joined.caller()) {
             // Not interruptible: this caller owes its group the call and the lane its hand-over. The call
             // ahead is bounded by the store's own timeouts.
             group.turn.join();
@@ -92,30 +135,13 @@ public class CoalescingHighWaterStore implements HighWaterStore {
                 group.answer.completeExceptionally(e);
                 throw e;
             } finally {
-                handOver(presented);
+                lanes.handOver(presented);
             }
         }
         Admission first = await(group.answer);
         // The first of the group claimed; the others come after it with the same token.
         return first.outcome() == Admission.Outcome.CLAIMED
                 ? new Admission(presented, first.highWater(), Admission.Outcome.CONTINUED) : first;
-    }
-
-    /** The call of a fence is done: the group that gathered meanwhile takes its turn, or the lane goes. */
-    private void handOver(Fence presented) {
-        Lane lane = lanes.get(presented);
-        Group next;
-        synchronized (lane) {
-            next = lane.next;
-            lane.next = null;
-            if (next == null) {
-                lane.busy = false;
-                lanes.remove(presented, lane);
-            }
-        }
-        if (next != null) {
-            next.turn.complete(null);
-        }
     }
 
     /** Waits for the call ahead (the store's own timeouts bound it); an interrupt fails this request closed. */
@@ -159,17 +185,10 @@ public class CoalescingHighWaterStore implements HighWaterStore {
     private static final class Signed extends CoalescingHighWaterStore implements SignedAdmissionStore {
 
         private final SignedAdmissionStore signed;
-        private final ConcurrentMap<Fence, SignedLane> signedLanes = new ConcurrentHashMap<>();
+        private final Lanes<SignedGroup> signedLanes = new Lanes<>(SignedGroup::new);
 
-        /** One fence's request-signed calls: whether one is under way, and the group gathering for the next. */
-        private static final class SignedLane {
-            boolean busy;
-            SignedGroup next;
-        }
-
-        /** Nonces decided by one call; members join only until the group's turn comes (guarded by the lane). */
-        private static final class SignedGroup {
-            final CompletableFuture<Void> turn = new CompletableFuture<>();
+        /** Nonces decided by one call, each with its request's answer; members join under the lane's lock. */
+        private static final class SignedGroup extends Turn {
             final List<Nonce> nonces = new ArrayList<>();
             final List<CompletableFuture<Optional<Admission>>> answers = new ArrayList<>();
         }
@@ -183,43 +202,17 @@ public class CoalescingHighWaterStore implements HighWaterStore {
         public Optional<Admission> admit(Fence presented, String nonce, Instant expires) {
             Nonce mine = new Nonce(nonce, expires);
             CompletableFuture<Optional<Admission>> answer = new CompletableFuture<>();
-            SignedGroup group;
-            boolean caller;
-            while (true) {
-                SignedLane lane = signedLanes.computeIfAbsent(presented, fence -> new SignedLane());
-                synchronized (lane) {
-                    if (signedLanes.get(presented) != lane) {
-                        continue; // emptied and removed meanwhile
-                    }
-                    if (!lane.busy) {
-                        lane.busy = true;
-                        group = new SignedGroup();
-                        group.turn.complete(null);
-                        caller = true;
-                    } else if (lane.next == null) {
-                        lane.next = new SignedGroup();
-                        group = lane.next;
-                        caller = true;
-                    } else {
-                        group = lane.next;
-                        caller = false;
-                    }
-                    group.nonces.add(mine);
-                    group.answers.add(answer);
-                    break;
-                }
-            }
-            if (caller) {
+            Joined<SignedGroup> joined = signedLanes.join(presented, group -> {
+                group.nonces.add(mine);
+                group.answers.add(answer);
+            });
+            if (joined.caller()) {
+                SignedGroup group = joined.group();
                 // Not interruptible: this caller owes its group the call and the lane its hand-over.
                 group.turn.join();
-                List<Nonce> nonces;
-                List<CompletableFuture<Optional<Admission>>> answers;
-                SignedLane lane = signedLanes.get(presented);
-                synchronized (lane) {
-                    // The group left the lane when its turn came: no member joins it any more.
-                    nonces = List.copyOf(group.nonces);
-                    answers = List.copyOf(group.answers);
-                }
+                // The group left its lane when its turn came: no member joins it any more.
+                List<Nonce> nonces = List.copyOf(group.nonces);
+                List<CompletableFuture<Optional<Admission>>> answers = List.copyOf(group.answers);
                 try {
                     List<Optional<Admission>> decided = nonces.size() == 1
                             ? List.of(signed.admit(presented, mine.value(), mine.expires()))
@@ -235,27 +228,10 @@ public class CoalescingHighWaterStore implements HighWaterStore {
                     answers.forEach(each -> each.completeExceptionally(e));
                     throw e;
                 } finally {
-                    handOverSigned(presented);
+                    signedLanes.handOver(presented);
                 }
             }
             return await(answer);
-        }
-
-        /** The call of a fence is done: the group that gathered meanwhile takes its turn, or the lane goes. */
-        private void handOverSigned(Fence presented) {
-            SignedLane lane = signedLanes.get(presented);
-            SignedGroup next;
-            synchronized (lane) {
-                next = lane.next;
-                lane.next = null;
-                if (next == null) {
-                    lane.busy = false;
-                    signedLanes.remove(presented, lane);
-                }
-            }
-            if (next != null) {
-                next.turn.complete(null);
-            }
         }
 
         @Override

@@ -76,50 +76,28 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Si
             """ + ADMIT;
 
     // Request-signed admissions of one fence together: KEYS[3..] their nonces, each kept ARGV[i] ms (same index);
-    // then, when any nonce was fresh, ADMIT once. Answers {verdict, high-water, replaced mark, then 1|0 per nonce:
-    // fresh or used}; verdict -2: no nonce was fresh, nothing changed.
+    // then, when any nonce was fresh, ADMIT once. Answers {verdict, high-water, replaced mark ('': none), then 1|0
+    // per nonce: fresh or used}; verdict -2: no nonce was fresh, nothing changed.
     private static final String ADMIT_SIGNED_EACH = """
             local fresh = {}
             local any = false
             for i = 3, #KEYS do
-              if redis.call('SET', KEYS[i], '1', 'NX', 'PX', ARGV[i]) then
-                fresh[#fresh + 1] = 1
-                any = true
-              else
-                fresh[#fresh + 1] = 0
-              end
+              local new = redis.call('SET', KEYS[i], '1', 'NX', 'PX', ARGV[i])
+              fresh[#fresh + 1] = new and 1 or 0
+              any = any or new
             end
-            local function answer(verdict, mark, replaced)
-              local out = {verdict, mark, replaced}
-              for i = 1, #fresh do
-                out[#out + 1] = fresh[i]
-              end
-              return out
+            local function admit()
+            """ + ADMIT + """
             end
-            if not any then
-              return answer(-2, '0', '')
+            local out = {-2, '0', ''}
+            if any then
+              out = admit()
+              out[3] = out[3] or ''
             end
-            local function older(a, b)
-              return #a < #b or (#a == #b and a < b)
+            for i = 1, #fresh do
+              out[#out + 1] = fresh[i]
             end
-            local floor = redis.call('GET', KEYS[2])
-            if not floor then
-              floor = ARGV[2]
-              redis.call('SET', KEYS[2], floor)
-            end
-            local token = ARGV[1]
-            if older(token, floor) then
-              return answer(-1, floor, '')
-            end
-            local current = redis.call('GET', KEYS[1])
-            if current and current == token then
-              return answer(0, current, '')
-            end
-            if current and older(token, current) then
-              return answer(-1, current, '')
-            end
-            redis.call('SET', KEYS[1], token)
-            return answer(1, token, current or '')
+            return out
             """;
 
     // ADMIT over a batch, in order: KEYS[1] the floor, KEYS[2..] the batch's resources; ARGV[1] the ceiling, then
