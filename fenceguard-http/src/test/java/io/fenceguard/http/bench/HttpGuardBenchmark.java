@@ -40,7 +40,7 @@ import javax.sql.DataSource;
  * the deadline passed.
  *
  * <pre>
- * ./mvnw -B -pl fenceguard-redis -am -Dbench=http -DskipTests verify   (with the Redis store; see RedisHttpGuardBenchmark)
+ * ./mvnw -B -pl fenceguard-http -am -Dbench=http -DskipTests verify   (runs RedisHttpGuardBenchmark: these rows and the Redis store's)
  *   env GUARD_TEST_POSTGRES_URL, _USER, _PASSWORD (default jdbc:postgresql://127.0.0.1:5432/test, postgres)
  *   -Dbench.http.seconds=8 (per endpoint, over all rounds) -Dbench.http.rounds=4 -Dbench.http.warmup=3
  *   -Dbench.http.threads=8 -Dbench.http.request-timeout=5 -Dbench.http.attempts=3

@@ -17,7 +17,7 @@ import org.redisson.config.Config;
  * that handler without the filter.
  *
  * <pre>
- * ./mvnw -B -pl fenceguard-redis -am -Dbench=http -DskipTests verify
+ * ./mvnw -B -pl fenceguard-http -am -Dbench=http -DskipTests verify
  *   env GUARD_TEST_REDIS_URL (default redis://127.0.0.1:6379), GUARD_TEST_POSTGRES_URL, _USER, _PASSWORD
  *   and the -Dbench.http.* settings of HttpGuardBenchmark
  * </pre>
