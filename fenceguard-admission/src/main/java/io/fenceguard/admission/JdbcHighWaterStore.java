@@ -17,7 +17,8 @@ import javax.sql.DataSource;
  * read and an insert or update run in one transaction.
  *
  * <p>A signed request's nonce and its admission take one statement on PostgreSQL (an insert of the nonce
- * and the mark's upsert, only when the nonce was new); elsewhere the nonce's insert and then the admission.
+ * and the mark's upsert, only when the nonce was new); elsewhere one transaction (the nonce's insert, the mark's
+ * locking read and update), except for a resource's first mark, inserted on its own after the nonce commits.
  *
  * <p>Give it a DataSource that is not fenced by fenceguard-jdbc: the store is what admits the token.
  */

@@ -159,6 +159,12 @@ public abstract class HighWaterSql {
             throws SQLException {
         connection.setAutoCommit(true);
         purgeNoncesNowAndThen(connection, nonceTable);
+        return insertNonce(connection, nonceTable, nonce, expires);
+    }
+
+    /** Inserts the nonce in the connection's transaction; false when it is there already. */
+    protected static boolean insertNonce(Connection connection, String nonceTable, String nonce,
+            java.time.Instant expires) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement(
                 "INSERT INTO " + nonceTable + " (nonce, expires_at) VALUES (?, ?)")) {
             insert.setString(1, nonce);
@@ -578,6 +584,42 @@ public abstract class HighWaterSql {
                 throw new SQLException("high-water row for '" + presented.resource() + "' vanished; refusing");
             }
             return admission;
+        }
+
+        /**
+         * The nonce inserted and the mark's row read under lock and raised in one transaction (one commit) when
+         * the resource has a row; a new resource's first row is then inserted as {@link #admit} does, after the
+         * nonce is committed. A used nonce rolls back, changing nothing.
+         */
+        @Override
+        public java.util.Optional<Admission> admitSigned(Connection connection, String nonceTable, Fence presented,
+                String nonce, java.time.Instant expires) throws SQLException {
+            connection.setAutoCommit(true);
+            purgeNoncesNowAndThen(connection, nonceTable);
+            connection.setAutoCommit(false);
+            try {
+                if (!insertNonce(connection, nonceTable, nonce, expires)) {
+                    connection.rollback();
+                    return java.util.Optional.empty();
+                }
+                FencingToken previous = read(connection, presented.resource(), " FOR UPDATE");
+                if (previous != null) {
+                    Admission admission = Admission.of(presented, previous);
+                    if (admission.outcome() == Admission.Outcome.CLAIMED) {
+                        write(connection, "UPDATE " + table + " SET token = ?, updated_at = CURRENT_TIMESTAMP "
+                                + "WHERE resource = ?", presented);
+                    }
+                    connection.commit();
+                    return java.util.Optional.of(admission);
+                }
+                connection.commit();
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
+            }
+            return java.util.Optional.of(admit(connection, presented));
         }
 
         @Override
