@@ -97,8 +97,7 @@ public final class JdbcHighWaterStore implements SignedAdmissionStore, NonceStor
             return connection.getAutoCommit() ? sql.admit(connection, presented)
                     : sql.admitInTransaction(connection, presented);
         } catch (SQLException e) {
-            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
-                    + e.getMessage(), presented.resource(), presented.token(), e);
+            throw unavailable(presented, e);
         }
     }
 
@@ -151,8 +150,7 @@ public final class JdbcHighWaterStore implements SignedAdmissionStore, NonceStor
             }
             return java.util.Optional.of(sql.admitInTransaction(connection, presented));
         } catch (SQLException e) {
-            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
-                    + e.getMessage(), presented.resource(), presented.token(), e);
+            throw unavailable(presented, e);
         }
     }
 
@@ -170,9 +168,13 @@ public final class JdbcHighWaterStore implements SignedAdmissionStore, NonceStor
             return sql.admitEachSigned(connection, nonceTable, presented,
                     nonces.stream().map(Nonce::value).toList(), nonces.stream().map(Nonce::expires).toList());
         } catch (SQLException e) {
-            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
-                    + e.getMessage(), presented.resource(), presented.token(), e);
+            throw unavailable(presented, e);
         }
+    }
+
+    private static FenceguardException unavailable(Fence presented, SQLException e) {
+        return new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
+                + e.getMessage(), presented.resource(), presented.token(), e);
     }
 
     @Override

@@ -33,6 +33,29 @@ public interface SignedAdmissionStore extends HighWaterStore {
     }
 
     /**
+     * The answers to a group whose nonces were each fresh or not ({@code fresh}, in the group's order) and whose
+     * fence was admitted once as {@code decided} (null when no nonce was fresh): the first fresh nonce has that
+     * admission, the later fresh ones continue its claim, a used one is empty. For stores deciding a group in one
+     * call.
+     */
+    static List<Optional<Admission>> groupAnswers(List<Boolean> fresh, Admission decided) {
+        List<Optional<Admission>> answers = new ArrayList<>(fresh.size());
+        boolean first = true;
+        for (boolean each : fresh) {
+            if (!each || decided == null) {
+                answers.add(Optional.empty());
+            } else if (first || decided.outcome() != Admission.Outcome.CLAIMED) {
+                answers.add(Optional.of(decided));
+                first = false;
+            } else {
+                answers.add(Optional.of(new Admission(decided.presented(), decided.highWater(),
+                        Admission.Outcome.CONTINUED)));
+            }
+        }
+        return answers;
+    }
+
+    /**
      * Request-signed admissions of one fence that arrived together, as if each were {@link #admit(Fence, String,
      * Instant)} in turn: per nonce, in order, empty when it was used before, else the admission of
      * {@code presented}. The first fresh nonce's admission decides (claimed, continued or stale); the other fresh

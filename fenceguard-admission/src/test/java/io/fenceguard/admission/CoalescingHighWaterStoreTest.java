@@ -167,20 +167,7 @@ class CoalescingHighWaterStoreTest {
             for (Nonce nonce : nonces) {
                 fresh.add(memory.firstUse(nonce.value(), nonce.expires()));
             }
-            Admission decided = fresh.contains(true) ? slow.admit(presented) : null;
-            List<java.util.Optional<Admission>> answers = new ArrayList<>();
-            boolean first = true;
-            for (boolean each : fresh) {
-                if (!each) {
-                    answers.add(java.util.Optional.empty());
-                } else if (first || decided.outcome() != Outcome.CLAIMED) {
-                    answers.add(java.util.Optional.of(decided));
-                    first = false;
-                } else {
-                    answers.add(java.util.Optional.of(new Admission(presented, decided.highWater(), Outcome.CONTINUED)));
-                }
-            }
-            return answers;
+            return SignedAdmissionStore.groupAnswers(fresh, fresh.contains(true) ? slow.admit(presented) : null);
         }
     };
 

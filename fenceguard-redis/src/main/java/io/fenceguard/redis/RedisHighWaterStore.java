@@ -328,20 +328,11 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Si
                     presented.token(), null);
         }
         Admission decided = ((Number) reply.get(0)).longValue() == -2 ? null : admission(presented, reply);
-        List<java.util.Optional<Admission>> answers = new ArrayList<>(nonces.size());
-        boolean first = true;
+        List<Boolean> fresh = new ArrayList<>(nonces.size());
         for (int i = 0; i < nonces.size(); i++) {
-            if (((Number) reply.get(3 + i)).longValue() == 0 || decided == null) {
-                answers.add(java.util.Optional.empty());
-            } else if (first || decided.outcome() != Admission.Outcome.CLAIMED) {
-                answers.add(java.util.Optional.of(decided));
-                first = false;
-            } else {
-                answers.add(java.util.Optional.of(new Admission(presented, decided.highWater(),
-                        Admission.Outcome.CONTINUED)));
-            }
+            fresh.add(((Number) reply.get(3 + i)).longValue() == 1);
         }
-        return answers;
+        return SignedAdmissionStore.groupAnswers(fresh, decided);
     }
 
     private static Admission admission(Fence presented, List<?> reply) {

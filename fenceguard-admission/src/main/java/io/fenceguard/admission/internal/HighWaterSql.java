@@ -207,25 +207,12 @@ public abstract class HighWaterSql {
     }
 
     /**
-     * The answers to a group whose fresh nonces are {@code fresh} and whose fence was admitted as {@code decided}
-     * (null: no nonce was fresh): the first fresh nonce has the admission, later fresh ones continue a claim, and
-     * a nonce seen again in the group is a replay.
+     * Per nonce of the group, in order, whether it was fresh: in {@code inserted} and the first of its value in the
+     * group (a nonce sent twice is a replay the second time).
      */
-    protected static java.util.List<java.util.Optional<Admission>> answers(java.util.List<String> nonces,
-            java.util.Set<String> fresh, Admission decided) {
-        java.util.List<java.util.Optional<Admission>> answers = new java.util.ArrayList<>(nonces.size());
-        java.util.Set<String> answered = new java.util.HashSet<>();
-        for (String nonce : nonces) {
-            if (decided == null || !fresh.contains(nonce) || !answered.add(nonce)) {
-                answers.add(java.util.Optional.empty());
-            } else if (answered.size() == 1 || decided.outcome() != Admission.Outcome.CLAIMED) {
-                answers.add(java.util.Optional.of(decided));
-            } else {
-                answers.add(java.util.Optional.of(new Admission(decided.presented(), decided.highWater(),
-                        Admission.Outcome.CONTINUED)));
-            }
-        }
-        return answers;
+    protected static java.util.List<Boolean> freshInOrder(java.util.List<String> nonces, java.util.Set<String> inserted) {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        return nonces.stream().map(nonce -> seen.add(nonce) && inserted.contains(nonce)).toList();
     }
 
     /** Deletes the expired nonces on one call in 256: the table stays bounded without a job of its own. */
@@ -300,12 +287,20 @@ public abstract class HighWaterSql {
 
         Postgres(String table) {
             super(table);
-            this.upsert = "WITH previous AS (SELECT token FROM " + table + " WHERE resource = ?), "
+            this.upsert = "WITH " + markClaim("") + " SELECT (SELECT token FROM claimed), (SELECT token FROM previous)";
+        }
+
+        /**
+         * The snapshot mark ({@code previous}) and the upsert that only replaces a lower token ({@code claimed}),
+         * tried only when {@code when} (SQL ending in AND, or empty) holds too; parameters: resource, resource,
+         * token, token.
+         */
+        private String markClaim(String when) {
+            return "previous AS (SELECT token FROM " + table + " WHERE resource = ?), "
                     + "claimed AS (INSERT INTO " + table + " AS hw (resource, token) "
-                    + "SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM previous WHERE token >= ?) "
+                    + "SELECT ?, ? WHERE " + when + "NOT EXISTS (SELECT 1 FROM previous WHERE token >= ?) "
                     + "ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = CURRENT_TIMESTAMP "
-                    + "WHERE hw.token < EXCLUDED.token RETURNING token) "
-                    + "SELECT (SELECT token FROM claimed), (SELECT token FROM previous)";
+                    + "WHERE hw.token < EXCLUDED.token RETURNING token)";
         }
 
         @Override
@@ -411,33 +406,15 @@ public abstract class HighWaterSql {
 
         /**
          * The nonce inserted and, only when it was inserted, the upsert of {@link #admit} with the same snapshot
-         * mark: one statement, one round trip and one commit for both. Its first column is null when the nonce
-         * was there already (then the upsert inserted nothing). Concurrent uses of one nonce wait for the first
-         * one's commit and then find it: exactly one is fresh. Each statement locks its nonce before its mark,
-         * so two of them cannot deadlock.
+         * mark: the group's statement ({@link #admitEachSigned}) with one nonce, one round trip and one commit for
+         * both. Concurrent uses of one nonce wait for the first one's commit and then find it: exactly one is
+         * fresh. Each statement locks its nonce before its mark, so two of them cannot deadlock.
          */
         @Override
         public java.util.Optional<Admission> admitSigned(Connection connection, String nonceTable, Fence presented,
                 String nonce, java.time.Instant expires) throws SQLException {
-            connection.setAutoCommit(true);
-            purgeNoncesNowAndThen(connection, nonceTable);
-            try (PreparedStatement claim = connection.prepareStatement(signedUpsert(nonceTable))) {
-                claim.setString(1, nonce);
-                claim.setTimestamp(2, java.sql.Timestamp.from(expires));
-                bindMark(claim, 3, presented);
-                try (ResultSet rows = claim.executeQuery()) {
-                    rows.next();
-                    rows.getInt(1);
-                    if (rows.wasNull()) {
-                        return java.util.Optional.empty();
-                    }
-                    Admission admission = decided(rows, 2, presented);
-                    if (admission != null) {
-                        return java.util.Optional.of(admission);
-                    }
-                }
-            }
-            return java.util.Optional.of(reread(connection, presented));
+            return admitEachSigned(connection, nonceTable, presented, java.util.List.of(nonce), java.util.List.of(expires))
+                    .get(0);
         }
 
         /**
@@ -476,7 +453,7 @@ public abstract class HighWaterSql {
             if (reread) {
                 decided = reread(connection, presented);
             }
-            return answers(nonces, fresh, decided);
+            return io.fenceguard.admission.SignedAdmissionStore.groupAnswers(freshInOrder(nonces, fresh), decided);
         }
 
         /** The statement of {@link #admitEachSigned}, for this store's nonce table. */
@@ -484,26 +461,9 @@ public abstract class HighWaterSql {
             return "WITH fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) "
                     + "SELECT n, e FROM unnest(?::text[], ?::timestamp[]) AS g(n, e) "
                     + "ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
-                    + "previous AS (SELECT token FROM " + table + " WHERE resource = ?), "
-                    + "claimed AS (INSERT INTO " + table + " AS hw (resource, token) "
-                    + "SELECT ?, ? WHERE EXISTS (SELECT 1 FROM fresh) "
-                    + "AND NOT EXISTS (SELECT 1 FROM previous WHERE token >= ?) "
-                    + "ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = CURRENT_TIMESTAMP "
-                    + "WHERE hw.token < EXCLUDED.token RETURNING token) "
-                    + "SELECT (SELECT array_agg(nonce) FROM fresh), (SELECT token FROM claimed), "
+                    + markClaim("EXISTS (SELECT 1 FROM fresh) AND ")
+                    + " SELECT (SELECT array_agg(nonce) FROM fresh), (SELECT token FROM claimed), "
                     + "(SELECT token FROM previous)";
-        }
-
-        /** The statement of {@link #admitSigned}, for this store's nonce table. */
-        String signedUpsert(String nonceTable) {
-            return "WITH fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) VALUES (?, ?) "
-                    + "ON CONFLICT (nonce) DO NOTHING RETURNING 1 AS inserted), "
-                    + "previous AS (SELECT token FROM " + table + " WHERE resource = ?), "
-                    + "claimed AS (INSERT INTO " + table + " AS hw (resource, token) "
-                    + "SELECT ?, ? FROM fresh WHERE NOT EXISTS (SELECT 1 FROM previous WHERE token >= ?) "
-                    + "ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = CURRENT_TIMESTAMP "
-                    + "WHERE hw.token < EXCLUDED.token RETURNING token) "
-                    + "SELECT (SELECT inserted FROM fresh), (SELECT token FROM claimed), (SELECT token FROM previous)";
         }
 
         private Admission upsert(Connection connection, Fence presented) throws SQLException {
