@@ -37,6 +37,8 @@ import org.apache.tomcat.util.descriptor.web.FilterMap;
 public final class ResourceServer implements AutoCloseable {
 
     private final Tomcat tomcat;
+    private static final java.util.concurrent.atomic.AtomicInteger INSTANCES = new java.util.concurrent.atomic.AtomicInteger();
+
     private final Connector connector;
 
     private ResourceServer(Tomcat tomcat, Connector connector) {
@@ -47,6 +49,8 @@ public final class ResourceServer implements AutoCloseable {
     public static ResourceServer start(DataSource rawPool, boolean fencing) throws IOException, LifecycleException {
         Tomcat tomcat = new Tomcat();
         tomcat.setBaseDir(Files.createTempDirectory("proof-tomcat").toString());
+        // Its own JMX domain: runs at the same time in one JVM (ProofIT) would otherwise register the same names.
+        tomcat.getEngine().setName("proof-resource-server-" + INSTANCES.incrementAndGet());
         Connector connector = new Connector();
         connector.setPort(0);
         connector.setProperty("address", "127.0.0.1");
