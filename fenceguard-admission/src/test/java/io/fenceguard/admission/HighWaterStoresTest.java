@@ -107,6 +107,9 @@ class HighWaterStoresTest {
             pool.shutdown();
         }
         assertThat(store.firstUse(nonce + "x", expires)).isTrue();
+        String longest = (nonce + "-").repeat(10).substring(0, 200);
+        assertThat(store.firstUse(longest, expires)).as("a nonce of 200 characters, the most the SPI allows").isTrue();
+        assertThat(store.firstUse(longest, expires)).isFalse();
     }
 
     /**

@@ -31,9 +31,9 @@ class FenceguardMigrationsTest {
             assertThat(FenceguardMigrations.location(db)).isEqualTo("classpath:fenceguard/db/migration/"
                     + (kind.equals("mariadb") ? "mysql" : kind));
 
-            assertThat(FenceguardMigrations.migrate(db)).isEqualTo(5);
+            assertThat(FenceguardMigrations.migrate(db)).isEqualTo(6);
 
-            assertThat(history(db, FenceguardMigrations.HISTORY_TABLE)).containsExactly("1:true", "2:true", "3:true", "4:true", "5:true");
+            assertThat(history(db, FenceguardMigrations.HISTORY_TABLE)).containsExactly("1:true", "2:true", "3:true", "4:true", "5:true", "6:true");
             assertThat(count(db, "fenceguard_gate")).isZero();
             assertThat(count(db, "fenceguard_http_high_water")).isZero();
             assertThat(count(db, "fenceguard_http_nonce")).isZero();
@@ -55,11 +55,11 @@ class FenceguardMigrationsTest {
             Flyway app = Flyway.configure().dataSource(db).locations("classpath:db/migration").load();
             assertThat(app.migrate().migrationsExecuted).isEqualTo(1);
 
-            assertThat(FenceguardMigrations.migrate(db)).isEqualTo(5);
+            assertThat(FenceguardMigrations.migrate(db)).isEqualTo(6);
 
             assertThat(history(db, "flyway_schema_history")).containsExactly("1:true");
             // the schema held the application's tables already: the guard's history starts at a baseline 0
-            assertThat(history(db, FenceguardMigrations.HISTORY_TABLE)).containsExactly("0:true", "1:true", "2:true", "3:true", "4:true", "5:true");
+            assertThat(history(db, FenceguardMigrations.HISTORY_TABLE)).containsExactly("0:true", "1:true", "2:true", "3:true", "4:true", "5:true", "6:true");
             assertThat(app.validateWithResult().validationSuccessful).isTrue();
             assertThat(app.migrate().migrationsExecuted).isZero();
             assertThat(count(db, "app_accounts")).isOne();
@@ -75,7 +75,7 @@ class FenceguardMigrationsTest {
                     + " claimed_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)");
             update(db, "INSERT INTO fenceguard_gate (resource, token) VALUES ('account:1', 7)");
 
-            assertThat(FenceguardMigrations.migrate(db)).isEqualTo(5);
+            assertThat(FenceguardMigrations.migrate(db)).isEqualTo(6);
 
             assertThat(count(db, "fenceguard_gate")).as("the existing gate rows stay").isOne();
         }

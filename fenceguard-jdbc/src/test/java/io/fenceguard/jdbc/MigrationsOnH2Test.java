@@ -32,10 +32,10 @@ class MigrationsOnH2Test {
         Flyway app = Flyway.configure().dataSource(fenced).load();
 
         Unfenced.run(app::migrate);
-        assertThat(FenceguardMigrations.migrate(FencedDataSource.unfenced(fenced))).isEqualTo(5);
+        assertThat(FenceguardMigrations.migrate(FencedDataSource.unfenced(fenced))).isEqualTo(6);
 
         assertThat(history(raw, "flyway_schema_history")).containsExactly("1");
-        assertThat(history(raw, FenceguardMigrations.HISTORY_TABLE)).containsExactly("0", "1", "2", "3", "4", "5");
+        assertThat(history(raw, FenceguardMigrations.HISTORY_TABLE)).containsExactly("0", "1", "2", "3", "4", "5", "6");
         String update = "UPDATE fg_seeded SET balance = ? WHERE id = 1";
         assertThat(as("account:1", 10, () -> write(fenced, update, 110))).isEqualTo(1);
         assertThatThrownBy(() -> as("account:1", 9, () -> write(fenced, update, 666)))
