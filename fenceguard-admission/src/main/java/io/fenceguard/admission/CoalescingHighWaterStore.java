@@ -167,6 +167,11 @@ public class CoalescingHighWaterStore implements HighWaterStore {
         return store.backend();
     }
 
+    /** The store asked. */
+    HighWaterStore store() {
+        return store;
+    }
+
     @Override
     public boolean reset(ResourceName resource, FencingToken expected, FencingToken mark) {
         return store.reset(resource, expected, mark);

@@ -180,16 +180,42 @@ public final class InboundFence {
         if (route.isEmpty()) {
             return Verdict.notFenced();
         }
-        return check(route.get().getKey().resource(), route.get().getValue(), request.header(headerName), request);
+        return check(route.get().getKey().resource(), route.get().getValue(), request.header(headerName), request, null);
+    }
+
+    /**
+     * The verdict on a whole request carrying the idempotency key {@code key}, whose request has
+     * {@code fingerprint}: like {@link #check(InboundRequest)}. When {@code keys} is this fence's store's backend
+     * and that store decides admission and claim together ({@link IdempotentAdmissionStore}), the key is claimed
+     * with the admission, in one call, and an admitted verdict carries the claim ({@link Verdict#claim()}); such a
+     * request is not coalesced with others of its fence (its claim is its own). Otherwise the verdict carries no
+     * claim, and the caller claims the key after the admission.
+     */
+    public Verdict check(InboundRequest request, IdempotencyStore keys, String key, String fingerprint) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        Optional<Map.Entry<FencedRoute, Map<String, String>>> route = route(request.method(), request.path());
+        if (route.isEmpty()) {
+            return Verdict.notFenced();
+        }
+        HighWaterStore deciding = store instanceof CoalescingHighWaterStore coalescing ? coalescing.store() : store;
+        KeyRequest keyed = deciding instanceof IdempotentAdmissionStore claiming && keys != null
+                && keys == deciding.backend() ? new KeyRequest(claiming, key, fingerprint) : null;
+        return check(route.get().getKey().resource(), route.get().getValue(), request.header(headerName), request,
+                keyed);
+    }
+
+    /** An idempotency key to claim with the admission, by the store that decides both. */
+    private record KeyRequest(IdempotentAdmissionStore store, String key, String fingerprint) {
     }
 
     /** The verdict on a request known to be fenced by {@code resource} over {@code variables}. */
     public Verdict check(ResourceTemplate resource, Map<String, String> variables, List<String> headerValues) {
-        return check(resource, variables, headerValues, null);
+        return check(resource, variables, headerValues, null, null);
     }
 
     private Verdict check(ResourceTemplate resource, Map<String, String> variables, List<String> headerValues,
-            InboundRequest request) {
+            InboundRequest request, KeyRequest keyed) {
         ResourceName expected;
         try {
             expected = resource.resolve(variables).orElse(null);
@@ -241,31 +267,10 @@ public final class InboundFence {
             return Verdict.refused(Problem.unavailable(presented));
         }
         String nonce = signed == null ? null : signed.keyId() + ":" + signed.nonce();
-        if (signed != null && store instanceof SignedAdmissionStore combined && nonces == store.backend()) {
-            // Nonce and mark decided together: one call to the store instead of two. Counted for withdrawal
-            // from before the call like an admission alone, so that a failed handler's claim is set back here too.
-            if (withdrawal != null) {
-                withdrawal.arriving(presented);
-            }
-            Optional<Admission> admitted;
-            try {
-                admitted = combined.admit(presented, nonce, signed.expires());
-            } catch (RuntimeException e) {
-                if (withdrawal != null) {
-                    withdrawal.ended(presented, false);
-                }
-                log.warn("fencing check for '{}' failed; refusing the request", presented.resource(), e);
-                return Verdict.refused(Problem.unavailable(presented));
-            }
-            if (admitted.isEmpty()) {
-                if (withdrawal != null) {
-                    withdrawal.ended(presented, false);
-                }
-                return Verdict.refused(Problem.replayed(presented));
-            }
-            return decided(presented, admitted.get());
-        }
-        if (signed != null) {
+        // Nonce and mark decided in one call where the store keeps this fence's nonces and can.
+        boolean nonceWithAdmission = signed != null && nonces == store.backend()
+                && (keyed != null || store instanceof SignedAdmissionStore);
+        if (signed != null && !nonceWithAdmission) {
             try {
                 if (!nonces.firstUse(nonce, signed.expires())) {
                     return Verdict.refused(Problem.replayed(presented));
@@ -275,12 +280,24 @@ public final class InboundFence {
                 return Verdict.refused(Problem.unavailable(presented));
             }
         }
+        // Counted for withdrawal from before the call, so that a failed handler's claim is set back.
         if (withdrawal != null) {
             withdrawal.arriving(presented);
         }
         Admission admission;
+        IdempotencyStore.Claim claim = null;
         try {
-            admission = store.admit(presented);
+            if (keyed != null) {
+                IdempotentAdmissionStore.ClaimedAdmission answer = keyed.store().admitClaiming(presented,
+                        nonceWithAdmission ? new SignedAdmissionStore.Nonce(nonce, signed.expires()) : null,
+                        keyed.key(), keyed.fingerprint());
+                admission = answer.admission();
+                claim = answer.claim();
+            } else if (nonceWithAdmission) {
+                admission = ((SignedAdmissionStore) store).admit(presented, nonce, signed.expires()).orElse(null);
+            } else {
+                admission = store.admit(presented);
+            }
         } catch (RuntimeException e) {
             if (withdrawal != null) {
                 withdrawal.ended(presented, false);
@@ -288,11 +305,17 @@ public final class InboundFence {
             log.warn("fencing check for '{}' failed; refusing the request", presented.resource(), e);
             return Verdict.refused(Problem.unavailable(presented));
         }
-        return decided(presented, admission);
+        if (admission == null) {
+            if (withdrawal != null) {
+                withdrawal.ended(presented, false);
+            }
+            return Verdict.refused(Problem.replayed(presented));
+        }
+        return decided(presented, admission, claim);
     }
 
     /** The verdict on the store's {@code admission}, told to the withdrawal of failed claims. */
-    private Verdict decided(Fence presented, Admission admission) {
+    private Verdict decided(Fence presented, Admission admission, IdempotencyStore.Claim claim) {
         if (withdrawal != null) {
             if (admission.admitted()) {
                 withdrawal.admitted(admission);
@@ -300,7 +323,7 @@ public final class InboundFence {
                 withdrawal.ended(presented, false);
             }
         }
-        return admission.admitted() ? Verdict.admitted(admission) : Verdict.refused(Problem.stale(admission));
+        return admission.admitted() ? Verdict.admitted(admission, claim) : Verdict.refused(Problem.stale(admission));
     }
 
     @Override

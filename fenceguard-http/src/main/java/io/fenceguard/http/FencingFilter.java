@@ -256,18 +256,30 @@ public final class FencingFilter implements Filter {
      * its body, which is read here (and kept for the handler); one too long to check is refused.
      */
     private Checked check(HttpServletRequest http, String path) throws IOException {
-        if (fence.verifiesRequestSignatures() && fence.route(http.getMethod(), path).isPresent()
-                && http.getHeader(RequestSignatures.SIGNATURE_INPUT) != null) {
+        boolean requestSigned = fence.verifiesRequestSignatures()
+                && http.getHeader(RequestSignatures.SIGNATURE_INPUT) != null;
+        String key = idempotency == null ? null : http.getHeader(IDEMPOTENCY_KEY);
+        boolean keyed = key != null && wellFormedKey(key);
+        if ((requestSigned || keyed) && fence.route(http.getMethod(), path).isPresent()) {
+            // Read here, before the admission: a request-signed body is checked with it, and a key's claim may be
+            // decided with the admission, which needs the request's fingerprint.
             CachedBodyRequest cached = CachedBodyRequest.read(http, maxSignedBodyBytes);
             if (cached == null) {
                 return Checked.refused(http, Problem.bodyTooLarge(maxSignedBodyBytes));
             }
-            Verdict verdict = admitting.check(new InboundRequest(cached.getMethod(), path, targetUri(cached),
-                    name -> Collections.list(cached.getHeaders(name)), cached.body()));
+            InboundRequest request = new InboundRequest(cached.getMethod(), path, targetUri(cached),
+                    name -> Collections.list(cached.getHeaders(name)), cached.body());
+            Verdict verdict = keyed
+                    ? admitting.check(request, idempotency, key, fingerprint(cached, path, cached.body()))
+                    : admitting.check(request);
             return new Checked(cached, cached.body(), verdict, null);
         }
         Verdict verdict = admitting.check(http.getMethod(), path, Collections.list(http.getHeaders(fence.headerName())));
         return new Checked(http, null, verdict, null);
+    }
+
+    private static boolean wellFormedKey(String key) {
+        return !key.isEmpty() && key.length() <= MAX_IDEMPOTENCY_KEY && key.chars().allMatch(c -> c > 0x20 && c < 0x7f);
     }
 
     /** An admitted request: its idempotency key, its turn in the handler order, then its handler. */
@@ -308,7 +320,7 @@ public final class FencingFilter implements Filter {
         if (key == null) {
             return new KeyClaim(http, null, null);
         }
-        if (key.isEmpty() || key.length() > MAX_IDEMPOTENCY_KEY || !key.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+        if (!wellFormedKey(key)) {
             refuse(http, out, path, Problem.badIdempotencyKey(presented, "an " + IDEMPOTENCY_KEY + " is 1 to "
                     + MAX_IDEMPOTENCY_KEY + " visible ASCII characters"));
             return new KeyClaim(http, key, RequestOutcome.of(false, presented));
@@ -323,9 +335,11 @@ public final class FencingFilter implements Filter {
             http = cached;
             body = cached.body();
         }
-        IdempotencyStore.Claim claim;
+        IdempotencyStore.Claim claim = checked.verdict().claim().orElse(null);
         try {
-            claim = idempotency.claim(presented, key, fingerprint(http, path, body));
+            if (claim == null) {
+                claim = idempotency.claim(presented, key, fingerprint(http, path, body));
+            }
         } catch (RuntimeException e) {
             log.warn("idempotency check for '{}' failed; refusing the request", presented.resource(), e);
             refuse(http, out, path, Problem.unavailable(presented));

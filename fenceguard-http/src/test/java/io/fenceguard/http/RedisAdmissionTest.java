@@ -108,8 +108,10 @@ class RedisAdmissionTest {
         AtomicInteger applied = new AtomicInteger();
         RedisHighWaterStore storeA = store(clientA, prefix);
         RedisHighWaterStore storeB = store(clientB, prefix);
+        // Instance a keeps keys in its store (admission and claim in one script), b in the key store next to it
+        // (a claim of its own after the admission): the same records either way.
         try (IdempotencyTest.Server a = IdempotencyTest.Server.start(FencingFilter.of(unsignedFence(storeA))
-                .withIdempotency(RedisIdempotencyStore.nextTo(storeA)), (request, response) -> entry(response, applied));
+                .withIdempotency(storeA), (request, response) -> entry(response, applied));
                 IdempotencyTest.Server b = IdempotencyTest.Server.start(FencingFilter.of(unsignedFence(storeB))
                         .withIdempotency(RedisIdempotencyStore.nextTo(storeB)), (request, response) -> entry(response, applied))) {
             String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
@@ -136,32 +138,56 @@ class RedisAdmissionTest {
 
     @Test
     void eachRequestSignedAdmissionIsOneScriptCallToRedis() throws Exception {
-        oneScriptCallPerAdmission(false);
+        oneScriptCallPerAdmission(false, false);
     }
 
     @Test
     void eachRequestSignedAdmissionIsOneScriptCallToRedisAlsoWhenTheStoreIsRecorded() throws Exception {
-        oneScriptCallPerAdmission(true);
+        oneScriptCallPerAdmission(true, false);
     }
 
-    /** Counts the commands Redis ran for 20 request-signed admissions, on a server of this test's own. */
-    private static void oneScriptCallPerAdmission(boolean recorded) throws Exception {
+    @Test
+    void aRequestSignedCallWithAnIdempotencyKeyIsOneScriptForNonceMarkAndClaimAndOneForItsResponse() throws Exception {
+        oneScriptCallPerAdmission(false, true);
+        oneScriptCallPerAdmission(true, true);
+    }
+
+    /**
+     * Counts the commands Redis ran for 20 request-signed admissions, on a server of this test's own; {@code keyed}:
+     * each with an idempotency key of its own, whose claim comes with the admission and whose response is recorded
+     * by a second script.
+     */
+    private static void oneScriptCallPerAdmission(boolean recorded, boolean keyed) throws Exception {
         try (RedisProcess redis = RedisProcess.start()) {
             RedissonClient client = redisson(redis.uri());
             RedisHighWaterStore store = store(client, prefix());
             FenceguardActivity activity = new FenceguardActivity(100);
             HighWaterStore admitting = recorded ? new RecordingHighWaterStore(store, activity) : store;
-            try (IdempotencyTest.Server server = signedServer(admitting, store, new AtomicInteger())) {
-                // The first call loads the script into the server's cache; count the calls after it.
-                assertThat(Signed.of("warm", TOKENS.incrementAndGet(), "{}").send(server).status()).isEqualTo(201);
+            AtomicInteger applied = new AtomicInteger();
+            try (IdempotencyTest.Server server = keyed
+                    ? IdempotencyTest.Server.start(FencingFilter.of(signedFence(admitting, store)).withIdempotency(store),
+                            (request, response) -> entry(response, applied))
+                    : signedServer(admitting, store, applied)) {
+                // The first call loads the scripts into the server's cache; count the calls after it.
+                Signed warm = Signed.of("warm", TOKENS.incrementAndGet(), "{}");
+                assertThat((keyed ? warm.withKey("warm") : warm).send(server).status()).isEqualTo(201);
                 redis.call("CONFIG", "RESETSTAT");
                 int admissions = 20;
                 for (int i = 0; i < admissions; i++) {
                     Signed call = Signed.of("acc-" + i, TOKENS.incrementAndGet(), "{\"n\":" + i + "}");
-                    assertThat(call.send(server).status()).isEqualTo(201);
+                    assertThat((keyed ? call.withKey("key-" + i) : call).send(server).status()).isEqualTo(201);
                 }
                 Map<String, Long> calls = commandCalls(redis);
                 calls.keySet().removeIf(name -> name.startsWith("config") || name.startsWith("info"));
+                if (keyed) {
+                    // Sent by the client: per call one EVALSHA for nonce, mark and claim, one for the response (the
+                    // claim on its own would be a third).
+                    assertThat(calls).as("commands run by Redis for %d admissions with keys", admissions)
+                            .containsEntry("evalsha", 2L * admissions);
+                    assertThat(calls.get("hset")).as("claim and response recorded").isEqualTo(2L * admissions);
+                    assertThat(applied.get()).isEqualTo(admissions + 1);
+                    return;
+                }
                 // The stats count the commands a script runs too: GET and SET are the script's (nonce, floor,
                 // mark); what the client sent is one EVALSHA per admission (two calls would be two EVALSHAs).
                 assertThat(calls).as("commands run by Redis for %d admissions", admissions)
@@ -208,6 +234,12 @@ class RedisAdmissionTest {
             return new Signed(path, headers, other);
         }
 
+        Signed withKey(String key) {
+            Map<String, String> withKey = new java.util.LinkedHashMap<>(headers);
+            withKey.put(FencingFilter.IDEMPOTENCY_KEY, key);
+            return new Signed(path, withKey, body);
+        }
+
         Answer send(IdempotencyTest.Server server) throws Exception {
             return RedisAdmissionTest.send(server, path, headers, body);
         }
@@ -244,9 +276,13 @@ class RedisAdmissionTest {
 
     private static IdempotencyTest.Server signedServer(HighWaterStore admitting, RedisHighWaterStore store,
             AtomicInteger applied) throws Exception {
-        InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/entries/{id}", "account:{id}")),
-                admitting, KEYS).withRequestSignatures(store, true);
-        return IdempotencyTest.Server.start(FencingFilter.of(fence), (request, response) -> entry(response, applied));
+        return IdempotencyTest.Server.start(FencingFilter.of(signedFence(admitting, store)),
+                (request, response) -> entry(response, applied));
+    }
+
+    private static InboundFence signedFence(HighWaterStore admitting, RedisHighWaterStore store) {
+        return InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/entries/{id}", "account:{id}")), admitting, KEYS)
+                .withRequestSignatures(store, true);
     }
 
     private static InboundFence unsignedFence(RedisHighWaterStore store) {

@@ -2,6 +2,7 @@ package io.fenceguard.redis;
 
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.IdempotentAdmissionStore;
 import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.admission.TokenBound;
@@ -34,9 +35,11 @@ import java.util.regex.Pattern;
  * check and the mark are one atomic step also on Redis Cluster (where the store lives on one node).
  *
  * <p>A request-signed admission ({@link #admit(Fence, String, java.time.Instant)}) records the nonce and
- * admits the token in one script: one round trip per admission.
+ * admits the token in one script: one round trip per admission. The store keeps idempotency keys too (in a
+ * {@link RedisIdempotencyStore} with the same client and prefix); a request with a key has its nonce, its
+ * admission and its key's claim decided by one script ({@link #admitClaiming}).
  */
-public final class RedisHighWaterStore implements HighWaterStore, NonceStore, SignedAdmissionStore {
+public final class RedisHighWaterStore implements HighWaterStore, NonceStore, IdempotentAdmissionStore {
 
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9:._-]{0,64}");
     static final String SLOT = "{fg-hw}:";
@@ -141,6 +144,30 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Si
             return out
             """;
 
+    // A request's admission and its idempotency key's claim: KEYS[3] the key's record, KEYS[4] the nonce when the
+    // request is request-signed (kept ARGV[5] ms); ARGV[3] the request's fingerprint, ARGV[4] how long a claim is
+    // held. The nonce first ({-2, '0', ''}: used before, nothing changed), then ADMIT, then, when admitted, the claim:
+    // {verdict, high-water, replaced mark ('': none), then the claim's answer}.
+    private static final String ADMIT_CLAIMING = """
+            if #KEYS > 3 and not redis.call('SET', KEYS[4], '1', 'NX', 'PX', ARGV[5]) then
+              return {-2, '0', ''}
+            end
+            local function admit()
+            """ + ADMIT + """
+            end
+            """ + RedisIdempotencyStore.CLAIM_FUNCTION + """
+            local out = admit()
+            out[3] = out[3] or ''
+            if out[1] < 0 then
+              return out
+            end
+            local claimed = claim(KEYS[3], ARGV[3], ARGV[1], ARGV[4])
+            for i = 1, #claimed do
+              out[#out + 1] = claimed[i]
+            end
+            return out
+            """;
+
     private static final String INIT_FLOOR = """
             if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
               return 1
@@ -168,11 +195,13 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Si
     private final RedisScriptClient client;
     private final String prefix;
     private final TokenBound bound;
+    private final RedisIdempotencyStore keys;
 
     private RedisHighWaterStore(RedisScriptClient client, String prefix, TokenBound bound) {
         this.client = Objects.requireNonNull(client, "client");
         this.prefix = prefix;
         this.bound = Objects.requireNonNull(bound, "bound");
+        this.keys = new RedisIdempotencyStore(client, prefix);
     }
 
     /**
@@ -333,6 +362,53 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Si
             fresh.add(((Number) reply.get(3 + i)).longValue() == 1);
         }
         return SignedAdmissionStore.groupAnswers(fresh, decided);
+    }
+
+    /** The nonce (when request-signed), the admission and, when admitted, the key's claim in one script. */
+    @Override
+    public ClaimedAdmission admitClaiming(Fence presented, Nonce nonce, String key, String fingerprint) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        List<String> keyNames = new ArrayList<>(4);
+        List<String> args = new ArrayList<>(5);
+        keyNames.add(key(presented.resource()));
+        keyNames.add(floorKey());
+        keyNames.add(keys.recordKey(presented.resource(), key));
+        args.add(Long.toString(presented.token().value()));
+        args.add(Long.toString(bound.ceiling().value()));
+        args.add(fingerprint);
+        args.add(Long.toString(RedisIdempotencyStore.IN_PROGRESS_TIMEOUT.toMillis()));
+        if (nonce != null) {
+            keyNames.add(nonceKey(nonce.value()));
+            args.add(Long.toString(ttlMillis(nonce.expires())));
+        }
+        List<?> reply;
+        try {
+            reply = (List<?>) call(ADMIT_CLAIMING, RedisScriptClient.Reply.LIST, keyNames, args);
+        } catch (RuntimeException e) {
+            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
+                    + e.getMessage(), presented.resource(), presented.token(), e);
+        }
+        if (((Number) reply.get(0)).longValue() == -2) {
+            return ClaimedAdmission.replayed();
+        }
+        Admission admission = admission(presented, reply);
+        return new ClaimedAdmission(admission, admission.admitted() ? RedisIdempotencyStore.claim(reply, 3) : null);
+    }
+
+    @Override
+    public Claim claim(Fence presented, String key, String fingerprint) {
+        return keys.claim(presented, key, fingerprint);
+    }
+
+    @Override
+    public void complete(ResourceName resource, String key, RecordedResponse response) {
+        keys.complete(resource, key, response);
+    }
+
+    @Override
+    public void abandon(ResourceName resource, String key) {
+        keys.abandon(resource, key);
     }
 
     private static Admission admission(Fence presented, List<?> reply) {

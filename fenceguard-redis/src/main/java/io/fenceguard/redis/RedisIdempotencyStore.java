@@ -28,23 +28,29 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     /** How long a recorded response answers retries. */
     public static final Duration RETENTION = Duration.ofDays(1);
 
-    // {0}: first; {1, status, content type ('' for none), base64 body}: completed; {2}: in progress; {3}: other request.
-    private static final String CLAIM = """
-            local fingerprint = redis.call('HGET', KEYS[1], 'fp')
-            if not fingerprint then
-              redis.call('HSET', KEYS[1], 'fp', ARGV[1], 'token', ARGV[2])
-              redis.call('PEXPIRE', KEYS[1], ARGV[3])
-              return {0}
+    // The claim of the key whose record is `record`, for a request with `fingerprint` and `token`, held `timeout` ms
+    // unless completed. {0}: first; {1, status, content type ('' for none), base64 body}: completed; {2}: in progress;
+    // {3}: other request. Also part of RedisHighWaterStore's admission with a claim.
+    static final String CLAIM_FUNCTION = """
+            local function claim(record, fingerprint, token, timeout)
+              local first = redis.call('HGET', record, 'fp')
+              if not first then
+                redis.call('HSET', record, 'fp', fingerprint, 'token', token)
+                redis.call('PEXPIRE', record, timeout)
+                return {0}
+              end
+              if first ~= fingerprint then
+                return {3}
+              end
+              local status = redis.call('HGET', record, 'status')
+              if not status then
+                return {2}
+              end
+              return {1, status, redis.call('HGET', record, 'type') or '', redis.call('HGET', record, 'body') or ''}
             end
-            if fingerprint ~= ARGV[1] then
-              return {3}
-            end
-            local status = redis.call('HGET', KEYS[1], 'status')
-            if not status then
-              return {2}
-            end
-            return {1, status, redis.call('HGET', KEYS[1], 'type') or '', redis.call('HGET', KEYS[1], 'body') or ''}
             """;
+
+    private static final String CLAIM = CLAIM_FUNCTION + "return claim(KEYS[1], ARGV[1], ARGV[2], ARGV[3])\n";
 
     // Only a key still claimed is completed: one whose claim expired was taken over or is free again.
     private static final String COMPLETE = """
@@ -68,7 +74,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final RedisScriptClient client;
     private final String prefix;
 
-    private RedisIdempotencyStore(RedisScriptClient client, String prefix) {
+    RedisIdempotencyStore(RedisScriptClient client, String prefix) {
         this.client = client;
         this.prefix = prefix;
     }
@@ -97,7 +103,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             throw new FenceguardException("idempotency store unavailable for '" + presented.resource() + "': "
                     + e.getMessage(), presented.resource(), presented.token(), e);
         }
-        long kind = ((Number) reply.get(0)).longValue();
+        return claim(reply, 0);
+    }
+
+    /** The claim answered by {@link #CLAIM_FUNCTION} in {@code reply} from index {@code from} on. */
+    static Claim claim(List<?> reply, int from) {
+        long kind = ((Number) reply.get(from)).longValue();
         if (kind == 0) {
             return Claim.first();
         }
@@ -107,9 +118,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         if (kind == 3) {
             return Claim.otherRequest();
         }
-        String contentType = String.valueOf(reply.get(2));
-        return Claim.completed(new RecordedResponse(Integer.parseInt(String.valueOf(reply.get(1))),
-                contentType.isEmpty() ? null : contentType, Base64.getDecoder().decode(String.valueOf(reply.get(3)))));
+        String contentType = String.valueOf(reply.get(from + 2));
+        return Claim.completed(new RecordedResponse(Integer.parseInt(String.valueOf(reply.get(from + 1))),
+                contentType.isEmpty() ? null : contentType,
+                Base64.getDecoder().decode(String.valueOf(reply.get(from + 3)))));
     }
 
     @Override

@@ -6,6 +6,8 @@ import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.Admission.Outcome;
 import io.fenceguard.admission.IdempotencyStore.Claim;
 import io.fenceguard.admission.IdempotencyStore.RecordedResponse;
+import io.fenceguard.admission.IdempotentAdmissionStore;
+import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.admission.TokenBound;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
@@ -109,6 +111,44 @@ class RedisAdmissionStoresTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    @Test
+    void anAdmissionWithAKeyClaimsItInTheSameScriptOnlyWhenTheTokenIsAdmitted() {
+        String key = "key-" + UUID.randomUUID();
+        String record = RedisIdempotencyStore.nextTo(a).recordKey(ResourceName.of("acct:c1"), key);
+        assertThat(a.admit(fence("acct:c1", 50)).outcome()).isEqualTo(Outcome.CLAIMED);
+
+        IdempotentAdmissionStore.ClaimedAdmission stale = b.admitClaiming(fence("acct:c1", 49), null, key, "fp-1");
+        assertThat(stale.admission().outcome()).isEqualTo(Outcome.STALE);
+        assertThat(stale.claim()).isNull();
+        assertThat(clientA.getKeys().countExists(record)).as("a stale request leaves no claim").isZero();
+
+        String nonce = "k1:" + UUID.randomUUID();
+        IdempotentAdmissionStore.ClaimedAdmission first = a.admitClaiming(fence("acct:c1", 51),
+                new SignedAdmissionStore.Nonce(nonce, in30s()), key, "fp-1");
+        assertThat(first.admission().outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(first.admission().replaced().mark()).isEqualTo(FencingToken.of(50));
+        assertThat(first.claim()).isEqualTo(Claim.first());
+        assertThat(b.claim(fence("acct:c1", 51), key, "fp-1").kind()).as("the claim is where claim looks")
+                .isEqualTo(Claim.Kind.IN_PROGRESS);
+
+        IdempotentAdmissionStore.ClaimedAdmission replayed = b.admitClaiming(fence("acct:c1", 52),
+                new SignedAdmissionStore.Nonce(nonce, in30s()), "key-" + UUID.randomUUID(), "fp-9");
+        assertThat(replayed.admission()).as("the nonce was used: nothing decided").isNull();
+        assertThat(a.admit(fence("acct:c1", 51)).outcome()).as("the replay did not raise the mark to 52")
+                .isEqualTo(Outcome.CONTINUED);
+
+        assertThat(b.admitClaiming(fence("acct:c1", 51), null, key, "fp-2").claim().kind())
+                .isEqualTo(Claim.Kind.OTHER_REQUEST);
+        b.complete(ResourceName.of("acct:c1"), key, new RecordedResponse(201, null, new byte[] {'o', 'k'}));
+        IdempotentAdmissionStore.ClaimedAdmission retried = b.admitClaiming(fence("acct:c1", 51),
+                new SignedAdmissionStore.Nonce("k1:" + UUID.randomUUID(), in30s()), key, "fp-1");
+        assertThat(retried.admission().outcome()).isEqualTo(Outcome.CONTINUED);
+        assertThat(retried.claim().kind()).isEqualTo(Claim.Kind.COMPLETED);
+        assertThat(retried.claim().response().status()).isEqualTo(201);
+        assertThat(retried.claim().response().contentType()).isNull();
+        assertThat(retried.claim().response().body()).isEqualTo(new byte[] {'o', 'k'});
     }
 
     @Test

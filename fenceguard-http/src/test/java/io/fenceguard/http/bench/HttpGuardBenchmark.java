@@ -186,6 +186,20 @@ public final class HttpGuardBenchmark {
         public Supplier<HttpRequest> requestSigned(int port) {
             return signed(port, signer, unsigned);
         }
+
+        /** As {@link #requestSigned}, each request with an {@code Idempotency-Key} of its own. */
+        public Supplier<HttpRequest> requestSignedWithKeys(int port) {
+            URI uri = uri(port);
+            String run = Long.toString(System.nanoTime(), 36);
+            java.util.concurrent.atomic.AtomicLong keys = new java.util.concurrent.atomic.AtomicLong();
+            return () -> {
+                HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT)
+                        .PUT(HttpRequest.BodyPublishers.noBody())
+                        .header("Idempotency-Key", run + "-" + keys.incrementAndGet());
+                signer.sign("PUT", uri, unsigned, new byte[0]).forEach(builder::header);
+                return builder.build();
+            };
+        }
     }
 
     private static int run(Extension extension) throws Exception {

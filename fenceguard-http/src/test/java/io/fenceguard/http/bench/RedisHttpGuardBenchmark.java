@@ -1,10 +1,19 @@
 package io.fenceguard.http.bench;
 
+import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.IdempotencyStore;
+import io.fenceguard.admission.NonceStore;
+import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.admission.TokenBound;
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.ResourceName;
 import io.fenceguard.redis.RedisHighWaterStore;
+import io.fenceguard.redis.RedisIdempotencyStore;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -13,8 +22,9 @@ import org.redisson.config.Config;
 /**
  * The HTTP benchmark of fenceguard-http ({@link HttpGuardBenchmark}: no filter, unsigned, compact signed,
  * request-signed; in-memory and JDBC stores) with the Redis store's rows in the same run: compact signed,
- * request-signed (admission and nonce in Redis), and the handler that writes one PostgreSQL row, against
- * that handler without the filter.
+ * request-signed (admission and nonce in Redis), request-signed with an idempotency key per request (its claim
+ * in the admission's script, and apart), and the handler that writes one PostgreSQL row, against that handler
+ * without the filter.
  *
  * <pre>
  * ./mvnw -B -pl fenceguard-http -am -Dbench=http -DskipTests verify
@@ -29,6 +39,48 @@ public final class RedisHttpGuardBenchmark {
 
     public static void main(String[] args) {
         HttpGuardBenchmark.main(new RedisRows());
+    }
+
+    /**
+     * The Redis store without its admission-with-claim: nonce and mark in one script, the key's claim in another,
+     * as before the two were one.
+     */
+    private record ClaimApart(RedisHighWaterStore store) implements SignedAdmissionStore, NonceStore, IdempotencyStore {
+
+        @Override
+        public Admission admit(Fence presented) {
+            return store.admit(presented);
+        }
+
+        @Override
+        public Optional<Admission> admit(Fence presented, String nonce, Instant expires) {
+            return store.admit(presented, nonce, expires);
+        }
+
+        @Override
+        public List<Optional<Admission>> admitEach(Fence presented, List<Nonce> nonces) {
+            return store.admitEach(presented, nonces);
+        }
+
+        @Override
+        public boolean firstUse(String nonce, Instant expires) {
+            return store.firstUse(nonce, expires);
+        }
+
+        @Override
+        public Claim claim(Fence presented, String key, String fingerprint) {
+            return RedisIdempotencyStore.nextTo(store).claim(presented, key, fingerprint);
+        }
+
+        @Override
+        public void complete(ResourceName resource, String key, RecordedResponse response) {
+            store.complete(resource, key, response);
+        }
+
+        @Override
+        public void abandon(ResourceName resource, String key) {
+            store.abandon(resource, key);
+        }
     }
 
     /** The Redis store's rows; its keys (under a prefix of this run's own) are removed at the end. */
@@ -54,6 +106,12 @@ public final class RedisHttpGuardBenchmark {
             int compactAlone = setup.start("redis-alone", Map.of("test.coalescing", "false"), () -> store, false);
             int requestSignedAlone = setup.start("redis-request-alone", Map.of("test.request-signatures", "true",
                     "test.coalescing", "false"), () -> store, false);
+            // Each request with an idempotency key of its own: its claim in the admission's script, or apart (a
+            // store that does not decide both together, so the filter claims the key with a script of its own).
+            int keyed = setup.start("redis-request-keyed", Map.of("test.request-signatures", "true",
+                    "test.idempotency", "true"), () -> store, false);
+            int keyedApart = setup.start("redis-request-keyed-apart", Map.of("test.request-signatures", "true",
+                    "test.idempotency", "true"), () -> new ClaimApart(store), false);
             int writesAnchor = setup.indexOf("no filter, handler writes");
             return List.of(
                     new HttpGuardBenchmark.Row("Redis, compact signed", setup.compact(compact, null), 0),
@@ -61,6 +119,9 @@ public final class RedisHttpGuardBenchmark {
                     new HttpGuardBenchmark.Row("Redis, request-signed", setup.requestSigned(requestSigned), 0),
                     new HttpGuardBenchmark.Row("Redis, request-signed, call/request",
                             setup.requestSigned(requestSignedAlone), 0),
+                    new HttpGuardBenchmark.Row("Redis, request-signed + key", setup.requestSignedWithKeys(keyed), 0),
+                    new HttpGuardBenchmark.Row("Redis, request-signed + key apart",
+                            setup.requestSignedWithKeys(keyedApart), 0),
                     new HttpGuardBenchmark.Row("Redis, handler writes", setup.compact(writes, "/writes/bench"),
                             writesAnchor));
         }

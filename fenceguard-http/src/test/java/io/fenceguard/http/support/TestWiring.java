@@ -3,6 +3,7 @@ package io.fenceguard.http.support;
 import io.fenceguard.admission.Destinations;
 import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.JavaHttpFencing;
@@ -45,7 +46,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * DataSource bean), {@code test.fencing} (false: no filter), {@code test.destinations},
  * {@code test.request-signatures} (true: calls out are request-signed, and the filter requires it),
  * {@code test.unsigned} (true: unsigned headers are admitted too), {@code test.join-transaction} (true, with
- * the jdbc store: admission in a transaction around the request, {@link ThreadBoundTransactions}).
+ * the jdbc store: admission in a transaction around the request, {@link ThreadBoundTransactions}),
+ * {@code test.idempotency} (true: idempotency keys kept in the store's backend).
  */
 @Configuration(proxyBeanMethods = false)
 public class TestWiring {
@@ -144,6 +146,9 @@ public class TestWiring {
             }
             if (!environment.getProperty("test.coalescing", Boolean.class, true)) {
                 filter = filter.withoutCoalescing();
+            }
+            if (environment.getProperty("test.idempotency", Boolean.class, false)) {
+                filter = filter.withIdempotency((IdempotencyStore) fence.store().backend());
             }
             FilterRegistrationBean<FencingFilter> registration = new FilterRegistrationBean<>(filter);
             registration.addUrlPatterns("/*");

@@ -6,7 +6,6 @@ import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.JdbcHighWaterStore;
 import io.fenceguard.admission.TokenBound;
 import io.fenceguard.redis.RedisHighWaterStore;
-import io.fenceguard.redis.RedisIdempotencyStore;
 import io.fenceguard.redis.RedisScriptClient;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -50,18 +49,9 @@ final class HighWaterStores {
         };
     }
 
-    /**
-     * Where {@code backend} records idempotency keys: itself when it does, the Redis idempotency store next to
-     * the Redis store; {@code null} when nowhere.
-     */
+    /** Where {@code backend} records idempotency keys: itself when it does (every store here does); else {@code null}. */
     static IdempotencyStore idempotency(HighWaterStore backend) {
-        if (backend instanceof IdempotencyStore own) {
-            return own;
-        }
-        if (ClassUtils.isPresent("io.fenceguard.redis.RedisHighWaterStore", HighWaterStores.class.getClassLoader())) {
-            return Redis.idempotency(backend);
-        }
-        return null;
+        return backend instanceof IdempotencyStore own ? own : null;
     }
 
     /** Loaded only for the Redis store, so that Redisson is needed only then. */
@@ -88,10 +78,6 @@ final class HighWaterStores {
                         + "of Spring Data Redis, a RedissonClient or a Jedis Pool bean), or a HighWaterStore bean of your own");
             }
             return RedisHighWaterStore.of(client, keyPrefix, bound);
-        }
-
-        static IdempotencyStore idempotency(HighWaterStore backend) {
-            return backend instanceof RedisHighWaterStore redis ? RedisIdempotencyStore.nextTo(redis) : null;
         }
     }
 }

@@ -2,6 +2,8 @@ package io.fenceguard.spring.observation;
 
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.IdempotencyStore;
+import io.fenceguard.admission.IdempotentAdmissionStore;
 import io.fenceguard.core.Fence;
 import java.util.Locale;
 
@@ -9,7 +11,7 @@ import java.util.Locale;
  * A {@link HighWaterStore} that notes each answer in {@link FenceguardActivity}; the decision is the store's.
  * Loaded only with fenceguard-http.
  */
-public final class RecordingHighWaterStore implements io.fenceguard.admission.SignedAdmissionStore {
+public final class RecordingHighWaterStore implements IdempotentAdmissionStore {
 
     private final HighWaterStore store;
     private final FenceguardActivity activity;
@@ -56,12 +58,48 @@ public final class RecordingHighWaterStore implements io.fenceguard.admission.Si
     @Override
     public java.util.List<java.util.Optional<Admission>> admitEach(Fence presented, java.util.List<Nonce> nonces) {
         if (!(store instanceof io.fenceguard.admission.SignedAdmissionStore combined)) {
-            return io.fenceguard.admission.SignedAdmissionStore.super.admitEach(presented, nonces);
+            return IdempotentAdmissionStore.super.admitEach(presented, nonces);
         }
         java.util.List<java.util.Optional<Admission>> answers = combined.admitEach(presented, nonces);
         answers.forEach(answer -> answer.ifPresent(a -> activity.sawHighWater(presented, a.highWater().value(),
                 a.outcome().name().toLowerCase(Locale.ROOT))));
         return answers;
+    }
+
+    /** Passes an admission with an idempotency key's claim on (in one call when the store decides so), noting it. */
+    @Override
+    public ClaimedAdmission admitClaiming(Fence presented, Nonce nonce, String key, String fingerprint) {
+        if (!(store instanceof IdempotentAdmissionStore combined)) {
+            return IdempotentAdmissionStore.super.admitClaiming(presented, nonce, key, fingerprint);
+        }
+        ClaimedAdmission answer = combined.admitClaiming(presented, nonce, key, fingerprint);
+        if (answer.admission() != null) {
+            activity.sawHighWater(presented, answer.admission().highWater().value(),
+                    answer.admission().outcome().name().toLowerCase(Locale.ROOT));
+        }
+        return answer;
+    }
+
+    @Override
+    public Claim claim(Fence presented, String key, String fingerprint) {
+        return keys().claim(presented, key, fingerprint);
+    }
+
+    @Override
+    public void complete(io.fenceguard.core.ResourceName resource, String key, RecordedResponse response) {
+        keys().complete(resource, key, response);
+    }
+
+    @Override
+    public void abandon(io.fenceguard.core.ResourceName resource, String key) {
+        keys().abandon(resource, key);
+    }
+
+    private IdempotencyStore keys() {
+        if (!(store.backend() instanceof IdempotencyStore keys)) {
+            throw new IllegalStateException(store + " keeps no idempotency keys");
+        }
+        return keys;
     }
 
     @Override
