@@ -3,13 +3,10 @@ package io.fenceguard.http;
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.AdmissionTransaction;
 import io.fenceguard.admission.HandlerOrder;
-import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.InboundContext;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.InboundRequest;
-import io.fenceguard.admission.InMemoryHighWaterStore;
-import io.fenceguard.admission.JdbcHighWaterStore;
 import io.fenceguard.admission.Problem;
 import io.fenceguard.admission.RefusalListener;
 import io.fenceguard.admission.RequestSignatures;
@@ -71,23 +68,14 @@ public final class FencingFilter implements Filter {
         this.fence = fence;
         this.coalescing = coalescing;
         InboundFence admitting = transaction == null ? fence.withdrawingFailedClaims() : fence;
-        this.admitting = coalescing && coalesces(fence, transaction) ? admitting.coalescingAdmissions() : admitting;
+        // Not when each admission belongs to its request's transaction: one request's rollback would take back the
+        // others' admission. Which stores gain from it, the fence knows.
+        this.admitting = coalescing && transaction == null ? admitting.coalescingAdmissions() : admitting;
         this.listener = listener;
         this.maxSignedBodyBytes = maxSignedBodyBytes;
         this.order = order;
         this.idempotency = idempotency;
         this.transaction = transaction;
-    }
-
-    /**
-     * Whether requests presenting the same fence together may share one store call: not when each admission
-     * belongs to its request's transaction (one request's rollback would take back the others' admission), nor
-     * on the in-memory store, which answers faster than requests could be grouped.
-     */
-    private static boolean coalesces(InboundFence fence, AdmissionTransaction transaction) {
-        HighWaterStore backend = fence.store().backend();
-        return transaction == null && !(backend instanceof InMemoryHighWaterStore)
-                && !(backend instanceof JdbcHighWaterStore jdbc && jdbc.joinsTransactions());
     }
 
     /**
