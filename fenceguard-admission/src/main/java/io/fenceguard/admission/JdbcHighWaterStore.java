@@ -19,10 +19,12 @@ import javax.sql.DataSource;
  * <p>A signed request's nonce and its admission take one statement on PostgreSQL (an insert of the nonce
  * and the mark's upsert, only when the nonce was new); elsewhere one transaction (the nonce's insert, the mark's
  * locking read and update), except for a resource's first mark, inserted on its own after the nonce commits.
+ * A request with an idempotency key has, on PostgreSQL outside a transaction, its nonce, its admission and its
+ * key's claim in one statement ({@link #admitClaiming}).
  *
  * <p>Give it a DataSource that is not fenced by fenceguard-jdbc: the store is what admits the token.
  */
-public final class JdbcHighWaterStore implements SignedAdmissionStore, NonceStore, IdempotencyStore {
+public final class JdbcHighWaterStore implements IdempotentAdmissionStore, NonceStore {
 
     public static final String DEFAULT_TABLE = "fenceguard_http_high_water";
     /** The nonces of request signatures, next to the marks (the {@code db} module's migrations create it). */
@@ -162,7 +164,7 @@ public final class JdbcHighWaterStore implements SignedAdmissionStore, NonceStor
     @Override
     public java.util.List<java.util.Optional<Admission>> admitEach(Fence presented, java.util.List<Nonce> nonces) {
         if (nonces.size() <= 1 || transactional != null) {
-            return SignedAdmissionStore.super.admitEach(presented, nonces);
+            return IdempotentAdmissionStore.super.admitEach(presented, nonces);
         }
         try (Connection connection = dataSource.getConnection()) {
             return sql.admitEachSigned(connection, nonceTable, presented,
@@ -177,13 +179,71 @@ public final class JdbcHighWaterStore implements SignedAdmissionStore, NonceStor
                 + e.getMessage(), presented.resource(), presented.token(), e);
     }
 
+    /**
+     * On PostgreSQL, outside a transaction: the nonce, the admission and, when admitted, the key's claim in one
+     * statement (a claim it cannot decide, as one older than {@link #IN_PROGRESS_TIMEOUT} to take over, is made by
+     * {@link #claim} after it). Elsewhere, and joining an open transaction, the calls one after another.
+     */
+    @Override
+    public ClaimedAdmission admitClaiming(Fence presented, Nonce nonce, String key, String fingerprint) {
+        if (transactional != null) {
+            return IdempotentAdmissionStore.super.admitClaiming(presented, nonce, key, fingerprint);
+        }
+        HighWaterSql.ClaimedRow row;
+        try (Connection connection = dataSource.getConnection()) {
+            purgeClaimsNowAndThen(connection);
+            row = sql.admitClaiming(connection, nonceTable, idempotencyTable, presented,
+                    nonce == null ? null : nonce.value(), nonce == null ? null : nonce.expires(), key, fingerprint);
+        } catch (SQLException e) {
+            throw unavailable(presented, e);
+        }
+        if (row == null) {
+            return IdempotentAdmissionStore.super.admitClaiming(presented, nonce, key, fingerprint);
+        }
+        if (row.replayed()) {
+            return ClaimedAdmission.replayed();
+        }
+        Admission admission = row.admission();
+        if (!admission.admitted()) {
+            return new ClaimedAdmission(admission, null);
+        }
+        Claim known = row.claimed() ? Claim.first()
+                : row.first() == null ? null : answer(row.first(), fingerprint, false, java.time.Instant.now());
+        return new ClaimedAdmission(admission, known != null ? known : claim(presented, key, fingerprint));
+    }
+
+    /**
+     * What a key's existing claim answers a request with {@code fingerprint}; {@code null} when an unanswered claim
+     * made outside a transaction is older than {@link #IN_PROGRESS_TIMEOUT}, so that a retry may take it over.
+     */
+    private static Claim answer(HighWaterSql.IdempotencyRow first, String fingerprint, boolean inTransaction,
+            java.time.Instant now) {
+        if (!first.fingerprint().equals(fingerprint)) {
+            return Claim.otherRequest();
+        }
+        if (first.status() != null) {
+            return Claim.completed(new RecordedResponse(first.status(), first.contentType(),
+                    first.body() == null ? new byte[0] : first.body()));
+        }
+        // A committed claim without a response was made outside a transaction by a request that never completed
+        // (its process died): after the timeout a retry takes it over.
+        return inTransaction || first.created().isAfter(now.minus(IN_PROGRESS_TIMEOUT)) ? Claim.inProgress() : null;
+    }
+
+    /** Deletes claims past their retention on one call in 256, outside transactions. */
+    private void purgeClaimsNowAndThen(Connection connection) throws SQLException {
+        if (java.util.concurrent.ThreadLocalRandom.current().nextInt(256) == 0) {
+            sql.purgeIdempotencyClaims(connection, idempotencyTable, java.time.Instant.now().minus(RETENTION));
+        }
+    }
+
     @Override
     public Claim claim(Fence presented, String key, String fingerprint) {
         try (Connection connection = (transactional == null ? dataSource : transactional).getConnection()) {
             boolean inTransaction = !connection.getAutoCommit();
             java.time.Instant now = java.time.Instant.now();
-            if (!inTransaction && java.util.concurrent.ThreadLocalRandom.current().nextInt(256) == 0) {
-                sql.purgeIdempotencyClaims(connection, idempotencyTable, now.minus(RETENTION));
+            if (!inTransaction) {
+                purgeClaimsNowAndThen(connection);
             }
             for (int attempt = 0; attempt < 3; attempt++) {
                 if (sql.insertIdempotencyClaim(connection, idempotencyTable, presented, key, fingerprint)) {
@@ -194,18 +254,12 @@ public final class JdbcHighWaterStore implements SignedAdmissionStore, NonceStor
                 if (first == null) {
                     continue;   // abandoned in between: claim again
                 }
-                if (!first.fingerprint().equals(fingerprint)) {
-                    return Claim.otherRequest();
+                Claim answer = answer(first, fingerprint, inTransaction, now);
+                if (answer != null) {
+                    return answer;
                 }
-                if (first.status() != null) {
-                    return Claim.completed(new RecordedResponse(first.status(), first.contentType(),
-                            first.body() == null ? new byte[0] : first.body()));
-                }
-                // A committed claim without a response was made outside a transaction by a request that
-                // never completed (its process died): after the timeout a retry takes it over.
-                if (inTransaction || first.created().isAfter(now.minus(IN_PROGRESS_TIMEOUT))
-                        || sql.deleteIdempotencyClaim(connection, idempotencyTable, presented.resource().value(), key,
-                                now.minus(IN_PROGRESS_TIMEOUT)) == 0) {
+                if (sql.deleteIdempotencyClaim(connection, idempotencyTable, presented.resource().value(), key,
+                        now.minus(IN_PROGRESS_TIMEOUT)) == 0) {
                     return Claim.inProgress();
                 }
             }

@@ -88,6 +88,46 @@ class HighWaterStoresTest {
         assertThat(store.admit(fence(r, 1)).outcome()).as("no mark").isEqualTo(Outcome.CLAIMED);
     }
 
+    /**
+     * An admission with an idempotency key's claim: the key is claimed only when the token is admitted (a stale
+     * request leaves it free), a replayed nonce decides nothing, and later requests with the key are told what
+     * became of the first (in progress, another request's key, or its recorded response).
+     */
+    static void assertAdmitClaiming(IdempotentAdmissionStore store) {
+        ResourceName r = ResourceName.of("acct:claiming-" + UUID.randomUUID().toString().substring(0, 8));
+        String key = "key-" + UUID.randomUUID();
+        java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+        assertThat(store.admit(fence(r, 50)).outcome()).isEqualTo(Outcome.CLAIMED);
+
+        IdempotentAdmissionStore.ClaimedAdmission stale = store.admitClaiming(fence(r, 49), null, key, "fp-1");
+        assertThat(stale.admission().outcome()).isEqualTo(Outcome.STALE);
+        assertThat(stale.claim()).isNull();
+
+        String nonce = "k1:" + UUID.randomUUID();
+        IdempotentAdmissionStore.ClaimedAdmission first = store.admitClaiming(fence(r, 51),
+                new SignedAdmissionStore.Nonce(nonce, expires), key, "fp-1");
+        assertThat(first.admission().outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(first.claim()).as("the stale request left the key free").isEqualTo(IdempotencyStore.Claim.first());
+
+        IdempotentAdmissionStore.ClaimedAdmission replayed = store.admitClaiming(fence(r, 52),
+                new SignedAdmissionStore.Nonce(nonce, expires), "key-" + UUID.randomUUID(), "fp-9");
+        assertThat(replayed.admission()).as("a used nonce: nothing decided").isNull();
+        assertThat(store.admit(fence(r, 51)).outcome()).as("the replay raised no mark").isEqualTo(Outcome.CONTINUED);
+
+        assertThat(store.admitClaiming(fence(r, 51), null, key, "fp-1").claim().kind())
+                .isEqualTo(IdempotencyStore.Claim.Kind.IN_PROGRESS);
+        assertThat(store.admitClaiming(fence(r, 51), new SignedAdmissionStore.Nonce("k1:" + UUID.randomUUID(), expires),
+                key, "fp-2").claim().kind()).isEqualTo(IdempotencyStore.Claim.Kind.OTHER_REQUEST);
+        store.complete(r, key, new IdempotencyStore.RecordedResponse(201, "text/plain",
+                new byte[] {'o', 'k'}));
+        IdempotentAdmissionStore.ClaimedAdmission retried = store.admitClaiming(fence(r, 51),
+                new SignedAdmissionStore.Nonce("k1:" + UUID.randomUUID(), expires), key, "fp-1");
+        assertThat(retried.admission().outcome()).isEqualTo(Outcome.CONTINUED);
+        assertThat(retried.claim().kind()).isEqualTo(IdempotencyStore.Claim.Kind.COMPLETED);
+        assertThat(retried.claim().response().status()).isEqualTo(201);
+        assertThat(retried.claim().response().body()).isEqualTo(new byte[] {'o', 'k'});
+    }
+
     /** The nonce cache in the store's backend: one first use, also when many race. */
     static void assertNonce(NonceStore store) throws Exception {
         String nonce = "k1:" + UUID.randomUUID();
@@ -199,6 +239,31 @@ class HighWaterStoresTest {
             assertReset(JdbcHighWaterStore.of(ds));
             assertNonce(JdbcHighWaterStore.of(ds));
             assertSigned(JdbcHighWaterStore.of(ds));
+            assertAdmitClaiming(JdbcHighWaterStore.of(ds));
+        }
+    }
+
+    /**
+     * On PostgreSQL an admission with an idempotency key is one statement (nonce, mark and claim), whatever the
+     * claim answers; the purges now and then are statements of their own and not counted.
+     */
+    @Test
+    void postgresAdmissionWithAKeyIsOneStatement() throws Exception {
+        try (var ds = Stores.postgres(Stores.migratedPostgresSchema(), 2)) {
+            java.util.List<String> statements = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            JdbcHighWaterStore store = JdbcHighWaterStore.of(counting(ds, statements));
+            ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+            java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+            IdempotencyStore.Claim.Kind[] kinds = {IdempotencyStore.Claim.Kind.FIRST,
+                    IdempotencyStore.Claim.Kind.IN_PROGRESS, IdempotencyStore.Claim.Kind.OTHER_REQUEST};
+            String[] fingerprints = {"fp-1", "fp-1", "fp-2"};
+            for (int i = 0; i < kinds.length; i++) {
+                statements.clear();
+                IdempotentAdmissionStore.ClaimedAdmission answer = store.admitClaiming(fence(r, 7),
+                        new SignedAdmissionStore.Nonce("k1:" + UUID.randomUUID(), expires), "key-1", fingerprints[i]);
+                assertThat(answer.claim().kind()).isEqualTo(kinds[i]);
+                assertThat(withoutPurge(statements)).as(kinds[i].toString()).hasSize(1);
+            }
         }
     }
 
@@ -393,6 +458,7 @@ class HighWaterStoresTest {
         assertReset(JdbcHighWaterStore.of(ds));
         assertNonce(JdbcHighWaterStore.of(ds));
         assertSigned(JdbcHighWaterStore.of(ds));
+        assertAdmitClaiming(JdbcHighWaterStore.of(ds));
     }
 
     /** MariaDB takes the locking-read path; many first admissions of one resource race to insert its row. */
@@ -409,8 +475,10 @@ class HighWaterStoresTest {
             try (var c = ds.getConnection(); var s = c.createStatement()) {
                 s.execute("CREATE TABLE " + table + " (resource VARCHAR(200) NOT NULL PRIMARY KEY, token BIGINT NOT NULL,"
                         + " updated_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)");
-                s.execute("CREATE TABLE IF NOT EXISTS fenceguard_http_nonce (nonce VARCHAR(120) NOT NULL PRIMARY KEY,"
+                s.execute("CREATE TABLE IF NOT EXISTS fenceguard_http_nonce (nonce VARCHAR(200) NOT NULL PRIMARY KEY,"
                         + " expires_at DATETIME(3) NOT NULL)");
+                // As the migrations leave it, also where an older one made the table.
+                s.execute("ALTER TABLE fenceguard_http_nonce MODIFY nonce VARCHAR(200) NOT NULL");
             }
             try {
                 JdbcHighWaterStore store = JdbcHighWaterStore.of(ds, table);

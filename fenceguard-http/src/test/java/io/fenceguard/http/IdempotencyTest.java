@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fenceguard.admission.FenceHeader;
 import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.JdbcHighWaterStore;
@@ -71,6 +72,48 @@ class IdempotencyTest {
             try (Server server = Server.start(filter, (request, response) -> Entries.answer(response, applied.incrementAndGet()))) {
                 retriesAreAnsweredOnce(server, applied);
             }
+        }
+    }
+
+    @Test
+    void aRetryWhileTheFirstRunsIsToldToRetryLaterInEveryStore() throws Exception {
+        retryWhileTheFirstRuns(InMemoryHighWaterStore.create());
+        try (var ds = Stores.postgres(Stores.migratedPostgresSchema(), 4)) {
+            retryWhileTheFirstRuns(JdbcHighWaterStore.of(ds));   // the claim in the admission's statement
+        }
+        JdbcDataSource h2 = new JdbcDataSource();
+        h2.setURL("jdbc:h2:mem:idem" + UUID.randomUUID().toString().substring(0, 8) + ";DB_CLOSE_DELAY=-1");
+        FenceguardMigrations.migrate(h2);
+        retryWhileTheFirstRuns(JdbcHighWaterStore.of(h2));   // the claim after the admission
+    }
+
+    /** The first request holds its handler until the retry was answered: 409, and the handler ran once. */
+    private static <S extends HighWaterStore & IdempotencyStore> void retryWhileTheFirstRuns(S store) throws Exception {
+        java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger applied = new AtomicInteger();
+        FencingFilter filter = FencingFilter.of(fence(store)).withIdempotency(store);
+        try (Server server = Server.start(filter, (request, response) -> {
+            entered.countDown();
+            assertThat(release.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            Entries.answer(response, applied.incrementAndGet());
+        })) {
+            String id = "acc-" + UUID.randomUUID().toString().substring(0, 8);
+            java.util.concurrent.CompletableFuture<HttpResponse<String>> first =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return server.post(id, 5, "k-1", "{\"amount\":7}");
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+            assertThat(entered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            HttpResponse<String> retry = server.post(id, 5, "k-1", "{\"amount\":7}");
+            release.countDown();
+            assertThat(retry.statusCode()).as(store + ": " + retry.body()).isEqualTo(409);
+            assertThat(retry.body()).contains("urn:fenceguard:idempotency-in-progress");
+            assertThat(first.get(10, java.util.concurrent.TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+            assertThat(applied.get()).isOne();
         }
     }
 

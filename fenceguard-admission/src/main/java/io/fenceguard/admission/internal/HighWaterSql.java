@@ -110,8 +110,9 @@ public abstract class HighWaterSql {
                     return null;
                 }
                 int status = rows.getInt(3);
-                return new IdempotencyRow(rows.getString(1), rows.getTimestamp(2).toInstant(),
-                        rows.wasNull() ? null : status, rows.getString(4), rows.getBytes(5));
+                Integer recorded = rows.wasNull() ? null : status;  // read right after its column: NULL while in progress
+                return new IdempotencyRow(rows.getString(1), rows.getTimestamp(2).toInstant(), recorded,
+                        rows.getString(4), rows.getBytes(5));
             }
         }
     }
@@ -204,6 +205,24 @@ public abstract class HighWaterSql {
             answers.add(admitSigned(connection, nonceTable, presented, nonces.get(i), expires.get(i)));
         }
         return answers;
+    }
+
+    /**
+     * What one statement decided of an admission with an idempotency key's claim ({@link #admitClaiming}):
+     * {@code replayed} when the nonce was used before (nothing else then); else the admission, whether this
+     * request claimed the key, and the key's row as the statement's snapshot saw it when it did not ({@code null}:
+     * none, or not looked at because the token was not admitted by the statement itself).
+     */
+    public record ClaimedRow(boolean replayed, Admission admission, boolean claimed, IdempotencyRow first) {
+    }
+
+    /**
+     * The nonce ({@code null}: none), the admission and, when the token is admitted, the claim of {@code key}, in
+     * one statement (auto-commit on); {@code null} when this database has no such statement.
+     */
+    public ClaimedRow admitClaiming(Connection connection, String nonceTable, String idempotencyTable, Fence presented,
+            String nonce, java.time.Instant expires, String key, String fingerprint) throws SQLException {
+        return null;
     }
 
     /**
@@ -454,6 +473,67 @@ public abstract class HighWaterSql {
                 decided = reread(connection, presented);
             }
             return io.fenceguard.admission.SignedAdmissionStore.groupAnswers(freshInOrder(nonces, fresh), decided);
+        }
+
+        /**
+         * One statement: the nonce inserted (when there is one), the upsert of {@link #admit} only when it was new,
+         * and the key's claim inserted only when the token is admitted (claimed, or equal to the snapshot mark),
+         * with the key's row as the snapshot saw it. A token the statement cannot decide (its snapshot predates a
+         * concurrent claim) is decided by a read, and its key is then not claimed here.
+         */
+        @Override
+        public ClaimedRow admitClaiming(Connection connection, String nonceTable, String idempotencyTable,
+                Fence presented, String nonce, java.time.Instant expires, String key, String fingerprint)
+                throws SQLException {
+            connection.setAutoCommit(true);
+            if (nonce != null) {
+                purgeNoncesNowAndThen(connection, nonceTable);
+            }
+            String fresh = nonce == null ? "" : "EXISTS (SELECT 1 FROM fresh) AND ";
+            String statement = "WITH " + (nonce == null ? "" : "fresh AS (INSERT INTO " + nonceTable
+                    + " (nonce, expires_at) VALUES (?, ?) ON CONFLICT (nonce) DO NOTHING RETURNING nonce), ")
+                    + markClaim(fresh) + ", keyed AS (INSERT INTO " + idempotencyTable
+                    + " (resource, idem_key, fingerprint, token, created_at) SELECT ?, ?, ?, ?, ? WHERE " + fresh
+                    + "(EXISTS (SELECT 1 FROM claimed) OR EXISTS (SELECT 1 FROM previous WHERE token = ?)) "
+                    + "ON CONFLICT (resource, idem_key) DO NOTHING RETURNING 1) "
+                    + "SELECT " + (nonce == null ? "1" : "(SELECT count(*) FROM fresh)")
+                    + ", (SELECT token FROM claimed), (SELECT token FROM previous), (SELECT count(*) FROM keyed), "
+                    + "f.fingerprint, f.created_at, f.status, f.content_type, f.body FROM (SELECT 1) AS one "
+                    + "LEFT JOIN " + idempotencyTable + " AS f ON f.resource = ? AND f.idem_key = ?";
+            Admission admission;
+            try (PreparedStatement claim = connection.prepareStatement(statement)) {
+                int at = 1;
+                if (nonce != null) {
+                    claim.setString(at++, nonce);
+                    claim.setTimestamp(at++, java.sql.Timestamp.from(expires));
+                }
+                bindMark(claim, at, presented);
+                at += 4;
+                claim.setString(at++, presented.resource().value());
+                claim.setString(at++, key);
+                claim.setString(at++, fingerprint);
+                claim.setLong(at++, presented.token().value());
+                claim.setTimestamp(at++, java.sql.Timestamp.from(java.time.Instant.now()));
+                claim.setLong(at++, presented.token().value());
+                claim.setString(at++, presented.resource().value());
+                claim.setString(at, key);
+                try (ResultSet rows = claim.executeQuery()) {
+                    rows.next();
+                    if (rows.getLong(1) == 0) {
+                        return new ClaimedRow(true, null, false, null);
+                    }
+                    admission = decided(rows, 2, presented);
+                    if (admission != null) {
+                        boolean claimed = rows.getLong(4) == 1;
+                        String first = rows.getString(5);
+                        int status = rows.getInt(7);
+                        Integer recorded = rows.wasNull() ? null : status;
+                        return new ClaimedRow(false, admission, claimed, first == null ? null : new IdempotencyRow(first,
+                                rows.getTimestamp(6).toInstant(), recorded, rows.getString(8), rows.getBytes(9)));
+                    }
+                }
+            }
+            return new ClaimedRow(false, reread(connection, presented), false, null);
         }
 
         /** The statement of {@link #admitEachSigned}, for this store's nonce table. */

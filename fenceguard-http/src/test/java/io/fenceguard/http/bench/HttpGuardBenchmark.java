@@ -1,8 +1,13 @@
 package io.fenceguard.http.bench;
 
+import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.FenceHeader;
 import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.IdempotencyStore;
+import io.fenceguard.admission.JdbcHighWaterStore;
+import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.RequestSignatures;
+import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
@@ -27,7 +32,8 @@ import javax.sql.DataSource;
  * Requests/s and median latency of PUT /accounts/bench through the fencing filter against the same
  * endpoint with the filter switched off: in memory unsigned, compact signed and request-signed (a new
  * RFC 9421 signature and nonce per request, signed on the client thread), and on the JDBC store compact
- * and request-signed, and PUT /writes/bench, whose handler inserts a row in the same PostgreSQL, without the
+ * and request-signed (also with an idempotency key per request: its claim in the admission's statement, and
+ * apart), and PUT /writes/bench, whose handler inserts a row in the same PostgreSQL, without the
  * filter (that row's anchor), with the JDBC store, and with the JDBC store's admission in the handler's
  * transaction (one commit); the same token each time, so every request consults the store (request-signed:
  * the nonce cache too). Stores this module cannot depend on add their rows through an {@link Extension}
@@ -202,6 +208,49 @@ public final class HttpGuardBenchmark {
         }
     }
 
+    /**
+     * A store that keeps nonces and idempotency keys but decides a key's claim apart from the admission: nonce and
+     * mark in one call, the claim in another, as a store without {@code IdempotentAdmissionStore} does.
+     */
+    public record ClaimApart<S extends SignedAdmissionStore & NonceStore & IdempotencyStore>(S store)
+            implements SignedAdmissionStore, NonceStore, IdempotencyStore {
+
+        @Override
+        public Admission admit(Fence presented) {
+            return store.admit(presented);
+        }
+
+        @Override
+        public java.util.Optional<Admission> admit(Fence presented, String nonce, java.time.Instant expires) {
+            return store.admit(presented, nonce, expires);
+        }
+
+        @Override
+        public List<java.util.Optional<Admission>> admitEach(Fence presented, List<Nonce> nonces) {
+            return store.admitEach(presented, nonces);
+        }
+
+        @Override
+        public boolean firstUse(String nonce, java.time.Instant expires) {
+            return store.firstUse(nonce, expires);
+        }
+
+        @Override
+        public Claim claim(Fence presented, String key, String fingerprint) {
+            return store.claim(presented, key, fingerprint);
+        }
+
+        @Override
+        public void complete(ResourceName resource, String key, RecordedResponse response) {
+            store.complete(resource, key, response);
+        }
+
+        @Override
+        public void abandon(ResourceName resource, String key) {
+            store.abandon(resource, key);
+        }
+    }
+
     private static int run(Extension extension) throws Exception {
         SigningKeys keys = SigningKeys.of(Map.of("k1", Base64.getDecoder().decode(Instances.KEY_A)), "k1");
         Fence fence = new Fence(ResourceName.of("account:bench"), FencingToken.of(42));
@@ -232,6 +281,14 @@ public final class HttpGuardBenchmark {
             int jdbcRequestAlonePort = setup.start("jdbc-request-alone", Map.of("test.store", "jdbc",
                     "test.request-signatures", "true", "test.coalescing", "false"), null, true);
             rows.add(new Row("JDBC, request-signed, call/request", signed(jdbcRequestAlonePort, signer, unsigned), 0));
+            // Each request with an idempotency key of its own: its claim in the admission's statement, or apart.
+            int jdbcKeyedPort = setup.start("jdbc-request-keyed", Map.of("test.store", "jdbc",
+                    "test.request-signatures", "true", "test.idempotency", "true"), null, true);
+            rows.add(new Row("JDBC, request-signed + key", setup.requestSignedWithKeys(jdbcKeyedPort), 0));
+            int jdbcKeyedApartPort = setup.start("jdbc-request-keyed-apart", Map.of("test.request-signatures", "true",
+                    "test.idempotency", "true"), () -> new ClaimApart<>(JdbcHighWaterStore.of(postgres.pool(THREADS))),
+                    false);
+            rows.add(new Row("JDBC, request-signed + key apart", setup.requestSignedWithKeys(jdbcKeyedApartPort), 0));
             int openWritesPort = setup.start("open-writes", Map.of("test.fencing", "false"), null, true);
             int writesAnchor = rows.size();
             rows.add(new Row("no filter, handler writes", fixed(openWritesPort, null, "/writes/bench"), writesAnchor));

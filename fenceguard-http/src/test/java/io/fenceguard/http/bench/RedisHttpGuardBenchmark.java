@@ -1,19 +1,10 @@
 package io.fenceguard.http.bench;
 
-import io.fenceguard.admission.Admission;
-import io.fenceguard.admission.IdempotencyStore;
-import io.fenceguard.admission.NonceStore;
-import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.admission.TokenBound;
-import io.fenceguard.core.Fence;
-import io.fenceguard.core.ResourceName;
 import io.fenceguard.redis.RedisHighWaterStore;
-import io.fenceguard.redis.RedisIdempotencyStore;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -39,48 +30,6 @@ public final class RedisHttpGuardBenchmark {
 
     public static void main(String[] args) {
         HttpGuardBenchmark.main(new RedisRows());
-    }
-
-    /**
-     * The Redis store without its admission-with-claim: nonce and mark in one script, the key's claim in another,
-     * as before the two were one.
-     */
-    private record ClaimApart(RedisHighWaterStore store) implements SignedAdmissionStore, NonceStore, IdempotencyStore {
-
-        @Override
-        public Admission admit(Fence presented) {
-            return store.admit(presented);
-        }
-
-        @Override
-        public Optional<Admission> admit(Fence presented, String nonce, Instant expires) {
-            return store.admit(presented, nonce, expires);
-        }
-
-        @Override
-        public List<Optional<Admission>> admitEach(Fence presented, List<Nonce> nonces) {
-            return store.admitEach(presented, nonces);
-        }
-
-        @Override
-        public boolean firstUse(String nonce, Instant expires) {
-            return store.firstUse(nonce, expires);
-        }
-
-        @Override
-        public Claim claim(Fence presented, String key, String fingerprint) {
-            return RedisIdempotencyStore.nextTo(store).claim(presented, key, fingerprint);
-        }
-
-        @Override
-        public void complete(ResourceName resource, String key, RecordedResponse response) {
-            store.complete(resource, key, response);
-        }
-
-        @Override
-        public void abandon(ResourceName resource, String key) {
-            store.abandon(resource, key);
-        }
     }
 
     /** The Redis store's rows; its keys (under a prefix of this run's own) are removed at the end. */
@@ -111,7 +60,7 @@ public final class RedisHttpGuardBenchmark {
             int keyed = setup.start("redis-request-keyed", Map.of("test.request-signatures", "true",
                     "test.idempotency", "true"), () -> store, false);
             int keyedApart = setup.start("redis-request-keyed-apart", Map.of("test.request-signatures", "true",
-                    "test.idempotency", "true"), () -> new ClaimApart(store), false);
+                    "test.idempotency", "true"), () -> new HttpGuardBenchmark.ClaimApart<>(store), false);
             int writesAnchor = setup.indexOf("no filter, handler writes");
             return List.of(
                     new HttpGuardBenchmark.Row("Redis, compact signed", setup.compact(compact, null), 0),
