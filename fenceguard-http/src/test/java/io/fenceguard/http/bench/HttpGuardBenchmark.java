@@ -35,7 +35,7 @@ import javax.sql.DataSource;
  * and request-signed (also with an idempotency key per request: its claim in the admission's statement, and
  * apart), and PUT /writes/bench, whose handler inserts a row in the same PostgreSQL, without the
  * filter (that row's anchor), with the JDBC store, and with the JDBC store's admission in the handler's
- * transaction (one commit); the same token each time, so every request consults the store (request-signed:
+ * transaction (one commit), and request-signed with the JDBC store; the same token each time, so every request consults the store (request-signed:
  * the nonce cache too). Stores this module cannot depend on add their rows through an {@link Extension}
  * (fenceguard-redis's {@code RedisHttpGuardBenchmark}: the Redis store, in the same run). All are warmed up first, then measured in rounds in a
  * rotating order (so neither JIT warm-up nor a drift in machine load favours one); figures are over all
@@ -193,6 +193,11 @@ public final class HttpGuardBenchmark {
             return signed(port, signer, unsigned);
         }
 
+        /** A new request signature and nonce for every request to {@code path}. */
+        public Supplier<HttpRequest> requestSigned(int port, String path) {
+            return signed(URI.create("http://127.0.0.1:" + port + path), signer, unsigned);
+        }
+
         /** As {@link #requestSigned}, each request with an {@code Idempotency-Key} of its own. */
         public Supplier<HttpRequest> requestSignedWithKeys(int port) {
             URI uri = uri(port);
@@ -298,6 +303,10 @@ public final class HttpGuardBenchmark {
                     "test.join-transaction", "true"), null, true);
             rows.add(new Row("JDBC joined, handler writes", fixed(joinedWritesPort, compact, "/writes/bench"),
                     writesAnchor));
+            int jdbcSignedWritesPort = setup.start("jdbc-request-writes", Map.of("test.store", "jdbc",
+                    "test.request-signatures", "true"), null, true);
+            rows.add(new Row("JDBC, request-signed, handler writes", setup.requestSigned(jdbcSignedWritesPort,
+                    "/writes/bench"), writesAnchor));
             rows.addAll(extension.rows(setup));
             postgres.createWritesTable();
             rows = selected(rows);
@@ -332,7 +341,7 @@ public final class HttpGuardBenchmark {
                     perRound[i][round] = got.latencies().length * 1e9 / slice.toNanos();
                 }
             }
-            System.out.printf("%-34s %10s %10s %8s  %-28s %16s %8s%n", "endpoint", "req/s", "p50 µs", "ratio",
+            System.out.printf("%-38s %10s %10s %8s  %-34s %16s %8s%n", "endpoint", "req/s", "p50 µs", "ratio",
                     "anchor", "rounds req/s", "failed");
             long[][] results = new long[rows.size()][];
             for (int i = 0; i < rows.size(); i++) {
@@ -341,7 +350,7 @@ public final class HttpGuardBenchmark {
             for (int i = 0; i < rows.size(); i++) {
                 Row row = rows.get(i);
                 long anchor = results[row.anchor()][0];
-                System.out.printf("%-34s %10d %10d %8.2f  %-28s %16s %8d%n", row.name(), results[i][0], results[i][1],
+                System.out.printf("%-38s %10d %10d %8.2f  %-34s %16s %8d%n", row.name(), results[i][0], results[i][1],
                         anchor == 0 ? 0 : (double) results[i][0] / anchor, rows.get(row.anchor()).name(),
                         String.format("%.0f..%.0f", Arrays.stream(perRound[i]).min().orElse(0),
                                 Arrays.stream(perRound[i]).max().orElse(0)), failed[i]);
@@ -401,7 +410,10 @@ public final class HttpGuardBenchmark {
 
     /** A new signature (and nonce) for every request, made on the client thread as a real caller would. */
     private static Supplier<HttpRequest> signed(int port, RequestSignatures signer, String fencing) {
-        URI uri = uri(port);
+        return signed(uri(port), signer, fencing);
+    }
+
+    private static Supplier<HttpRequest> signed(URI uri, RequestSignatures signer, String fencing) {
         return () -> {
             HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT)
                     .PUT(HttpRequest.BodyPublishers.noBody());

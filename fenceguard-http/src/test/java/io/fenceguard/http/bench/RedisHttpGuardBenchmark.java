@@ -51,6 +51,8 @@ public final class RedisHttpGuardBenchmark {
             int requestSigned = setup.start("redis-request", Map.of("test.request-signatures", "true"), () -> store,
                     false);
             int writes = setup.start("redis-writes", Map.of(), () -> store, true);
+            int signedWrites = setup.start("redis-request-writes", Map.of("test.request-signatures", "true"),
+                    () -> store, true);
             // The same filters asking the store once per request: what sharing calls gains, in this run.
             int compactAlone = setup.start("redis-alone", Map.of("test.coalescing", "false"), () -> store, false);
             int requestSignedAlone = setup.start("redis-request-alone", Map.of("test.request-signatures", "true",
@@ -72,7 +74,9 @@ public final class RedisHttpGuardBenchmark {
                     new HttpGuardBenchmark.Row("Redis, request-signed + key apart",
                             setup.requestSignedWithKeys(keyedApart), 0),
                     new HttpGuardBenchmark.Row("Redis, handler writes", setup.compact(writes, "/writes/bench"),
-                            writesAnchor));
+                            writesAnchor),
+                    new HttpGuardBenchmark.Row("Redis, request-signed, handler writes",
+                            setup.requestSigned(signedWrites, "/writes/bench"), writesAnchor));
         }
 
         @Override
