@@ -183,6 +183,14 @@ public final class InboundFence {
         return check(route.get().getKey().resource(), route.get().getValue(), request.header(headerName), request);
     }
 
+    /**
+     * The verdict on a whole request known to be fenced by {@code resource} over {@code variables} (from
+     * {@link #route}): like {@link #check(InboundRequest)}, for a caller that found the route already.
+     */
+    public Verdict check(ResourceTemplate resource, Map<String, String> variables, InboundRequest request) {
+        return check(resource, variables, request.header(headerName), request);
+    }
+
     /** The verdict on a request known to be fenced by {@code resource} over {@code variables}. */
     public Verdict check(ResourceTemplate resource, Map<String, String> variables, List<String> headerValues) {
         return check(resource, variables, headerValues, null);

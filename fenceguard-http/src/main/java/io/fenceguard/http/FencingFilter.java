@@ -1,6 +1,7 @@
 package io.fenceguard.http;
 
 import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.AdmissionTransaction;
 import io.fenceguard.admission.HandlerOrder;
 import io.fenceguard.admission.HighWaterStore;
@@ -28,6 +29,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.URI;
 import java.util.Collections;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -256,14 +258,18 @@ public final class FencingFilter implements Filter {
      * its body, which is read here (and kept for the handler); one too long to check is refused.
      */
     private Checked check(HttpServletRequest http, String path) throws IOException {
-        if (fence.verifiesRequestSignatures() && fence.route(http.getMethod(), path).isPresent()
-                && http.getHeader(RequestSignatures.SIGNATURE_INPUT) != null) {
+        Optional<Map.Entry<FencedRoute, Map<String, String>>> route = fence.verifiesRequestSignatures()
+                && http.getHeader(RequestSignatures.SIGNATURE_INPUT) != null
+                ? fence.route(http.getMethod(), path) : Optional.empty();
+        if (route.isPresent()) {
             CachedBodyRequest cached = CachedBodyRequest.read(http, maxSignedBodyBytes);
             if (cached == null) {
                 return Checked.refused(http, Problem.bodyTooLarge(maxSignedBodyBytes));
             }
-            Verdict verdict = admitting.check(new InboundRequest(cached.getMethod(), path, targetUri(cached),
-                    name -> Collections.list(cached.getHeaders(name)), cached.body()));
+            // The route found above: matching the path once per request.
+            Verdict verdict = admitting.check(route.get().getKey().resource(), route.get().getValue(),
+                    new InboundRequest(cached.getMethod(), path, targetUri(cached),
+                            name -> Collections.list(cached.getHeaders(name)), cached.body()));
             return new Checked(cached, cached.body(), verdict, null);
         }
         Verdict verdict = admitting.check(http.getMethod(), path, Collections.list(http.getHeaders(fence.headerName())));
