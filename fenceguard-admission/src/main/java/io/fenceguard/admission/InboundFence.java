@@ -189,29 +189,34 @@ public final class InboundFence {
     }
 
     /**
-     * The verdict on a whole request carrying the idempotency key {@code key}, whose request has
-     * {@code fingerprint}: like {@link #check(InboundRequest)}. When {@code keys} is this fence's store's backend
-     * and that store decides admission and claim together ({@link IdempotentAdmissionStore}), the key is claimed
-     * with the admission, in one call, and an admitted verdict carries the claim ({@link Verdict#claim()}); such a
-     * request is not coalesced with others of its fence (its claim is its own). Otherwise the verdict carries no
-     * claim, and the caller claims the key after the admission.
+     * The verdict on a whole request known to be fenced by {@code resource} over {@code variables} and carrying the
+     * idempotency key {@code key}, whose request has {@code fingerprint}: like {@link #check(ResourceTemplate, Map,
+     * InboundRequest)}. When {@code keys} is this fence's store's backend and that store decides admission and
+     * claim together ({@link IdempotentAdmissionStore}), the key is claimed with the admission, in one call, and an
+     * admitted verdict carries the claim ({@link Verdict#claim()}); such a request is not coalesced with others of
+     * its fence (its claim is its own). Otherwise the verdict carries no claim, and the caller claims the key after
+     * the admission.
      */
-    public Verdict check(InboundRequest request, IdempotencyStore keys, String key, String fingerprint) {
+    public Verdict check(ResourceTemplate resource, Map<String, String> variables, InboundRequest request,
+            IdempotencyStore keys, String key, String fingerprint) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
-        Optional<Map.Entry<FencedRoute, Map<String, String>>> route = route(request.method(), request.path());
-        if (route.isEmpty()) {
-            return Verdict.notFenced();
-        }
         HighWaterStore deciding = store instanceof CoalescingHighWaterStore coalescing ? coalescing.store() : store;
         KeyRequest keyed = deciding instanceof IdempotentAdmissionStore claiming && keys != null
                 && keys == deciding.backend() ? new KeyRequest(claiming, key, fingerprint) : null;
-        return check(route.get().getKey().resource(), route.get().getValue(), request.header(headerName), request,
-                keyed);
+        return check(resource, variables, request.header(headerName), request, keyed);
     }
 
     /** An idempotency key to claim with the admission, by the store that decides both. */
     private record KeyRequest(IdempotentAdmissionStore store, String key, String fingerprint) {
+    }
+
+    /**
+     * The verdict on a whole request known to be fenced by {@code resource} over {@code variables} (from
+     * {@link #route}): like {@link #check(InboundRequest)}, for a caller that found the route already.
+     */
+    public Verdict check(ResourceTemplate resource, Map<String, String> variables, InboundRequest request) {
+        return check(resource, variables, request.header(headerName), request, null);
     }
 
     /** The verdict on a request known to be fenced by {@code resource} over {@code variables}. */

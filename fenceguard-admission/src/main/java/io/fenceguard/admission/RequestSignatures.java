@@ -54,6 +54,13 @@ public final class RequestSignatures {
     private static final Pattern SIGNATURE_VALUE = Pattern.compile("fg=:([A-Za-z0-9+/]{43}=):");
     private static final Pattern DIGEST = Pattern.compile("sha-256=:([A-Za-z0-9+/]{43}=):");
     private static final SecureRandom RANDOM = new SecureRandom();
+    /**
+     * A SHA-256 digest never used itself, copied for each body: a copy skips the provider look-up of
+     * {@code MessageDigest.getInstance}; null when the provider's digests cannot be copied.
+     */
+    private static final MessageDigest SHA_256 = copyable(newSha256());
+    /** The Content-Digest of an empty body (a request without one), the same every time. */
+    private static final String EMPTY_BODY_DIGEST = format(sha256().digest(new byte[0]));
 
     private final SigningKeys keys;
     private final String headerName;
@@ -82,7 +89,10 @@ public final class RequestSignatures {
 
     /** {@code sha-256=:…:} of {@code body} (RFC 9530). */
     public static String contentDigest(byte[] body) {
-        return format(sha256().digest(body == null ? new byte[0] : body));
+        if (body == null || body.length == 0) {
+            return EMPTY_BODY_DIGEST;
+        }
+        return format(sha256().digest(body));
     }
 
     /**
@@ -106,10 +116,30 @@ public final class RequestSignatures {
     }
 
     private static MessageDigest sha256() {
+        if (SHA_256 != null) {
+            try {
+                return (MessageDigest) SHA_256.clone();
+            } catch (CloneNotSupportedException e) {
+                // falls through to a new instance
+            }
+        }
+        return newSha256();
+    }
+
+    private static MessageDigest newSha256() {
         try {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is not available", e);
+        }
+    }
+
+    private static MessageDigest copyable(MessageDigest digest) {
+        try {
+            digest.clone();
+            return digest;
+        } catch (CloneNotSupportedException e) {
+            return null;
         }
     }
 
@@ -120,7 +150,8 @@ public final class RequestSignatures {
      * @throws IllegalStateException when there is no active key
      */
     public Map<String, String> sign(String method, URI targetUri, String fencingValue, byte[] body) {
-        return signDigest(method, targetUri, fencingValue, contentDigest(body));
+        // The digest is made here: no need to check its form as a given one is.
+        return signed(method, targetUri, fencingValue, contentDigest(body));
     }
 
     /**
@@ -134,6 +165,10 @@ public final class RequestSignatures {
         if (contentDigest == null || !DIGEST.matcher(contentDigest).matches()) {
             throw new IllegalArgumentException("a Content-Digest is sha-256=:<base64>:, got " + contentDigest);
         }
+        return signed(method, targetUri, fencingValue, contentDigest);
+    }
+
+    private Map<String, String> signed(String method, URI targetUri, String fencingValue, String contentDigest) {
         String keyId = keys.activeKeyId().orElseThrow(() -> new IllegalStateException(
                 "request signatures need an active signing key"));
         long created = clock.instant().getEpochSecond();

@@ -2,6 +2,8 @@ package io.fenceguard.admission;
 
 import io.fenceguard.core.InvalidResourceNameException;
 import io.fenceguard.core.ResourceName;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -18,9 +20,24 @@ public final class ResourceTemplate {
     private static final ResourceTemplate FROM_HEADER = new ResourceTemplate("");
 
     private final String text;
+    /**
+     * The template cut at its variables once: literal parts at even indexes, variable names at odd ones, so
+     * that resolving a request's resource needs no pattern matching.
+     */
+    private final String[] parts;
 
     private ResourceTemplate(String text) {
         this.text = text;
+        List<String> cut = new ArrayList<>();
+        Matcher matcher = VARIABLE.matcher(text);
+        int at = 0;
+        while (matcher.find()) {
+            cut.add(text.substring(at, matcher.start()));
+            cut.add(matcher.group(1));
+            at = matcher.end();
+        }
+        cut.add(text.substring(at));
+        this.parts = cut.toArray(new String[0]);
     }
 
     public static ResourceTemplate of(String text) {
@@ -50,17 +67,15 @@ public final class ResourceTemplate {
         if (isFromHeader()) {
             return Optional.empty();
         }
-        Matcher matcher = VARIABLE.matcher(text);
-        StringBuilder name = new StringBuilder();
-        while (matcher.find()) {
-            String value = variables.get(matcher.group(1));
+        StringBuilder name = new StringBuilder(parts[0]);
+        for (int i = 1; i < parts.length; i += 2) {
+            String value = variables.get(parts[i]);
             if (value == null) {
-                throw new IllegalStateException("resource template '" + text + "' uses {" + matcher.group(1)
+                throw new IllegalStateException("resource template '" + text + "' uses {" + parts[i]
                         + "}, which the path pattern does not capture");
             }
-            matcher.appendReplacement(name, Matcher.quoteReplacement(value));
+            name.append(value).append(parts[i + 1]);
         }
-        matcher.appendTail(name);
         try {
             return Optional.of(ResourceName.of(name.toString()));
         } catch (InvalidResourceNameException e) {

@@ -92,6 +92,15 @@ class ValueObjectsTest {
         assertThat(ResourceTemplate.of("account:{id}").resolve(Map.of("id", "42"))).contains(ResourceName.of("account:42"));
         assertThatThrownBy(() -> ResourceTemplate.of("account:{id}").resolve(Map.of("id", "4 2")))
                 .isInstanceOf(FenceHeaderException.class);
+        assertThat(ResourceTemplate.of("ledger:{org}/entry-{id}.v1").resolve(Map.of("org", "acme", "id", "7")))
+                .contains(ResourceName.of("ledger:acme/entry-7.v1"));
+        assertThat(ResourceTemplate.of("{a}{b}").resolve(Map.of("a", "x", "b", "y"))).contains(ResourceName.of("xy"));
+        assertThat(ResourceTemplate.of("config:all").resolve(Map.of("id", "1"))).contains(ResourceName.of("config:all"));
+        assertThatThrownBy(() -> ResourceTemplate.of("account:{id}").resolve(Map.of("id", "$1")))
+                .isInstanceOf(FenceHeaderException.class);
+        assertThatThrownBy(() -> ResourceTemplate.of("ledger:{org}/{id}").resolve(Map.of("org", "acme")))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("uses {id}");
+        assertThat(ResourceTemplate.of("").resolve(Map.of())).isEmpty();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.fenceguard.http;
 
 import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.AdmissionTransaction;
 import io.fenceguard.admission.HandlerOrder;
 import io.fenceguard.admission.IdempotencyStore;
@@ -10,6 +11,7 @@ import io.fenceguard.admission.InboundRequest;
 import io.fenceguard.admission.Problem;
 import io.fenceguard.admission.RefusalListener;
 import io.fenceguard.admission.RequestSignatures;
+import io.fenceguard.admission.ResourceTemplate;
 import io.fenceguard.admission.Verdict;
 import io.fenceguard.core.Fence;
 import io.fenceguard.http.internal.BufferedResponse;
@@ -25,6 +27,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.URI;
 import java.util.Collections;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -248,7 +251,9 @@ public final class FencingFilter implements Filter {
                 && http.getHeader(RequestSignatures.SIGNATURE_INPUT) != null;
         String key = idempotency == null ? null : http.getHeader(IDEMPOTENCY_KEY);
         boolean keyed = key != null && wellFormedKey(key);
-        if ((requestSigned || keyed) && fence.route(http.getMethod(), path).isPresent()) {
+        Optional<Map.Entry<FencedRoute, Map<String, String>>> route = requestSigned || keyed
+                ? fence.route(http.getMethod(), path) : Optional.empty();
+        if (route.isPresent()) {
             // Read here, before the admission: a request-signed body is checked with it, and a key's claim may be
             // decided with the admission, which needs the request's fingerprint.
             CachedBodyRequest cached = CachedBodyRequest.read(http, maxSignedBodyBytes);
@@ -257,9 +262,11 @@ public final class FencingFilter implements Filter {
             }
             InboundRequest request = new InboundRequest(cached.getMethod(), path, targetUri(cached),
                     name -> Collections.list(cached.getHeaders(name)), cached.body());
-            Verdict verdict = keyed
-                    ? admitting.check(request, idempotency, key, fingerprint(cached, path, cached.body()))
-                    : admitting.check(request);
+            // The route found above: matching the path once per request.
+            ResourceTemplate resource = route.get().getKey().resource();
+            Map<String, String> variables = route.get().getValue();
+            Verdict verdict = keyed ? admitting.check(resource, variables, request, idempotency, key,
+                    fingerprint(cached, path, cached.body())) : admitting.check(resource, variables, request);
             return new Checked(cached, cached.body(), verdict, null);
         }
         Verdict verdict = admitting.check(http.getMethod(), path, Collections.list(http.getHeaders(fence.headerName())));

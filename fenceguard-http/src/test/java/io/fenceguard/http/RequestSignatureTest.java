@@ -192,6 +192,24 @@ class RequestSignatureTest {
         assertThat(reached("r7")).isZero();
     }
 
+    @Test
+    void aSignatureHoldsForItsOwnResourceAndItsEmptyBody() throws Exception {
+        // Signed rightly for /accounts/r10, but with a token of account:r9: the route's resource decides.
+        URI uri10 = URI.create("http://127.0.0.1:" + b + "/accounts/r10");
+        Fence fence9 = new Fence(ResourceName.of("account:r9"), FencingToken.of(tokens.incrementAndGet()));
+        Map<String, String> other = RequestSignatures.of(CLIENT, "Fencing-Token").sign("PUT", uri10,
+                FenceHeader.of(fence9).value(), new byte[0]);
+        assertRefused(send(new Sent("PUT", uri10, other, "")), "not for this endpoint's resource 'account:r10'");
+
+        Sent empty = signed("r11", "");
+        assertThat(empty.headers().get("Content-Digest"))
+                .isEqualTo("sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:");
+        assertRefused(send(empty.with("PUT", empty.uri(), "x")), "Content-Digest");
+        assertThat(send(empty).statusCode()).isEqualTo(200);
+        assertThat(reached("r10")).isZero();
+        assertThat(reached("r11")).isOne();
+    }
+
     static void assertRefused(HttpResponse<String> response, String detail) {
         assertThat(response.statusCode()).as(response.body()).isEqualTo(403);
         assertThat(response.body()).contains("urn:fenceguard:untrusted-token").contains(detail);

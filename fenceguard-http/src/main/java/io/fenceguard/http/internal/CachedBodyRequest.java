@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /** A request whose body was read once (to check its digest) and is served again to the application. */
 public final class CachedBodyRequest extends HttpServletRequestWrapper {
@@ -29,7 +30,25 @@ public final class CachedBodyRequest extends HttpServletRequestWrapper {
             return null;
         }
         try (InputStream in = request.getInputStream()) {
-            byte[] body = in.readNBytes(maxBytes + 1);
+            byte[] body;
+            if (declared >= 0) {
+                // The declared length read into one array of that size: no 8 KiB chunk per request. Whatever
+                // follows it (the container normally ends the stream there) is read on and counted too.
+                body = new byte[(int) declared];
+                int read = in.readNBytes(body, 0, body.length);
+                int next = read < body.length ? -1 : in.read();
+                if (next < 0) {
+                    return new CachedBodyRequest(request, read < body.length ? Arrays.copyOf(body, read) : body);
+                }
+                byte[] rest = in.readNBytes(maxBytes - body.length);
+                byte[] all = new byte[body.length + 1 + rest.length];
+                System.arraycopy(body, 0, all, 0, body.length);
+                all[body.length] = (byte) next;
+                System.arraycopy(rest, 0, all, body.length + 1, rest.length);
+                body = all;
+            } else {
+                body = in.readNBytes(maxBytes + 1);
+            }
             return body.length > maxBytes ? null : new CachedBodyRequest(request, body);
         }
     }

@@ -159,7 +159,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         }
         if (fence.verifiesRequestSignatures() && (request.getHeaders().containsHeader(RequestSignatures.SIGNATURE_INPUT)
                 || request.getHeaders().containsHeader(RequestSignatures.SIGNATURE))) {
-            return checkSigned(exchange, chain, method, path);
+            return checkSigned(exchange, chain, method, path, route.get());
         }
         List<String> values = request.getHeaders().getOrEmpty(fence.headerName());
         return Mono.fromCallable(() -> admitting.check(route.get().getKey().resource(), route.get().getValue(), values))
@@ -168,7 +168,8 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     }
 
     /** A request-signed request: its body read once, checked with it, and handed on from the same array. */
-    private Mono<Void> checkSigned(ServerWebExchange exchange, WebFilterChain chain, String method, String path) {
+    private Mono<Void> checkSigned(ServerWebExchange exchange, WebFilterChain chain, String method, String path,
+            Map.Entry<FencedRoute, Map<String, String>> route) {
         ServerHttpRequest request = exchange.getRequest();
         if (request.getHeaders().getContentLength() > maxSignedBodyBytes) {
             return tooLarge(exchange, method, path);
@@ -188,7 +189,8 @@ public final class FencingWebFilter implements WebFilter, Ordered {
                             return body.length == 0 ? Flux.empty() : Flux.defer(() -> Flux.just(factory.wrap(body)));
                         }
                     }).build();
-                    return Mono.fromCallable(() -> admitting.check(inbound))
+                    // The route found by filter: matching the path once per request.
+                    return Mono.fromCallable(() -> admitting.check(route.getKey().resource(), route.getValue(), inbound))
                             .subscribeOn(scheduler)
                             .flatMap(verdict -> proceed(verdict, replayable, chain, method, path));
                 })
