@@ -53,7 +53,8 @@ public final class RequestSignatures {
             + "nonce=\"([A-Za-z0-9_-]{16,64})\";alg=\"hmac-sha256\"");
     private static final Pattern SIGNATURE_VALUE = Pattern.compile("fg=:([A-Za-z0-9+/]{43}=):");
     private static final Pattern DIGEST = Pattern.compile("sha-256=:([A-Za-z0-9+/]{43}=):");
-    private static final SecureRandom RANDOM = new SecureRandom();
+    /** One generator per thread: a shared one takes a lock per nonce, on every client thread signing at once. */
+    private static final ThreadLocal<SecureRandom> RANDOM = ThreadLocal.withInitial(SecureRandom::new);
     /**
      * A SHA-256 digest never used itself, copied for each body: a copy skips the provider look-up of
      * {@code MessageDigest.getInstance}; null when the provider's digests cannot be copied.
@@ -173,7 +174,7 @@ public final class RequestSignatures {
                 "request signatures need an active signing key"));
         long created = clock.instant().getEpochSecond();
         byte[] nonce = new byte[18];
-        RANDOM.nextBytes(nonce);
+        RANDOM.get().nextBytes(nonce);
         String params = "(\"@method\" \"@target-uri\" \"" + headerName.toLowerCase(Locale.ROOT) + "\" \"content-digest\")"
                 + ";created=" + created + ";expires=" + (created + lifetime.toSeconds()) + ";keyid=\"" + keyId
                 + "\";nonce=\"" + Base64.getUrlEncoder().withoutPadding().encodeToString(nonce) + "\";alg=\"hmac-sha256\"";
