@@ -71,14 +71,23 @@ final class LettuceScripts implements ScriptRunner {
     @Override
     public CompletableFuture<Object> run(String script, Reply reply, List<String> keys, List<String> args,
                                          long timeoutNanos) {
+        return runWaited(script, reply, keys, args, timeoutNanos).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Without {@code orTimeout}: its timer, queued first on the JDK's one delay thread by each call of one at a time,
+     * wakes that thread once per call; the waiting caller gives the answer up at its deadline instead.
+     */
+    @Override
+    public CompletableFuture<Object> runWaited(String script, Reply reply, List<String> keys, List<String> args,
+                                               long timeoutNanos) {
         ScriptOutputType type = reply == Reply.LIST ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
         byte[][] keyBytes = bytes(keys);
         byte[][] argBytes = bytes(args);
         CompletableFuture<Held> connection = connection();
         Held ready = connection.getNow(null);
-        CompletableFuture<Object> answer = ready != null ? send(ready, script, type, keyBytes, argBytes)
+        return ready != null ? send(ready, script, type, keyBytes, argBytes)
                 : connection.thenCompose(h -> send(h, script, type, keyBytes, argBytes));
-        return answer.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     }
 
     /**

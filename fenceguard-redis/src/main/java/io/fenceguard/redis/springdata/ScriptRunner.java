@@ -14,6 +14,15 @@ interface ScriptRunner extends AutoCloseable {
     /** Runs {@code script}; the answer is given up after {@code timeoutNanos}. */
     CompletableFuture<Object> run(String script, Reply reply, List<String> keys, List<String> args, long timeoutNanos);
 
+    /**
+     * Runs {@code script} for a caller that waits for the answer itself and gives it up at its own deadline: no timer
+     * of this runner's per call. By default as {@link #run}.
+     */
+    default CompletableFuture<Object> runWaited(String script, Reply reply, List<String> keys, List<String> args,
+                                                long timeoutNanos) {
+        return run(script, reply, keys, args, timeoutNanos);
+    }
+
     /** Loads {@code scripts} into the server's script cache in one round trip; completes when the server confirmed. */
     CompletableFuture<?> load(List<String> scripts);
 

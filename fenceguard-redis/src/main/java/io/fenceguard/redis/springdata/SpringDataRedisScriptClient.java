@@ -76,7 +76,7 @@ public final class SpringDataRedisScriptClient implements RedisScriptClient {
         if (left <= 0) {
             return CompletableFuture.failedFuture(new TimeoutException("no time left for the call"));
         }
-        return scripts.run(script, reply, keys, args, left);
+        return scripts.runWaited(script, reply, keys, args, left);
     }
 
     @Override
