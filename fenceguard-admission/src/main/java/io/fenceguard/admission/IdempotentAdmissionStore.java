@@ -9,9 +9,9 @@ import java.util.Optional;
  * the claim of its {@code Idempotency-Key} in one call: the nonce's first use (request-signed requests), the token
  * against the mark, and, only when the token is admitted, the key's claim. On Redis one script, one round trip,
  * instead of an admission followed by {@link #claim}. A replayed or stale request leaves no claim behind.
- * {@link InboundFence#check(InboundRequest, IdempotencyStore, String, String)} uses it when the idempotency store
- * it is given is this store's {@link #backend()}. Fails closed like the separate calls: when the store cannot
- * answer it throws, and the request is refused.
+ * {@link InboundFence#check(ResourceTemplate, java.util.Map, InboundRequest, IdempotencyStore, String, String)}
+ * uses it when the idempotency store it is given is this store's {@link #backend()}. Fails closed like the separate
+ * calls: when the store cannot answer it throws, and the request is refused.
  */
 public interface IdempotentAdmissionStore extends SignedAdmissionStore, IdempotencyStore {
 
