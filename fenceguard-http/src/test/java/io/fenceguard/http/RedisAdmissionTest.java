@@ -12,6 +12,7 @@ import io.fenceguard.admission.TokenBound;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.http.support.Http;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.redis.RedisIdempotencyStore;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
@@ -75,22 +76,22 @@ class RedisAdmissionTest {
             Signed first = Signed.of("acc-1", TOKENS.incrementAndGet(), "{\"amount\":5}");
             assertThat(first.send(a).status()).isEqualTo(201);
 
-            Answer replay = first.send(a);
+            Http.Raw replay = first.send(a);
             assertThat(replay.status()).isEqualTo(403);
             assertThat(replay.text()).contains("urn:fenceguard:replayed-request");
 
             // The same bytes to the other instance behind the balancer: the nonce is in the shared store.
-            Answer elsewhere = first.send(b);
+            Http.Raw elsewhere = first.send(b);
             assertThat(elsewhere.status()).isEqualTo(403);
             assertThat(elsewhere.text()).contains("urn:fenceguard:replayed-request");
 
             Signed fresh = Signed.of("acc-1", TOKENS.get(), "{\"amount\":5}");
-            Answer altered = fresh.withBody("{\"amount\":500}").send(a);
+            Http.Raw altered = fresh.withBody("{\"amount\":500}").send(a);
             assertThat(altered.status()).isEqualTo(403);
             assertThat(altered.text()).contains("urn:fenceguard:untrusted-token");
 
             // A compact-signed header is refused where request signatures are required.
-            Answer compact = send(a, "/entries/acc-1", Map.of(FenceHeader.DEFAULT_NAME,
+            Http.Raw compact = send(a, "/entries/acc-1", Map.of(FenceHeader.DEFAULT_NAME,
                     KEYS.header(fence("acc-1", TOKENS.get())).value()), "{}");
             assertThat(compact.status()).isEqualTo(403);
             assertThat(compact.text()).contains("requires a request signature");
@@ -240,34 +241,15 @@ class RedisAdmissionTest {
             return new Signed(path, withKey, body);
         }
 
-        Answer send(IdempotencyTest.Server server) throws Exception {
+        Http.Raw send(IdempotencyTest.Server server) throws Exception {
             return RedisAdmissionTest.send(server, path, headers, body);
         }
     }
 
-    /** A response's status and its whole text (headers and body). */
-    record Answer(int status, String text) {
-    }
-
-    /**
-     * Sends a POST to {@code server} as the balancer forwards it: with the balancer's Host header (which
-     * java.net.http does not let a caller set), so that either instance sees the target URI that was signed.
-     */
-    private static Answer send(IdempotencyTest.Server server, String path, Map<String, String> headers, String body)
+    /** Sends a POST to {@code server} as the balancer forwards it ({@link Http#forwarded}). */
+    private static Http.Raw send(IdempotencyTest.Server server, String path, Map<String, String> headers, String body)
             throws Exception {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        StringBuilder head = new StringBuilder("POST " + path + " HTTP/1.1\r\nHost: " + AUTHORITY
-                + "\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length + "\r\n");
-        headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
-        head.append("\r\n");
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.uri("/").getPort())) {
-            socket.setSoTimeout(10_000);
-            socket.getOutputStream().write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
-            socket.getOutputStream().write(bytes);
-            socket.getOutputStream().flush();
-            String text = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            return new Answer(Integer.parseInt(text.substring(9, 12)), text);
-        }
+        return Http.forwarded(server.uri("/").getPort(), AUTHORITY, "POST", path, headers, body);
     }
 
     private static IdempotencyTest.Server signedServer(RedisHighWaterStore store, AtomicInteger applied) throws Exception {

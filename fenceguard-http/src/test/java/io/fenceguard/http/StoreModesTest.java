@@ -10,13 +10,13 @@ import io.fenceguard.admission.support.Stores;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.http.support.Http;
 import io.fenceguard.http.support.Instances;
 import io.fenceguard.http.support.TestApp;
 import io.fenceguard.http.support.TestWiring;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.testsupport.TestServers;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -79,29 +79,29 @@ class StoreModesTest {
             long token = TOKENS.incrementAndGet();
 
             Call first = Call.signed(account, token, "{\"amount\":5}", "key-1");
-            Answer answered = first.send(a);
+            Http.Raw answered = first.send(a);
             assertThat(answered.status()).as(answered.text()).isEqualTo(200);
 
             for (int port : List.of(a, b)) {
-                Answer replayed = first.send(port);
+                Http.Raw replayed = first.send(port);
                 assertThat(replayed.status()).as("the captured call again, %s", mode).isEqualTo(403);
                 assertThat(replayed.text()).contains("urn:fenceguard:replayed-request");
             }
-            Answer altered = Call.signed(account, token, "{\"amount\":5}", "key-2").withBody("{\"amount\":500}").send(b);
+            Http.Raw altered = Call.signed(account, token, "{\"amount\":5}", "key-2").withBody("{\"amount\":500}").send(b);
             assertThat(altered.status()).isEqualTo(403);
             assertThat(altered.text()).contains("urn:fenceguard:untrusted-token");
 
             for (int port : List.of(a, b)) {
                 // The client retries: the same key and bytes, signed anew (a fresh nonce).
-                Answer retried = Call.signed(account, token, "{\"amount\":5}", "key-1").send(port);
+                Http.Raw retried = Call.signed(account, token, "{\"amount\":5}", "key-1").send(port);
                 assertThat(retried.status()).as(retried.text()).isEqualTo(200);
                 assertThat(retried.text()).contains("Idempotent-Replayed: true");
                 assertThat(retried.body()).isEqualTo(answered.body());
             }
-            Answer reused = Call.signed(account, token, "{\"amount\":6}", "key-1").send(b);
+            Http.Raw reused = Call.signed(account, token, "{\"amount\":6}", "key-1").send(b);
             assertThat(reused.status()).isEqualTo(422);
             assertThat(reused.text()).contains("urn:fenceguard:idempotency-key-reused");
-            Answer stale = Call.signed(account, token - 1, "{\"amount\":5}", "key-3").send(b);
+            Http.Raw stale = Call.signed(account, token - 1, "{\"amount\":5}", "key-3").send(b);
             assertThat(stale.status()).as("older than the shared mark").isEqualTo(409);
             assertThat(TestApp.REACHED.stream().filter(r -> r.path().equals("/accounts/" + account)).count())
                     .as("the handler ran once, %s", mode).isOne();
@@ -151,47 +151,9 @@ class StoreModesTest {
             return new Call(path, headers, other);
         }
 
-        /**
-         * Sends this call as the balancer forwards it, with the balancer's Host header (which java.net.http does not
-         * let a caller set), so that either instance sees the target URI that was signed.
-         */
-        Answer send(int port) throws Exception {
-            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-            StringBuilder head = new StringBuilder("PUT " + path + " HTTP/1.1\r\nHost: " + AUTHORITY
-                    + "\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length + "\r\n");
-            headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
-            head.append("\r\n");
-            try (Socket socket = new Socket("127.0.0.1", port)) {
-                socket.setSoTimeout(10_000);
-                socket.getOutputStream().write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
-                socket.getOutputStream().write(bytes);
-                socket.getOutputStream().flush();
-                String text = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                return new Answer(Integer.parseInt(text.substring(9, 12)), text);
-            }
-        }
-    }
-
-    /** A response's status and its whole text (headers and body). */
-    record Answer(int status, String text) {
-
-        /** The body, its chunks joined when it came chunked. */
-        String body() {
-            int end = text.indexOf("\r\n\r\n");
-            String rest = text.substring(end + 4);
-            if (!text.substring(0, end).toLowerCase(java.util.Locale.ROOT).contains("transfer-encoding: chunked")) {
-                return rest;
-            }
-            StringBuilder body = new StringBuilder();
-            for (int at = 0; ; ) {
-                int line = rest.indexOf("\r\n", at);
-                int size = Integer.parseInt(rest.substring(at, line).trim(), 16);
-                if (size == 0) {
-                    return body.toString();
-                }
-                body.append(rest, line + 2, line + 2 + size);
-                at = line + 2 + size + 2;
-            }
+        /** Sends this call as the balancer forwards it ({@link Http#forwarded}). */
+        Http.Raw send(int port) throws Exception {
+            return Http.forwarded(port, AUTHORITY, "PUT", path, headers, body);
         }
     }
 }

@@ -22,6 +22,52 @@ public final class Http {
     private Http() {
     }
 
+    /** A response as received: its status and its whole text (headers and body). */
+    public record Raw(int status, String text) {
+
+        /** The body, its chunks joined when it came chunked. */
+        public String body() {
+            int end = text.indexOf("\r\n\r\n");
+            String rest = text.substring(end + 4);
+            if (!text.substring(0, end).toLowerCase(Locale.ROOT).contains("transfer-encoding: chunked")) {
+                return rest;
+            }
+            StringBuilder body = new StringBuilder();
+            for (int at = 0; ; ) {
+                int line = rest.indexOf("\r\n", at);
+                int size = Integer.parseInt(rest.substring(at, line).trim(), 16);
+                if (size == 0) {
+                    return body.toString();
+                }
+                body.append(rest, line + 2, line + 2 + size);
+                at = line + 2 + size + 2;
+            }
+        }
+    }
+
+    /**
+     * {@code method path} with a JSON {@code body} and {@code headers}, as a balancer at {@code authority} forwards
+     * it: with that Host header (which java.net.http does not let a caller set), so that the instance on
+     * {@code port} sees the target URI the caller signed.
+     */
+    public static Raw forwarded(int port, String authority, String method, String path,
+            java.util.Map<String, String> headers, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        StringBuilder head = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: " + authority
+                + "\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length
+                + "\r\n");
+        headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+        head.append("\r\n");
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().write(bytes);
+            socket.getOutputStream().flush();
+            String text = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            return new Raw(Integer.parseInt(text.substring(9, 12)), text);
+        }
+    }
+
     /** {@code method path} with one header line per element of {@code fencingHeaders}. */
     public static Response send(int port, String method, String path, List<String> fencingHeaders) {
         StringBuilder request = new StringBuilder(method).append(' ').append(path).append(" HTTP/1.1\r\n")
