@@ -253,14 +253,8 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
 
     @Override
     public Admission admit(Fence presented) {
-        List<?> reply;
-        try {
-            reply = (List<?>) call(ADMIT, RedisScriptClient.Reply.LIST, List.of(key(presented.resource()), floorKey()),
-                    List.of(Long.toString(presented.token().value()), Long.toString(bound.ceiling().value())));
-        } catch (RuntimeException e) {
-            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
-                    + e.getMessage(), presented.resource(), presented.token(), e);
-        }
+        List<?> reply = admissionCall(presented, ADMIT, List.of(key(presented.resource()), floorKey()),
+                List.of(Long.toString(presented.token().value()), Long.toString(bound.ceiling().value())));
         return admission(presented, reply);
     }
 
@@ -307,16 +301,10 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
     /** The nonce's first use and the admission in one script (one round trip); empty when the nonce was used. */
     @Override
     public java.util.Optional<Admission> admit(Fence presented, String nonce, java.time.Instant expires) {
-        List<?> reply;
-        try {
-            reply = (List<?>) call(ADMIT_SIGNED, RedisScriptClient.Reply.LIST,
-                    List.of(key(presented.resource()), floorKey(), nonceKey(nonce)),
-                    List.of(Long.toString(presented.token().value()), Long.toString(bound.ceiling().value()),
-                            Long.toString(ttlMillis(expires))));
-        } catch (RuntimeException e) {
-            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
-                    + e.getMessage(), presented.resource(), presented.token(), e);
-        }
+        List<?> reply = admissionCall(presented, ADMIT_SIGNED,
+                List.of(key(presented.resource()), floorKey(), nonceKey(nonce)),
+                List.of(Long.toString(presented.token().value()), Long.toString(bound.ceiling().value()),
+                        Long.toString(ttlMillis(expires))));
         if (((Number) reply.get(0)).longValue() == -2) {
             return java.util.Optional.empty();
         }
@@ -344,13 +332,7 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
             keys.add(nonceKey(nonce.value()));
             args.add(Long.toString(ttlMillis(nonce.expires())));
         }
-        List<?> reply;
-        try {
-            reply = (List<?>) call(ADMIT_SIGNED_EACH, RedisScriptClient.Reply.LIST, keys, args);
-        } catch (RuntimeException e) {
-            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
-                    + e.getMessage(), presented.resource(), presented.token(), e);
-        }
+        List<?> reply = admissionCall(presented, ADMIT_SIGNED_EACH, keys, args);
         if (reply.size() != 3 + nonces.size()) {
             throw new FenceguardException("high-water store for '" + presented.resource() + "' answered "
                     + reply.size() + " values for " + nonces.size() + " nonces", presented.resource(),
@@ -382,13 +364,7 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
             keyNames.add(nonceKey(nonce.value()));
             args.add(Long.toString(ttlMillis(nonce.expires())));
         }
-        List<?> reply;
-        try {
-            reply = (List<?>) call(ADMIT_CLAIMING, RedisScriptClient.Reply.LIST, keyNames, args);
-        } catch (RuntimeException e) {
-            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
-                    + e.getMessage(), presented.resource(), presented.token(), e);
-        }
+        List<?> reply = admissionCall(presented, ADMIT_CLAIMING, keyNames, args);
         if (((Number) reply.get(0)).longValue() == -2) {
             return ClaimedAdmission.replayed();
         }
@@ -460,6 +436,16 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
 
     private static long ttlMillis(java.time.Instant expires) {
         return Math.max(1, java.time.Duration.between(java.time.Instant.now(), expires).toMillis());
+    }
+
+    /** A script admitting {@code presented}, its list answer; a failure comes out as the store being unavailable. */
+    private List<?> admissionCall(Fence presented, String script, List<String> keys, List<String> args) {
+        try {
+            return (List<?>) call(script, RedisScriptClient.Reply.LIST, keys, args);
+        } catch (RuntimeException e) {
+            throw new FenceguardException("high-water store unavailable for '" + presented.resource() + "': "
+                    + e.getMessage(), presented.resource(), presented.token(), e);
+        }
     }
 
     private Object call(String script, RedisScriptClient.Reply reply, List<String> keys, List<String> args) {
