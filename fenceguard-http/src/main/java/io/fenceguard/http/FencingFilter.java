@@ -265,9 +265,10 @@ public final class FencingFilter implements Filter {
             // The route found above: matching the path once per request.
             ResourceTemplate resource = route.get().getKey().resource();
             Map<String, String> variables = route.get().getValue();
-            Verdict verdict = keyed ? admitting.check(resource, variables, request, idempotency, key,
-                    fingerprint(cached, path, cached.body())) : admitting.check(resource, variables, request);
-            return new Checked(cached, cached.body(), verdict, null);
+            String fingerprint = keyed ? fingerprint(cached, path, cached.body()) : null;
+            Verdict verdict = keyed ? admitting.check(resource, variables, request, idempotency, key, fingerprint)
+                    : admitting.check(resource, variables, request);
+            return new Checked(cached, fingerprint, verdict, null);
         }
         Verdict verdict = admitting.check(http.getMethod(), path, Collections.list(http.getHeaders(fence.headerName())));
         return new Checked(http, null, verdict, null);
@@ -285,7 +286,7 @@ public final class FencingFilter implements Filter {
         if (claim.answer() != null) {
             return claim.answer();
         }
-        HttpServletRequest http = claim.request();
+        HttpServletRequest http = checked.request();
         if (order != null) {
             Optional<Problem> newerStarted = order.enter(admission).problem();
             if (newerStarted.isPresent()) {
@@ -304,55 +305,46 @@ public final class FencingFilter implements Filter {
     }
 
     /**
-     * Claims the request's {@value #IDEMPOTENCY_KEY}, when this filter keeps them and the request has one. Answers
-     * the request itself when the key is malformed, the body too long to fingerprint, the store unavailable, or
-     * the key already taken: with the first response, or with a refusal.
+     * Claims the request's {@value #IDEMPOTENCY_KEY}, when this filter keeps them and the request has one (unless the
+     * store claimed it with the admission). Answers the request itself when the key is malformed, the store
+     * unavailable, or the key already taken: with the first response, or with a refusal.
      */
     private KeyClaim claimIdempotencyKey(Fence presented, Checked checked, HttpServletResponse out, String path)
             throws IOException {
         HttpServletRequest http = checked.request();
         String key = idempotency == null ? null : http.getHeader(IDEMPOTENCY_KEY);
         if (key == null) {
-            return new KeyClaim(http, null, null);
+            return new KeyClaim(null, null);
         }
         if (!wellFormedKey(key)) {
             refuse(http, out, path, Problem.badIdempotencyKey(presented, "an " + IDEMPOTENCY_KEY + " is 1 to "
                     + MAX_IDEMPOTENCY_KEY + " visible ASCII characters"));
-            return new KeyClaim(http, key, RequestOutcome.of(false, presented));
+            return new KeyClaim(key, RequestOutcome.of(false, presented));
         }
-        byte[] body = checked.body();
-        if (body == null) {
-            CachedBodyRequest cached = CachedBodyRequest.read(http, maxSignedBodyBytes);
-            if (cached == null) {
-                refuse(http, out, path, Problem.bodyTooLarge(maxSignedBodyBytes));
-                return new KeyClaim(http, key, RequestOutcome.of(false, presented));
-            }
-            http = cached;
-            body = cached.body();
-        }
+        // A well-formed key on a fenced route: check() read the body and took the fingerprint before the admission.
         IdempotencyStore.Claim claim = checked.verdict().claim().orElse(null);
         try {
             if (claim == null) {
-                claim = idempotency.claim(presented, key, fingerprint(http, path, body));
+                claim = idempotency.claim(presented, key, checked.fingerprint());
             }
         } catch (RuntimeException e) {
             log.warn("idempotency check for '{}' failed; refusing the request", presented.resource(), e);
             refuse(http, out, path, Problem.unavailable(presented));
-            return new KeyClaim(http, key, RequestOutcome.of(false, presented));
+            return new KeyClaim(key, RequestOutcome.of(false, presented));
         }
         return switch (claim.kind()) {
-            case FIRST -> new KeyClaim(http, key, null);
+            case FIRST -> new KeyClaim(key, null);
             case COMPLETED -> {
                 replay(claim.response(), out);
-                yield new KeyClaim(http, key, RequestOutcome.of(true, presented));
+                yield new KeyClaim(key, RequestOutcome.of(true, presented));
             }
             case IN_PROGRESS -> {
                 refuse(http, out, path, Problem.idempotencyInProgress(presented, key));
-                yield new KeyClaim(http, key, RequestOutcome.of(false, presented));
+                yield new KeyClaim(key, RequestOutcome.of(false, presented));
             }
             case OTHER_REQUEST -> {
                 refuse(http, out, path, Problem.idempotencyKeyReused(presented, key));
-                yield new KeyClaim(http, key, RequestOutcome.of(false, presented));
+                yield new KeyClaim(key, RequestOutcome.of(false, presented));
             }
         };
     }
@@ -425,8 +417,11 @@ public final class FencingFilter implements Filter {
         }
     }
 
-    /** The request as the later steps read it (its body when read, else null) and its verdict, or a refusal. */
-    private record Checked(HttpServletRequest request, byte[] body, Verdict verdict, Problem refusal) {
+    /**
+     * The request as the later steps read it, the fingerprint of a request with a well-formed idempotency key (else
+     * null), and its verdict, or a refusal.
+     */
+    private record Checked(HttpServletRequest request, String fingerprint, Verdict verdict, Problem refusal) {
 
         static Checked refused(HttpServletRequest request, Problem refusal) {
             return new Checked(request, null, null, refusal);
@@ -434,10 +429,10 @@ public final class FencingFilter implements Filter {
     }
 
     /**
-     * The request after its idempotency key was claimed (its body read for the fingerprint), the key ({@code null}:
-     * none), and the outcome when the claim answered the request itself ({@code null}: the handler is to run).
+     * A request's idempotency key ({@code null}: none), and the outcome when the claim answered the request itself
+     * ({@code null}: the handler is to run).
      */
-    private record KeyClaim(HttpServletRequest request, String key, RequestOutcome answer) {
+    private record KeyClaim(String key, RequestOutcome answer) {
     }
 
     /**
