@@ -1,0 +1,311 @@
+package io.fenceguard.admission.internal;
+
+import io.fenceguard.admission.Admission;
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * The high-water store's statements on PostgreSQL. One statement: the upsert that only replaces a lower token, and
+ * the mark as the statement's snapshot saw it. The upsert is only tried when that mark is lower than the presented
+ * token (or absent): a continuing or stale token locks nothing and writes nothing, so its transaction commits
+ * without a WAL flush and does not wait for the mark's row. When the upsert returns no row, the mark was at least
+ * the presented token; a snapshot mark at least the presented token decides (equal: continued, higher: stale;
+ * marks only grow, so either answer is a valid order of the concurrent admissions). Only when the snapshot
+ * predates a concurrent claim does a follow-up read decide, as before: one round trip otherwise.
+ */
+final class PostgresHighWaterSql extends HighWaterSql {
+    private final String upsert;
+
+    PostgresHighWaterSql(String table) {
+        super(table);
+        this.upsert = "WITH " + markClaim("") + " SELECT (SELECT token FROM claimed), (SELECT token FROM previous)";
+    }
+
+    /**
+     * The snapshot mark ({@code previous}) and the upsert that only replaces a lower token ({@code claimed}),
+     * tried only when {@code when} (SQL ending in AND, or empty) holds too; parameters: resource, resource,
+     * token, token.
+     */
+    private String markClaim(String when) {
+        return "previous AS (SELECT token FROM " + table + " WHERE resource = ?), "
+                + "claimed AS (INSERT INTO " + table + " AS hw (resource, token) "
+                + "SELECT ?, ? WHERE " + when + "NOT EXISTS (SELECT 1 FROM previous WHERE token >= ?) "
+                + "ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = CURRENT_TIMESTAMP "
+                + "WHERE hw.token < EXCLUDED.token RETURNING token)";
+    }
+
+    @Override
+    protected boolean abortsOnError() {
+        return true;
+    }
+
+    @Override
+    public Admission admitInTransaction(Connection connection, Fence presented) throws SQLException {
+        return upsert(connection, presented);
+    }
+
+    @Override
+    public Admission admit(Connection connection, Fence presented) throws SQLException {
+        connection.setAutoCommit(true);
+        return upsert(connection, presented);
+    }
+
+    /**
+     * One transaction for the whole batch, its rows locked in resource order: the missing marks inserted
+     * with the batch's highest token (they had none before), the others read under lock and raised where
+     * the batch holds a higher token. A deadlock or serialization failure is retried.
+     */
+    @Override
+    public java.util.List<Admission> admitAll(Connection connection, java.util.List<Fence> presented)
+            throws SQLException {
+        if (presented.isEmpty()) {
+            return java.util.List.of();
+        }
+        java.util.SortedMap<String, Long> highest = highest(presented);
+        String[] resources = highest.keySet().toArray(String[]::new);
+        Long[] tokens = highest.values().toArray(Long[]::new);
+        connection.setAutoCommit(false);
+        try {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    java.util.Map<ResourceName, FencingToken> previous = raise(connection, resources, tokens);
+                    connection.commit();
+                    return inOrder(presented, previous);
+                } catch (SQLException e) {
+                    connection.rollback();
+                    String state = e.getSQLState();
+                    if (attempt >= 3 || !("40P01".equals(state) || "40001".equals(state))) {
+                        throw e;
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            connection.rollback();
+            throw e;
+        } finally {
+            connection.setAutoCommit(true);
+        }
+    }
+
+    /** The marks before the batch, having raised them; the caller commits. */
+    private java.util.Map<ResourceName, FencingToken> raise(Connection connection, String[] resources, Long[] tokens)
+            throws SQLException {
+        java.sql.Array resourceArray = connection.createArrayOf("text", resources);
+        java.sql.Array tokenArray = connection.createArrayOf("bigint", tokens);
+        java.util.Set<String> inserted = new java.util.HashSet<>();
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + table + " (resource, token) "
+                + "SELECT r, t FROM unnest(?::text[], ?::bigint[]) AS batch(r, t) ORDER BY r "
+                + "ON CONFLICT (resource) DO NOTHING RETURNING resource")) {
+            insert.setArray(1, resourceArray);
+            insert.setArray(2, tokenArray);
+            try (ResultSet rows = insert.executeQuery()) {
+                while (rows.next()) {
+                    inserted.add(rows.getString(1));
+                }
+            }
+        }
+        java.util.Map<ResourceName, FencingToken> previous = new java.util.HashMap<>();
+        if (inserted.size() == resources.length) {
+            return previous;
+        }
+        try (PreparedStatement lock = connection.prepareStatement("SELECT resource, token FROM " + table
+                + " WHERE resource = ANY(?::text[]) ORDER BY resource FOR UPDATE")) {
+            lock.setArray(1, resourceArray);
+            try (ResultSet rows = lock.executeQuery()) {
+                while (rows.next()) {
+                    String resource = rows.getString(1);
+                    if (!inserted.contains(resource)) {
+                        previous.put(ResourceName.of(resource), FencingToken.of(rows.getLong(2)));
+                    }
+                }
+            }
+        }
+        for (int i = 0; i < resources.length; i++) {
+            if (!inserted.contains(resources[i]) && !previous.containsKey(ResourceName.of(resources[i]))) {
+                throw new SQLException("high-water row for '" + resources[i] + "' vanished; refusing");
+            }
+        }
+        try (PreparedStatement update = connection.prepareStatement("UPDATE " + table + " AS hw "
+                + "SET token = batch.t, updated_at = CURRENT_TIMESTAMP "
+                + "FROM unnest(?::text[], ?::bigint[]) AS batch(r, t) WHERE hw.resource = batch.r AND hw.token < batch.t")) {
+            update.setArray(1, resourceArray);
+            update.setArray(2, tokenArray);
+            update.executeUpdate();
+        }
+        return previous;
+    }
+
+    /**
+     * The nonce inserted and, only when it was inserted, the upsert of {@link #admit} with the same snapshot
+     * mark: the group's statement ({@link #admitEachSigned}) with one nonce, one round trip and one commit for
+     * both. Concurrent uses of one nonce wait for the first one's commit and then find it: exactly one is
+     * fresh. Each statement locks its nonce before its mark, so two of them cannot deadlock.
+     */
+    @Override
+    public java.util.Optional<Admission> admitSigned(Connection connection, String nonceTable, Fence presented,
+            String nonce, java.time.Instant expires) throws SQLException {
+        return admitEachSigned(connection, nonceTable, presented, java.util.List.of(nonce), java.util.List.of(expires))
+                .get(0);
+    }
+
+    /**
+     * The group's nonces inserted and, only when any was new, the upsert of {@link #admit} once: one statement,
+     * one round trip and one commit for the whole group.
+     */
+    @Override
+    public java.util.List<java.util.Optional<Admission>> admitEachSigned(Connection connection, String nonceTable,
+            Fence presented, java.util.List<String> nonces, java.util.List<java.time.Instant> expires)
+            throws SQLException {
+        connection.setAutoCommit(true);
+        purgeNoncesNowAndThen(connection, nonceTable);
+        java.util.Map<String, java.sql.Timestamp> distinct = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < nonces.size(); i++) {
+            distinct.putIfAbsent(nonces.get(i), java.sql.Timestamp.from(expires.get(i)));
+        }
+        java.util.Set<String> fresh = new java.util.HashSet<>();
+        Admission decided = null;
+        boolean reread = false;
+        try (PreparedStatement claim = connection.prepareStatement(signedGroupUpsert(nonceTable))) {
+            claim.setArray(1, connection.createArrayOf("text", distinct.keySet().toArray()));
+            claim.setArray(2, connection.createArrayOf("timestamp", distinct.values().toArray()));
+            bindMark(claim, 3, presented);
+            try (ResultSet rows = claim.executeQuery()) {
+                rows.next();
+                java.sql.Array inserted = rows.getArray(1);
+                if (inserted != null) {
+                    for (Object nonce : (Object[]) inserted.getArray()) {
+                        fresh.add((String) nonce);
+                    }
+                    decided = decided(rows, 2, presented);
+                    reread = decided == null;
+                }
+            }
+        }
+        if (reread) {
+            decided = reread(connection, presented);
+        }
+        return io.fenceguard.admission.SignedAdmissionStore.groupAnswers(freshInOrder(nonces, fresh), decided);
+    }
+
+    /**
+     * One statement: the nonce inserted (when there is one), the upsert of {@link #admit} only when it was new,
+     * and the key's claim inserted only when the token is admitted (claimed, or equal to the snapshot mark),
+     * with the key's row as the snapshot saw it. A token the statement cannot decide (its snapshot predates a
+     * concurrent claim) is decided by a read, and its key is then not claimed here.
+     */
+    @Override
+    public ClaimedRow admitClaiming(Connection connection, String nonceTable, String idempotencyTable,
+            Fence presented, String nonce, java.time.Instant expires, String key, String fingerprint)
+            throws SQLException {
+        connection.setAutoCommit(true);
+        if (nonce != null) {
+            purgeNoncesNowAndThen(connection, nonceTable);
+        }
+        String fresh = nonce == null ? "" : "EXISTS (SELECT 1 FROM fresh) AND ";
+        String statement = "WITH " + (nonce == null ? "" : "fresh AS (INSERT INTO " + nonceTable
+                + " (nonce, expires_at) VALUES (?, ?) ON CONFLICT (nonce) DO NOTHING RETURNING nonce), ")
+                + markClaim(fresh) + ", keyed AS (INSERT INTO " + idempotencyTable
+                + " (resource, idem_key, fingerprint, token, created_at) SELECT ?, ?, ?, ?, ? WHERE " + fresh
+                + "(EXISTS (SELECT 1 FROM claimed) OR EXISTS (SELECT 1 FROM previous WHERE token = ?)) "
+                + "ON CONFLICT (resource, idem_key) DO NOTHING RETURNING 1) "
+                + "SELECT " + (nonce == null ? "1" : "(SELECT count(*) FROM fresh)")
+                + ", (SELECT token FROM claimed), (SELECT token FROM previous), (SELECT count(*) FROM keyed), "
+                + "f.fingerprint, f.created_at, f.status, f.content_type, f.body FROM (SELECT 1) AS one "
+                + "LEFT JOIN " + idempotencyTable + " AS f ON f.resource = ? AND f.idem_key = ?";
+        Admission admission;
+        try (PreparedStatement claim = connection.prepareStatement(statement)) {
+            int at = 1;
+            if (nonce != null) {
+                claim.setString(at++, nonce);
+                claim.setTimestamp(at++, java.sql.Timestamp.from(expires));
+            }
+            bindMark(claim, at, presented);
+            at += 4;
+            claim.setString(at++, presented.resource().value());
+            claim.setString(at++, key);
+            claim.setString(at++, fingerprint);
+            claim.setLong(at++, presented.token().value());
+            claim.setTimestamp(at++, java.sql.Timestamp.from(java.time.Instant.now()));
+            claim.setLong(at++, presented.token().value());
+            claim.setString(at++, presented.resource().value());
+            claim.setString(at, key);
+            try (ResultSet rows = claim.executeQuery()) {
+                rows.next();
+                if (rows.getLong(1) == 0) {
+                    return new ClaimedRow(true, null, false, null);
+                }
+                admission = decided(rows, 2, presented);
+                if (admission != null) {
+                    boolean claimed = rows.getLong(4) == 1;
+                    String first = rows.getString(5);
+                    int status = rows.getInt(7);
+                    Integer recorded = rows.wasNull() ? null : status;
+                    return new ClaimedRow(false, admission, claimed, first == null ? null : new IdempotencyRow(first,
+                            rows.getTimestamp(6).toInstant(), recorded, rows.getString(8), rows.getBytes(9)));
+                }
+            }
+        }
+        return new ClaimedRow(false, reread(connection, presented), false, null);
+    }
+
+    /** The statement of {@link #admitEachSigned}, for this store's nonce table. */
+    String signedGroupUpsert(String nonceTable) {
+        return "WITH fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) "
+                + "SELECT n, e FROM unnest(?::text[], ?::timestamp[]) AS g(n, e) "
+                + "ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
+                + markClaim("EXISTS (SELECT 1 FROM fresh) AND ")
+                + " SELECT (SELECT array_agg(nonce) FROM fresh), (SELECT token FROM claimed), "
+                + "(SELECT token FROM previous)";
+    }
+
+    private Admission upsert(Connection connection, Fence presented) throws SQLException {
+        try (PreparedStatement claim = connection.prepareStatement(upsert)) {
+            bindMark(claim, 1, presented);
+            try (ResultSet rows = claim.executeQuery()) {
+                rows.next();
+                Admission admission = decided(rows, 1, presented);
+                if (admission != null) {
+                    return admission;
+                }
+            }
+        }
+        return reread(connection, presented);
+    }
+
+    /** The upsert's four parameters, from {@code first} on. */
+    private static void bindMark(PreparedStatement claim, int first, Fence presented) throws SQLException {
+        claim.setString(first, presented.resource().value());
+        claim.setString(first + 1, presented.resource().value());
+        claim.setLong(first + 2, presented.token().value());
+        claim.setLong(first + 3, presented.token().value());
+    }
+
+    /**
+     * The admission from the upsert's claimed token (column {@code claimed}) and snapshot mark (the next
+     * column), or {@code null} when the snapshot predates a concurrent claim and a fresh read must decide.
+     */
+    private static Admission decided(ResultSet rows, int claimed, Fence presented) throws SQLException {
+        rows.getLong(claimed);
+        if (!rows.wasNull()) {
+            return Admission.claimed(presented);
+        }
+        long previous = rows.getLong(claimed + 1);
+        if (!rows.wasNull() && !presented.token().isNewerThan(FencingToken.of(previous))) {
+            return Admission.of(presented, FencingToken.of(previous));
+        }
+        return null;
+    }
+
+    private Admission reread(Connection connection, Fence presented) throws SQLException {
+        FencingToken highWater = read(connection, presented.resource(), "");
+        if (highWater == null) {
+            throw new SQLException("high-water row for '" + presented.resource() + "' vanished; refusing");
+        }
+        return Admission.of(presented, highWater);
+    }
+}
