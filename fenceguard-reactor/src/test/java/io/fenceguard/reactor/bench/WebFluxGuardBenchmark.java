@@ -68,6 +68,7 @@ import reactor.core.scheduler.Schedulers;
  *   -Dbench.webflux.seconds=8 -Dbench.webflux.rounds=4 -Dbench.webflux.warmup=3 -Dbench.webflux.threads=8
  *   -Dbench.webflux.request-timeout=5 -Dbench.webflux.attempts=3 -Dbench.webflux.deadline=0
  *   -Dbench.webflux.signing-seconds=2
+ *   -Dbench.webflux.rows=REGEX (measure only the servers whose name matches, with the unfenced one; e.g. to profile one)
  * </pre>
  */
 public final class WebFluxGuardBenchmark {
@@ -84,6 +85,9 @@ public final class WebFluxGuardBenchmark {
     private static final double MAX_FAILED_SHARE = 0.01;
     private static final byte[] BODY = "{\"amount\":5,\"reference\":\"bench-0123456789\"}".getBytes(StandardCharsets.UTF_8);
 
+    /** This JVM's CPU time: client threads and server together, per request measured (the stores' servers not in it). */
+    private static final com.sun.management.OperatingSystemMXBean PROCESS =
+            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     private static final AtomicLong ERRORS = new AtomicLong();
     private static final AtomicLong FAILED = new AtomicLong();
     private static final Map<String, AtomicLong> ERROR_KINDS = new ConcurrentHashMap<>();
@@ -206,42 +210,54 @@ public final class WebFluxGuardBenchmark {
                     + "client threads (java.net.http, HTTP/1.1), %.1f s per server in %d rounds after %.1f s warm-up each; "
                     + "PostgreSQL %s, Redis %s%n", BODY.length, THREADS, MEASURE.toMillis() / 1e3, ROUNDS,
                     WARMUP.toMillis() / 1e3, postgres.url(), TestServers.redis().uri());
-            for (Supplier<HttpRequest> request : requests) {
-                drive(http, clients, request, WARMUP);
+            // the rows asked for (bench.webflux.rows), always with their anchor, the unfenced server
+            java.util.regex.Pattern wanted = java.util.regex.Pattern.compile(System.getProperty("bench.webflux.rows", ".*"));
+            List<Integer> rows = new ArrayList<>();
+            for (int i = 0; i < requests.size(); i++) {
+                if (i == 0 || wanted.matcher(names[i]).find()) {
+                    rows.add(i);
+                }
+            }
+            for (int i : rows) {
+                drive(http, clients, requests.get(i), WARMUP);
             }
             long warmupFailed = FAILED.get();
             Duration slice = MEASURE.dividedBy(ROUNDS);
             List<List<long[]>> samples = new ArrayList<>();
             double[][] perRound = new double[requests.size()][ROUNDS];
+            long[] cpuNanos = new long[requests.size()];
             for (int i = 0; i < requests.size(); i++) {
                 samples.add(new ArrayList<>());
             }
             for (int round = 0; round < ROUNDS; round++) {
-                for (int k = 0; k < requests.size(); k++) {
-                    int i = (k + round) % requests.size();
+                for (int k = 0; k < rows.size(); k++) {
+                    int i = rows.get((k + round) % rows.size());
+                    long cpu = PROCESS.getProcessCpuTime();
                     long[] latencies = drive(http, clients, requests.get(i), slice);
+                    cpuNanos[i] += PROCESS.getProcessCpuTime() - cpu;
                     samples.get(i).add(latencies);
                     perRound[i][round] = latencies.length * 1e9 / slice.toNanos();
                 }
             }
-            System.out.printf("%-40s %10s %10s %10s %14s %20s%n", "server", "req/s", "p50 µs", "p99 µs", "vs no filter",
-                    "rounds req/s");
+            System.out.printf("%-40s %10s %10s %10s %14s %20s %12s%n", "server", "req/s", "p50 µs", "p99 µs", "vs no filter",
+                    "rounds req/s", "JVM CPU µs");
             long[][] results = new long[requests.size()][];
-            for (int i = 0; i < requests.size(); i++) {
+            for (int i : rows) {
                 results[i] = summary(samples.get(i), slice.multipliedBy(ROUNDS));
             }
-            for (int i = 0; i < requests.size(); i++) {
-                System.out.printf("%-40s %10d %10d %10d %14.2f %20s%n", names[i], results[i][0], results[i][1],
+            for (int i : rows) {
+                System.out.printf("%-40s %10d %10d %10d %14.2f %20s %12.0f%n", names[i], results[i][0], results[i][1],
                         results[i][2], results[0][0] == 0 ? 0 : (double) results[i][0] / results[0][0],
                         String.format("%.0f..%.0f", Arrays.stream(perRound[i]).min().orElse(0),
-                                Arrays.stream(perRound[i]).max().orElse(0)));
+                                Arrays.stream(perRound[i]).max().orElse(0)),
+                        results[i][3] == 0 ? 0 : cpuNanos[i] / 1e3 / results[i][3]);
                 io.fenceguard.testsupport.bench.BenchTable.row("webflux", "PUT, " + THREADS + " client threads: "
                         + names[i], results[i][0], "req/s", names[0],
                         results[0][0] == 0 ? Double.NaN : (double) results[i][0] / results[0][0], Double.NaN);
             }
             System.out.printf("transient client errors, retried: %d%n", ERRORS.get());
             new TreeMap<>(ERROR_KINDS).forEach((kind, count) -> System.out.printf("  %8d × %s%n", count.get(), kind));
-            long answered = Arrays.stream(results).mapToLong(r -> r[3]).sum();
+            long answered = Arrays.stream(results).filter(java.util.Objects::nonNull).mapToLong(r -> r[3]).sum();
             double share = FAILED.get() / (double) Math.max(1, FAILED.get() + answered);
             if (FAILED.get() > 0) {
                 System.out.printf("requests that failed all %d attempts: %d (%d in warm-up)%n", ATTEMPTS, FAILED.get(),
