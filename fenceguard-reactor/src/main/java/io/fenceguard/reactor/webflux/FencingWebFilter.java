@@ -78,6 +78,8 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     private final HandlerOrder handlerOrder;
     private final int maxSignedBodyBytes;
     private final boolean coalescing;
+    /** Built once: Spring's filter chain asks for it on every request (its checkpoint's description). */
+    private final String description;
 
     private FencingWebFilter(InboundFence fence, RefusalListener listener, Scheduler scheduler, int order,
             HandlerOrder handlerOrder, int maxSignedBodyBytes, boolean coalescing) {
@@ -91,6 +93,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         this.order = order;
         this.handlerOrder = handlerOrder;
         this.maxSignedBodyBytes = maxSignedBodyBytes;
+        this.description = "FencingWebFilter[" + fence + "]";
     }
 
     public static FencingWebFilter of(InboundFence fence) {
@@ -335,6 +338,6 @@ public final class FencingWebFilter implements WebFilter, Ordered {
 
     @Override
     public String toString() {
-        return "FencingWebFilter[" + fence + "]";
+        return description;
     }
 }

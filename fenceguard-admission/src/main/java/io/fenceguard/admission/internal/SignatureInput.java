@@ -1,0 +1,103 @@
+package io.fenceguard.admission.internal;
+
+/**
+ * The parameters of a {@code Signature-Input} in the one profile {@code RequestSignatures} accepts, read by a scanner:
+ * the language of
+ * {@code fg=\("@method" "@target-uri" "([a-z0-9-]{1,64})" "content-digest"\);created=(\d{1,12});expires=(\d{1,12});keyid="([A-Za-z0-9._-]{1,32})";nonce="([A-Za-z0-9_-]{16,64})";alg="hmac-sha256"}
+ * and nothing else. Every request with a signature is read once; a regular expression costs several times more per
+ * character. Each run of characters ends at a character its class lacks, so reading as far as the class allows decides
+ * as the expression would.
+ *
+ * @param header the covered fencing header's name, lower case
+ */
+public record SignatureInput(String header, long created, long expires, String keyId, String nonce) {
+
+    private static final boolean[] HEADER = chars("abcdefghijklmnopqrstuvwxyz0123456789-");
+    private static final boolean[] DIGITS = chars("0123456789");
+    private static final boolean[] KEY_ID = chars("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
+    private static final boolean[] NONCE = chars("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-");
+    private static final boolean[] BASE64 = chars("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/");
+
+    /** The parameters of {@code input}; {@code null} when it is not of the profile. */
+    public static SignatureInput parse(String input) {
+        Scanner in = new Scanner(input);
+        if (!in.literal("fg=(\"@method\" \"@target-uri\" \"")) {
+            return null;
+        }
+        String header = in.run(HEADER, 1, 64);
+        if (header == null || !in.literal("\" \"content-digest\");created=")) {
+            return null;
+        }
+        String created = in.run(DIGITS, 1, 12);
+        if (created == null || !in.literal(";expires=")) {
+            return null;
+        }
+        String expires = in.run(DIGITS, 1, 12);
+        if (expires == null || !in.literal(";keyid=\"")) {
+            return null;
+        }
+        String keyId = in.run(KEY_ID, 1, 32);
+        if (keyId == null || !in.literal("\";nonce=\"")) {
+            return null;
+        }
+        String nonce = in.run(NONCE, 16, 64);
+        if (nonce == null || !in.literal("\";alg=\"hmac-sha256\"") || !in.atEnd()) {
+            return null;
+        }
+        return new SignatureInput(header, Long.parseLong(created), Long.parseLong(expires), keyId, nonce);
+    }
+
+    /** Whether {@code value} is {@code prefix}, 43 base64 characters, {@code =:} (a SHA-256 value in a structured field). */
+    public static boolean isBase64Sha256(String value, String prefix) {
+        Scanner in = new Scanner(value);
+        return in.literal(prefix) && in.run(BASE64, 43, 43) != null && in.literal("=:") && in.atEnd();
+    }
+
+    private static boolean[] chars(String allowed) {
+        boolean[] table = new boolean[128];
+        for (int i = 0; i < allowed.length(); i++) {
+            table[allowed.charAt(i)] = true;
+        }
+        return table;
+    }
+
+    private static final class Scanner {
+        private final String text;
+        private int at;
+
+        Scanner(String text) {
+            this.text = text;
+        }
+
+        boolean literal(String expected) {
+            if (!text.startsWith(expected, at)) {
+                return false;
+            }
+            at += expected.length();
+            return true;
+        }
+
+        /** The longest run of at most {@code max} characters of {@code allowed} here; null when shorter than {@code min}. */
+        String run(boolean[] allowed, int min, int max) {
+            int start = at;
+            int end = Math.min(text.length(), start + max);
+            int i = start;
+            while (i < end) {
+                char c = text.charAt(i);
+                if (c >= allowed.length || !allowed[c]) {
+                    break;
+                }
+                i++;
+            }
+            if (i - start < min) {
+                return null;
+            }
+            at = i;
+            return text.substring(start, i);
+        }
+
+        boolean atEnd() {
+            return at == text.length();
+        }
+    }
+}
