@@ -1,12 +1,12 @@
 package io.fenceguard.admission;
 
+import io.fenceguard.admission.internal.CharClass;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.InvalidResourceNameException;
 import io.fenceguard.core.ResourceName;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * The wire form of a {@link Fence}: the value of the fencing header, optionally signed.
@@ -27,9 +27,6 @@ public final class FenceHeader {
     public static final String DEFAULT_NAME = "Fencing-Token";
     public static final int MAX_LENGTH = 320;
     static final String VERSION = "v1";
-    private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9._-]{1,32}");
-    private static final Pattern SIGNATURE = Pattern.compile("[A-Za-z0-9_-]{43}");
-    private static final Pattern HEADER_NAME = Pattern.compile("[A-Za-z0-9-]{1,64}");
 
     private final Fence fence;
     private final String keyId;
@@ -52,7 +49,7 @@ public final class FenceHeader {
     }
 
     static String requireKeyId(String keyId) {
-        if (keyId == null || !KEY_ID.matcher(keyId).matches()) {
+        if (keyId == null || !CharClass.KEY_ID.matches(keyId, 1, 32)) {
             throw new IllegalArgumentException("a signing key id is 1 to 32 characters from A-Z a-z 0-9 . _ -, got '"
                     + keyId + "'");
         }
@@ -61,7 +58,7 @@ public final class FenceHeader {
 
     /** {@code name} when it is a valid header name (1 to 64 characters from A-Z a-z 0-9 -). */
     static String requireHeaderName(String name) {
-        if (name == null || !HEADER_NAME.matcher(name).matches()) {
+        if (name == null || !CharClass.HEADER_NAME.matches(name, 1, 64)) {
             throw new IllegalArgumentException("a header name is 1 to 64 characters from A-Z a-z 0-9 -, got '"
                     + name + "'");
         }
@@ -104,10 +101,10 @@ public final class FenceHeader {
         }
         String keyId = field(parts[3], "k=");
         String signature = field(parts[4], "s=");
-        if (!KEY_ID.matcher(keyId).matches()) {
+        if (!CharClass.KEY_ID.matches(keyId, 1, 32)) {
             throw FenceHeaderException.malformed("the key id is 1 to 32 characters from A-Z a-z 0-9 . _ -");
         }
-        if (!SIGNATURE.matcher(signature).matches()) {
+        if (!CharClass.BASE64URL.matches(signature, 43, 43)) {
             throw FenceHeaderException.malformed("the signature is 43 base64url characters without padding");
         }
         return new FenceHeader(fence, keyId, signature);

@@ -70,6 +70,24 @@ class ValueObjectsTest {
     }
 
     @Test
+    void aResourceNameAllowsExactlyItsDocumentedCharacters() {
+        java.util.regex.Pattern documented = java.util.regex.Pattern.compile("[A-Za-z0-9:._\\-/@#]+");
+        int allowed = 0;
+        for (char c = 0; c < 0x3000; c++) {
+            String name = "a" + c + "b";
+            boolean expected = documented.matcher(name).matches();
+            allowed += expected ? 1 : 0;
+            if (expected) {
+                assertThat(ResourceName.of(name).value()).isEqualTo(name);
+            } else {
+                assertThatThrownBy(() -> ResourceName.of(name)).as("U+%04X", (int) c)
+                        .isInstanceOf(InvalidResourceNameException.class);
+            }
+        }
+        assertThat(allowed).isEqualTo(26 + 26 + 10 + 7);
+    }
+
+    @Test
     void aFenceIsAResourceAndAToken() {
         Fence fence = Fence.of("account:1", "42");
         assertThat(fence).isEqualTo(Fence.of(ResourceName.of("account:1"), FencingToken.of(42)));

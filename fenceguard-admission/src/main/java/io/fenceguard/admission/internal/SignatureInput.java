@@ -12,35 +12,29 @@ package io.fenceguard.admission.internal;
  */
 public record SignatureInput(String header, long created, long expires, String keyId, String nonce) {
 
-    private static final boolean[] HEADER = chars("abcdefghijklmnopqrstuvwxyz0123456789-");
-    private static final boolean[] DIGITS = chars("0123456789");
-    private static final boolean[] KEY_ID = chars("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
-    private static final boolean[] NONCE = chars("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-");
-    private static final boolean[] BASE64 = chars("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/");
-
     /** The parameters of {@code input}; {@code null} when it is not of the profile. */
     public static SignatureInput parse(String input) {
         Scanner in = new Scanner(input);
         if (!in.literal("fg=(\"@method\" \"@target-uri\" \"")) {
             return null;
         }
-        String header = in.run(HEADER, 1, 64);
+        String header = in.run(CharClass.LOWER_HEADER_NAME, 1, 64);
         if (header == null || !in.literal("\" \"content-digest\");created=")) {
             return null;
         }
-        String created = in.run(DIGITS, 1, 12);
+        String created = in.run(CharClass.DIGITS, 1, 12);
         if (created == null || !in.literal(";expires=")) {
             return null;
         }
-        String expires = in.run(DIGITS, 1, 12);
+        String expires = in.run(CharClass.DIGITS, 1, 12);
         if (expires == null || !in.literal(";keyid=\"")) {
             return null;
         }
-        String keyId = in.run(KEY_ID, 1, 32);
+        String keyId = in.run(CharClass.KEY_ID, 1, 32);
         if (keyId == null || !in.literal("\";nonce=\"")) {
             return null;
         }
-        String nonce = in.run(NONCE, 16, 64);
+        String nonce = in.run(CharClass.BASE64URL, 16, 64);
         if (nonce == null || !in.literal("\";alg=\"hmac-sha256\"") || !in.atEnd()) {
             return null;
         }
@@ -50,15 +44,7 @@ public record SignatureInput(String header, long created, long expires, String k
     /** Whether {@code value} is {@code prefix}, 43 base64 characters, {@code =:} (a SHA-256 value in a structured field). */
     public static boolean isBase64Sha256(String value, String prefix) {
         Scanner in = new Scanner(value);
-        return in.literal(prefix) && in.run(BASE64, 43, 43) != null && in.literal("=:") && in.atEnd();
-    }
-
-    private static boolean[] chars(String allowed) {
-        boolean[] table = new boolean[128];
-        for (int i = 0; i < allowed.length(); i++) {
-            table[allowed.charAt(i)] = true;
-        }
-        return table;
+        return in.literal(prefix) && in.run(CharClass.BASE64, 43, 43) != null && in.literal("=:") && in.atEnd();
     }
 
     private static final class Scanner {
@@ -78,22 +64,14 @@ public record SignatureInput(String header, long created, long expires, String k
         }
 
         /** The longest run of at most {@code max} characters of {@code allowed} here; null when shorter than {@code min}. */
-        String run(boolean[] allowed, int min, int max) {
+        String run(CharClass allowed, int min, int max) {
             int start = at;
-            int end = Math.min(text.length(), start + max);
-            int i = start;
-            while (i < end) {
-                char c = text.charAt(i);
-                if (c >= allowed.length || !allowed[c]) {
-                    break;
-                }
-                i++;
-            }
-            if (i - start < min) {
+            int end = allowed.run(text, start, max);
+            if (end - start < min) {
                 return null;
             }
-            at = i;
-            return text.substring(start, i);
+            at = end;
+            return text.substring(start, end);
         }
 
         boolean atEnd() {
