@@ -85,9 +85,8 @@ final class ReleaseChannels implements MessageListener, SubscriptionListener {
                         if (listeners.hasListeners(channel)) {
                             subscription.subscribe(name);
                         }
-                    } else if (!listeners.hasListeners(channel)) {
+                    } else if (leaving(channel)) {
                         subscription.unsubscribe(name);
-                        listeners.left(channel);
                     }
                 } catch (RuntimeException e) {
                     log.debug("release channel {} not {}: {}", channel, subscribe ? "subscribed" : "left", e.toString());
@@ -99,6 +98,19 @@ final class ReleaseChannels implements MessageListener, SubscriptionListener {
         } catch (RuntimeException closing) {
             // closed
         }
+    }
+
+    /**
+     * Whether {@code channel} is to be left: no listener came back since it was asked. It counts as left from here on,
+     * before Redis is told, so that a listener added meanwhile asks to subscribe again (sent after the leave, on the
+     * same thread) instead of taking the channel for subscribed and missing every release on it.
+     */
+    private synchronized boolean leaving(String channel) {
+        if (listeners.hasListeners(channel)) {
+            return false;
+        }
+        listeners.left(channel);
+        return true;
     }
 
     @Override
