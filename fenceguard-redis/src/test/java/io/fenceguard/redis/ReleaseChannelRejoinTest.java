@@ -3,7 +3,9 @@ package io.fenceguard.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.redis.jedis.JedisScriptClient;
+import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.redis.springdata.SpringDataRedisScriptClient;
+import io.fenceguard.testsupport.TestRedisson;
 import io.fenceguard.testsupport.TestServers;
 import java.time.Duration;
 import java.util.UUID;
@@ -39,6 +41,13 @@ class ReleaseChannelRejoinTest {
     void jedis() throws Exception {
         try (JedisPool pool = new JedisPool(TestServers.redis().host(), TestServers.redis().port());
              JedisScriptClient client = JedisScriptClient.of(pool)) {
+            rejoinAndHear(client);
+        }
+    }
+
+    @Test
+    void redisson() throws Exception {
+        try (RedissonScriptClient client = RedissonScriptClient.of(TestRedisson.shared())) {
             rejoinAndHear(client);
         }
     }
