@@ -1,6 +1,7 @@
 package io.fenceguard.redis.bench;
 
 import io.fenceguard.redis.jedis.JedisScriptClient;
+import io.fenceguard.redis.springdata.SpringDataRedisScriptClient;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.Lease;
@@ -31,6 +32,7 @@ import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.JedisPoolConfig;
 
@@ -38,8 +40,9 @@ import redis.clients.jedis.JedisPoolConfig;
  * Contention: N clients (threads, spread over a few Redisson clients, each with its own
  * {@link LeaseManager}) hammer resources for a fixed time, each operation being acquire (waiting) +
  * a short critical section + release. Loads: 1, 8 and 64 clients on ONE resource, and 8 clients on
- * 10,000 resources (a random one per operation). fenceguard {@code LeaseManager.acquire(resource, wait)}
- * against Redisson {@link RLock} {@code lock()} / {@code unlock()} under the same loads.
+ * 10,000 resources (a random one per operation). fenceguard {@code LeaseManager.acquire(resource, wait)} on
+ * Redisson, on Jedis and on Spring Data Redis with Lettuce (one connection factory per manager) against Redisson
+ * {@link RLock} {@code lock()} / {@code unlock()} under the same loads.
  *
  * <p>Per load and implementation: grants/s (grants within the measured time), the wait until granted
  * (time in {@code acquire}/{@code lock}, the round trip included) at p50/p90/p99/max, timeouts
@@ -60,6 +63,7 @@ public final class ContentionBenchmark {
     enum Impl {
         FENCEGUARD("fenceguard LeaseManager"),
         FENCEGUARD_JEDIS("fenceguard on Jedis"),
+        FENCEGUARD_LETTUCE("fenceguard on Lettuce"),
         RLOCK("Redisson RLock");
 
         final String label;
@@ -81,6 +85,9 @@ public final class ContentionBenchmark {
 
     private final JedisPool[] jedisPools;
     private final LeaseManager[] jedisManagers;
+    /** Spring Data Redis on Lettuce, Boot's default when the application has no RedissonClient. */
+    private final LettuceConnectionFactory[] lettuceFactories;
+    private final LeaseManager[] lettuceManagers;
 
     private ContentionBenchmark(RedissonClient[] redissons, String url, int jedisPoolSize, String prefix, long holdNanos,
                                 Duration wait) {
@@ -91,6 +98,9 @@ public final class ContentionBenchmark {
         this.managers = new LeaseManager[redissons.length];
         this.jedisPools = new JedisPool[redissons.length];
         this.jedisManagers = new LeaseManager[redissons.length];
+        this.lettuceFactories = new LettuceConnectionFactory[redissons.length];
+        this.lettuceManagers = new LeaseManager[redissons.length];
+        URI redisUri = URI.create(url);
         for (int i = 0; i < redissons.length; i++) {
             managers[i] = LeaseManager.of(RedisLeaseProvider.of(RedissonScriptClient.of(redissons[i]),
                     RedisLeaseConfig.builder().keyPrefix(prefix + "fg:").build()),
@@ -102,6 +112,13 @@ public final class ContentionBenchmark {
             jedisManagers[i] = LeaseManager.of(RedisLeaseProvider.of(JedisScriptClient.of(jedisPools[i]),
                     RedisLeaseConfig.builder().keyPrefix(prefix + "fgj:").build()),
                     LeaseConfig.builder().clientName("benchj" + i).build());
+            lettuceFactories[i] = new LettuceConnectionFactory(redisUri.getHost(),
+                    redisUri.getPort() > 0 ? redisUri.getPort() : 6379);
+            lettuceFactories[i].afterPropertiesSet();
+            lettuceFactories[i].start();
+            lettuceManagers[i] = LeaseManager.of(RedisLeaseProvider.of(SpringDataRedisScriptClient.of(lettuceFactories[i]),
+                    RedisLeaseConfig.builder().keyPrefix(prefix + "fgl:").build()),
+                    LeaseConfig.builder().clientName("benchl" + i).build());
         }
     }
 
@@ -158,6 +175,12 @@ public final class ContentionBenchmark {
             }
             for (JedisPool jedis : bench.jedisPools) {
                 jedis.close();
+            }
+            for (LeaseManager manager : bench.lettuceManagers) {
+                manager.close();
+            }
+            for (LettuceConnectionFactory factory : bench.lettuceFactories) {
+                factory.destroy();
             }
             try {
                 long deleted = redissons[0].getKeys().deleteByPattern(prefix + "*");
@@ -254,8 +277,9 @@ public final class ContentionBenchmark {
     private void once(Impl impl, int index, String name, long end, Client client) {
         long began = System.nanoTime();
         switch (impl) {
-            case FENCEGUARD, FENCEGUARD_JEDIS -> {
-                LeaseManager manager = impl == Impl.FENCEGUARD ? managers[index] : jedisManagers[index];
+            case FENCEGUARD, FENCEGUARD_JEDIS, FENCEGUARD_LETTUCE -> {
+                LeaseManager manager = impl == Impl.FENCEGUARD ? managers[index]
+                        : impl == Impl.FENCEGUARD_JEDIS ? jedisManagers[index] : lettuceManagers[index];
                 Lease lease;
                 try {
                     lease = manager.acquire(name, wait);
@@ -318,7 +342,7 @@ public final class ContentionBenchmark {
         }
         System.out.println();
         for (Map.Entry<Load, Map<Impl, Run>> e : results.entrySet()) {
-            for (Impl impl : List.of(Impl.FENCEGUARD, Impl.FENCEGUARD_JEDIS)) {
+            for (Impl impl : List.of(Impl.FENCEGUARD, Impl.FENCEGUARD_JEDIS, Impl.FENCEGUARD_LETTUCE)) {
                 Run fg = e.getValue().get(impl);
                 Run rl = e.getValue().get(Impl.RLOCK);
                 if (fg == null || rl == null) {
