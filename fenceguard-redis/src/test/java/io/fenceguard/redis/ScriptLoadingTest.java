@@ -81,6 +81,43 @@ class ScriptLoadingTest {
         }
     }
 
+    @Test
+    void redissonSendsTheScriptsAgainAfterTheServerForgotThem() throws Exception {
+        RedissonClient redisson = RedisClients.single(redis.uri());
+        try {
+            forgottenScriptsAreSentAgain(config -> RedisLeaseProvider.of(RedissonScriptClient.of(redisson), config));
+        } finally {
+            redisson.shutdown();
+        }
+    }
+
+    @Test
+    void springDataLettuceSendsTheScriptsAgainAfterTheServerForgotThem() throws Exception {
+        LettuceConnectionFactory factory = SpringDataFactories.lettuce("127.0.0.1", redis.port());
+        try {
+            forgottenScriptsAreSentAgain(config -> RedisLeaseProvider.of(SpringDataRedisScriptClient.of(factory), config));
+        } finally {
+            factory.destroy();
+        }
+    }
+
+    /**
+     * After SCRIPT FLUSH (a restart, a failover to a replica that never ran them), a call refused with NOSCRIPT is
+     * sent again with the script itself.
+     */
+    private void forgottenScriptsAreSentAgain(Function<RedisLeaseConfig, RedisLeaseProvider> providers) throws Exception {
+        RedisLeaseConfig config = RedisClients.fastRedis().build();
+        try (RedisLeaseProvider provider = providers.apply(config)) {
+            redis.call("SCRIPT", "FLUSH");
+            LeaseRequest request = new LeaseRequest(ResourceName.of("scripts:forgotten"), "holder", Duration.ofSeconds(5));
+            Grant grant = provider.acquire(request, Duration.ZERO);
+            assertThat(provider.renew(request, grant).toCompletableFuture().get()).isTrue();
+            assertThat(provider.release(request, grant)).isTrue();
+            assertThat(redis.call("EXISTS", config.keyPrefix() + "{scripts:forgotten}:lock")).isEqualTo(0L);
+            assertThat(cached(redis)).as("the scripts run since the flush are cached again").contains(1L);
+        }
+    }
+
     private void firstUseIsOneRoundTrip(Function<RedisLeaseConfig, RedisLeaseProvider> providers) throws Exception {
         assertThat(cached(redis)).as("a fresh server knows none of the scripts").containsOnly(0L);
         RedisLeaseConfig config = RedisClients.fastRedis().build();

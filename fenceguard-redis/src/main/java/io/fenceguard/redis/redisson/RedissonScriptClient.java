@@ -2,9 +2,13 @@ package io.fenceguard.redis.redisson;
 
 import io.fenceguard.redis.RedisScriptClient;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.redisson.api.BatchOptions;
@@ -15,6 +19,7 @@ import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisConnectionException;
 import org.redisson.client.RedisException;
+import org.redisson.client.RedisNoScriptException;
 import org.redisson.client.RedisNodeNotFoundException;
 import org.redisson.client.RedisReadonlyException;
 import org.redisson.client.RedisReconnectedException;
@@ -23,6 +28,8 @@ import org.redisson.client.RedisTimeoutException;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.connection.CRC16;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 
 /**
  * Scripts and release channels through the application's {@link RedissonClient}: asynchronous, on Redisson's I/O
@@ -37,6 +44,8 @@ public final class RedissonScriptClient implements RedisScriptClient {
     private final RedissonClient redisson;
     private final RScript script;
     private final boolean cluster;
+    /** Each script's SHA-1, as Redis names it in its cache. */
+    private final Map<String, String> digests = new ConcurrentHashMap<>();
 
     private RedissonScriptClient(RedissonClient redisson) {
         this.redisson = redisson;
@@ -51,12 +60,39 @@ public final class RedissonScriptClient implements RedisScriptClient {
 
     @Override
     public CompletionStage<Object> eval(String text, Reply reply, List<String> keys, List<String> args, long deadlineNanos) {
-        return run(script, text, reply, keys, args);
+        return evalSha(text, reply, keys, args);
     }
 
     @Override
     public CompletionStage<Object> evalAsync(String text, Reply reply, List<String> keys, List<String> args, long timeoutNanos) {
-        return run(script, text, reply, keys, args).toCompletableFuture().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+        return evalSha(text, reply, keys, args).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * EVALSHA of the script's digest, and the script itself once Redis answers NOSCRIPT. Not Redisson's script
+     * cache behind {@code evalAsync(text)}: per call it copies the keys and the encoded arguments (for its own
+     * NOSCRIPT retry), shortens the script's text for the command's name and adds a stage of its own.
+     */
+    private CompletableFuture<Object> evalSha(String text, Reply reply, List<String> keys, List<String> args) {
+        RScript.ReturnType type = reply == Reply.LIST ? RScript.ReturnType.LIST : RScript.ReturnType.LONG;
+        String digest = digests.computeIfAbsent(text, RedissonScriptClient::sha1);
+        return script.<Object>evalShaAsync(keys.get(0), RScript.Mode.READ_WRITE, digest, type, new ArrayList<>(keys),
+                        args.toArray()).toCompletableFuture()
+                .exceptionallyCompose(e -> unwrap(e) instanceof RedisNoScriptException
+                        ? run(script, text, reply, keys, args).toCompletableFuture()
+                        : CompletableFuture.failedFuture(unwrap(e)));
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    }
+
+    private static String sha1(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is missing from this JVM", e);
+        }
     }
 
     @Override

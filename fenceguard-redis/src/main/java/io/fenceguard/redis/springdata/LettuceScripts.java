@@ -40,8 +40,8 @@ final class LettuceScripts implements ScriptRunner {
     private final LettuceConnectionFactory factory;
     private final Executor opener;
     private final Map<String, String> digests = new ConcurrentHashMap<>();
-    private CompletableFuture<Held> held;
-    private boolean closed;
+    private volatile CompletableFuture<Held> held;
+    private volatile boolean closed;
 
     private LettuceScripts(LettuceConnectionFactory factory, Executor opener) {
         this.factory = factory;
@@ -124,8 +124,21 @@ final class LettuceScripts implements ScriptRunner {
         });
     }
 
-    /** The native connection, opened once on the executor; opened again when the last try failed or it closed. */
-    private synchronized CompletableFuture<Held> connection() {
+    /**
+     * The native connection, opened once on the executor; opened again when the last try failed or it closed. Read
+     * without the lock while it is open: every call of every thread asks, and threads waiting for the lock are
+     * parked and woken each.
+     */
+    private CompletableFuture<Held> connection() {
+        CompletableFuture<Held> current = held;
+        if (current != null && !closed && current.isDone() && !current.isCompletedExceptionally()
+                && !current.join().connection().isClosed()) {
+            return current;
+        }
+        return connectionLocked();
+    }
+
+    private synchronized CompletableFuture<Held> connectionLocked() {
         if (closed) {
             return CompletableFuture.failedFuture(new IllegalStateException("the Spring Data Redis lease client is closed"));
         }
