@@ -19,6 +19,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * High-water marks in Redis, one string key per resource ({@code <prefix>{fg-hw}:<resource>}), compared
@@ -40,6 +42,8 @@ import java.util.regex.Pattern;
  * admission and its key's claim decided by one script ({@link #admitClaiming}).
  */
 public final class RedisHighWaterStore implements HighWaterStore, NonceStore, IdempotentAdmissionStore {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisHighWaterStore.class);
 
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9:._-]{0,64}");
     static final String SLOT = "{fg-hw}:";
@@ -188,6 +192,11 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
             end
             return 1
             """;
+    /** Every script of this store and of its idempotency keys. */
+    private static final List<String> SCRIPTS = java.util.stream.Stream.concat(
+            java.util.stream.Stream.of(ADMIT, ADMIT_SIGNED, ADMIT_SIGNED_EACH, ADMIT_ALL, ADMIT_CLAIMING, INIT_FLOOR, RESET),
+            RedisIdempotencyStore.SCRIPTS.stream()).toList();
+
 
     /** How long one call waits for Redis, whatever the client's own timeouts and retries are. */
     public static final Duration CALL_TIMEOUT = Duration.ofSeconds(2);
@@ -242,7 +251,20 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
         return value.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(FencingToken.parse(String.valueOf(value.get(0))));
     }
 
+    /**
+     * The store's scripts in the server's cache ahead of their first use (one pipelined call, waited for at most
+     * {@link #CALL_TIMEOUT}): each first admission of a kind then costs one round trip, not a refused EVALSHA and the
+     * script sent after it. Then the floor.
+     */
     private void initFloor() {
+        try {
+            client.load(SCRIPTS).toCompletableFuture().get(CALL_TIMEOUT.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.info("fenceguard: could not load the high-water scripts into Redis now ({}); each is sent at its first "
+                    + "use", e.toString());
+        }
         try {
             call(INIT_FLOOR, RedisScriptClient.Reply.LONG, List.of(floorKey()), List.of(Long.toString(bound.ceiling().value())));
         } catch (RuntimeException e) {

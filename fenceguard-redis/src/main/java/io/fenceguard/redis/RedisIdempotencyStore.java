@@ -70,6 +70,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             end
             return 0
             """;
+    /** The scripts of this store, to load ahead of their first use. */
+    static final List<String> SCRIPTS = List.of(CLAIM, COMPLETE, ABANDON);
+
 
     private final RedisScriptClient client;
     private final String prefix;

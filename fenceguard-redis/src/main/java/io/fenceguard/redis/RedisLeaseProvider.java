@@ -95,7 +95,7 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
         this.contention = new ContentionRetry(config);
         this.replicas = new ReplicaAcknowledgements(config, client, calls);
         this.clockJumpHold = new ClockJumpHold(config.lockDelay(), this::renew, this::releaseQuietly);
-        loadScripts(client, RedisLeaseScripts.all(), config);
+        loadScripts(client, RedisLeaseScripts.atStart(), config);
         this.epochs = new DurableEpochs(client, config);
         if (config.tokenEpochSource() == null && CLOCK_FLOOR_TOLD.compareAndSet(false, true)) {
             log.warn("fenceguard: Redis lease tokens rest on the Redis server's clock after a loss of their counter "

@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.redis.internal.RedisLeaseScripts;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
@@ -66,9 +67,7 @@ public interface RedisScriptClient extends AutoCloseable {
      * {@code connected_slaves}).
      */
     default CompletionStage<Integer> connectedReplicas(String key, long deadlineNanos) {
-        return eval("local info = redis.call('INFO', 'replication') "
-                        + "return tonumber(string.match(info, 'connected_slaves:(%d+)')) or 0",
-                Reply.LONG, List.of(key), List.of(), deadlineNanos)
+        return eval(RedisLeaseScripts.CONNECTED_REPLICAS, Reply.LONG, List.of(key), List.of(), deadlineNanos)
                 .thenApply(count -> ((Number) count).intValue());
     }
 

@@ -101,6 +101,32 @@ class ScriptLoadingTest {
         }
     }
 
+    @Test
+    void theHighWaterStoreLoadsItsScriptsBeforeTheirFirstUse() throws Exception {
+        RedissonClient redisson = RedisClients.single(redis.uri());
+        try {
+            RedisHighWaterStore store = RedisHighWaterStore.of(RedissonScriptClient.of(redisson), "fgtest:first:");
+            java.time.Instant expires = java.time.Instant.now().plusSeconds(60);
+            io.fenceguard.core.Fence fence = new io.fenceguard.core.Fence(ResourceName.of("acct:first"),
+                    io.fenceguard.core.FencingToken.of(System.currentTimeMillis() * 1000 + 10_000_000));
+            assertThat(store.admit(fence).outcome()).isNotNull();
+            assertThat(store.admit(fence, "k1:first-nonce-0001", expires)).isPresent();
+            assertThat(store.admitEach(fence, java.util.List.of(
+                    new io.fenceguard.admission.SignedAdmissionStore.Nonce("k1:first-nonce-0002", expires)))).hasSize(1);
+            assertThat(store.admitAll(java.util.List.of(fence))).hasSize(1);
+            assertThat(store.admitClaiming(fence, new io.fenceguard.admission.SignedAdmissionStore.Nonce(
+                    "k1:first-nonce-0003", expires), "key-1", "fingerprint").claim()).isNotNull();
+            store.complete(fence.resource(), "key-1",
+                    new io.fenceguard.admission.IdempotencyStore.RecordedResponse(200, null, new byte[0]));
+            assertThat(store.claim(fence, "key-2", "fingerprint")).isNotNull();
+            store.abandon(fence.resource(), "key-2");
+            assertThat(store.reset(fence.resource(), fence.token(), fence.token())).isTrue();
+        } finally {
+            redisson.shutdown();
+        }
+        assertThat(refusedEvalSha(redis)).as("EVALSHA calls refused (NOSCRIPT)").isZero();
+    }
+
     /**
      * After SCRIPT FLUSH (a restart, a failover to a replica that never ran them), a call refused with NOSCRIPT is
      * sent again with the script itself.

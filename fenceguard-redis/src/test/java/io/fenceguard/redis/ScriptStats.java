@@ -31,9 +31,14 @@ final class ScriptStats {
         return exists;
     }
 
-    /** EVALSHA calls the server refused (NOSCRIPT) since its statistics were last reset. */
+    /**
+     * NOSCRIPT answers (EVALSHA of a script not in the server's cache) since the statistics were last reset: Redis
+     * counts them among the errors by prefix ({@code INFO errorstats}), not among {@code rejected_calls}.
+     */
     static long refusedEvalSha(RedisProcess redis) {
-        Matcher m = Pattern.compile("cmdstat_evalsha:[^\\r\\n]*rejected_calls=(\\d+)").matcher(commandStats(redis));
+        Object info = redis.call("INFO", "errorstats");
+        String stats = info instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(info);
+        Matcher m = Pattern.compile("errorstat_NOSCRIPT:count=(\\d+)").matcher(stats);
         return m.find() ? Long.parseLong(m.group(1)) : 0L;
     }
 

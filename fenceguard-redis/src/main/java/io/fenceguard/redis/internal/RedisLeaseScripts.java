@@ -191,6 +191,19 @@ public final class RedisLeaseScripts {
         return List.of(ACQUIRE, ACQUIRE_EPOCH, RENEW, RENEW_MANY, RELEASE, GIVE_UP);
     }
 
+    /** The replicas connected to the master of {@code KEYS[1]} ({@code RedisScriptClient.connectedReplicas}). */
+    public static final String CONNECTED_REPLICAS = "local info = redis.call('INFO', 'replication') "
+            + "return tonumber(string.match(info, 'connected_slaves:(%d+)')) or 0";
+
+    /**
+     * What a provider sends ahead of first use: the lease scripts, the replica count of the first grant and the
+     * epoch-source record read at start.
+     */
+    public static List<String> atStart() {
+        return List.of(ACQUIRE, ACQUIRE_EPOCH, RENEW, RENEW_MANY, RELEASE, GIVE_UP, CONNECTED_REPLICAS,
+                EpochSourceRecord.RECORD);
+    }
+
     /** One lease of a {@link #renewAll}. */
     public record RenewItem(LeaseKeys keys, String holder, long leaseMs, long seqTtlMs) {
     }
