@@ -9,10 +9,12 @@ import io.fenceguard.messaging.MessageAdmission.Decision;
 import io.fenceguard.messaging.MessageHeaders;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 
@@ -38,22 +40,27 @@ final class PolledDecisions {
         final int partition;
         /** {@code kafka:<topic>-<partition>@}: a record's source is this and its offset. */
         final String sourcePrefix;
-        long[] offsets = new long[16];
-        String[] sources = new String[16];
+        long[] offsets;
+        String[] sources;
         /** Decisions not yet taken by the record interceptor ({@code null} once taken). */
-        Decision[] pending = new Decision[16];
+        Decision[] pending;
         /** The records this poll admitted, with their own fences; {@code null} for the others. */
-        Fence[] admitted = new Fence[16];
+        Fence[] admitted;
         int size;
         /** Whether the offsets ascend, as they do in a poll: then a look-up may search them. */
         boolean ascending = true;
         /** Where the next look-up probably is: the record after the last one taken. */
         int next;
 
-        Partition(String topic, int partition) {
+        Partition(String topic, int partition, int capacity) {
             this.topic = topic;
             this.partition = partition;
             this.sourcePrefix = "kafka:" + topic + "-" + partition + "@";
+            int n = Math.max(capacity, 1);
+            offsets = new long[n];
+            sources = new String[n];
+            pending = new Decision[n];
+            admitted = new Fence[n];
         }
 
         int add(long offset, String source) {
@@ -113,7 +120,7 @@ final class PolledDecisions {
     private Partition partitionForAdding(String topic, int partition) {
         Partition p = partition(topic, partition);
         if (p == null) {
-            p = new Partition(topic, partition);
+            p = new Partition(topic, partition, 16);
             partitions.put(new TopicPartition(topic, partition), p);
             last = p;
         }
@@ -140,10 +147,20 @@ final class PolledDecisions {
         PolledDecisions before = CURRENT.get();
         CURRENT.remove();   // should this admission fail, the records are admitted one by one
         PolledDecisions decisions = new PolledDecisions();
-        List<MessageAdmission.Delivery> deliveries = new ArrayList<>();
-        Partition[] partitionOf = new Partition[64];
-        int[] slotOf = new int[64];
-        Fence[] own = before == null ? null : new Fence[64];
+        int expected = 64;
+        if (records instanceof ConsumerRecords<?, ?> poll) {
+            // a poll says how many records each partition has: the arrays are made at their size
+            expected = Math.max(poll.count(), 1);
+            for (TopicPartition tp : poll.partitions()) {
+                decisions.partitions.put(tp, new Partition(tp.topic(), tp.partition(), poll.records(tp).size()));
+            }
+        } else if (records instanceof Collection<?> list) {
+            expected = Math.max(list.size(), 1);
+        }
+        List<MessageAdmission.Delivery> deliveries = new ArrayList<>(expected);
+        Partition[] partitionOf = new Partition[expected];
+        int[] slotOf = new int[expected];
+        Fence[] own = before == null ? null : new Fence[expected];
         HeaderReader headers = new HeaderReader();
         int count = 0;
         for (ConsumerRecord<?, ?> record : records) {

@@ -13,9 +13,13 @@ import io.fenceguard.messaging.MessageHeaders;
 import io.fenceguard.messaging.MessageRefusedException;
 import io.fenceguard.messaging.MessageRefusedException.Reason;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.AfterEach;
@@ -63,6 +67,27 @@ class PolledDecisionsTest {
         }
         assertThat(PolledDecisions.take(record("orders", 0, 14, "v1;r=account:1;t=6"))).isNull();
         assertThat(PolledDecisions.take(record("payments", 0, 10, "v1;r=account:1;t=6"))).isNull();
+    }
+
+    @Test
+    void aConsumersPollIsDecidedPartitionByPartition() {
+        TopicPartition first = new TopicPartition("orders", 0);
+        TopicPartition second = new TopicPartition("orders", 1);
+        List<ConsumerRecord<String, String>> firstRecords = List.of(
+                record("orders", 0, 20, "v1;r=account:1;t=3"), record("orders", 0, 21, "v1;r=account:1;t=3"));
+        List<ConsumerRecord<String, String>> secondRecords = List.of(
+                record("orders", 1, 7, "v1;r=account:1;t=2"), record("orders", 1, 8, "v1;r=account:2;t=2"));
+        Map<TopicPartition, List<ConsumerRecord<String, String>>> byPartition = new LinkedHashMap<>();
+        byPartition.put(first, firstRecords);
+        byPartition.put(second, secondRecords);
+        ConsumerRecords<String, String> poll = new ConsumerRecords<>(byPartition, Map.of());
+        List<Decision> decisions = PolledDecisions.admit(admission, poll);
+        assertThat(decisions).extracting(Decision::admitted).containsExactly(true, true, false, true);
+        assertThat(PolledDecisions.take(secondRecords.get(0)).decision().refusal().getMessage())
+                .contains("kafka:orders-1@7");
+        assertThat(PolledDecisions.take(firstRecords.get(1)).source()).isEqualTo("kafka:orders-0@21");
+        assertThat(PolledDecisions.take(secondRecords.get(1)).decision().fence()).isEqualTo(Fence.of("account:2", "2"));
+        assertThat(PolledDecisions.take(firstRecords.get(0)).decision().fence()).isEqualTo(Fence.of("account:1", "3"));
     }
 
     @Test
