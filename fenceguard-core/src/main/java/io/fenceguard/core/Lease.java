@@ -18,12 +18,19 @@ public final class Lease implements AutoCloseable {
     private final LeaseState state;
     private final LeaseManager manager;
     private final String holder;
+    /** Who presented a {@link #presented} fence; its holder name is made only when asked for. */
+    private final String presentedBy;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     Lease(LeaseState state, LeaseManager manager, String holder) {
+        this(state, manager, holder, null);
+    }
+
+    private Lease(LeaseState state, LeaseManager manager, String holder, String presentedBy) {
         this.state = state;
         this.manager = manager;
         this.holder = holder;
+        this.presentedBy = presentedBy;
     }
 
     /**
@@ -39,7 +46,8 @@ public final class Lease implements AutoCloseable {
             throw new IllegalArgumentException("fence and source are required");
         }
         LeaseState state = new LeaseState(fence, null, null, Long.MAX_VALUE / 4, System.nanoTime(), null);
-        return new Lease(state, null, "presented:" + source);
+        // a consumer presents one per message: the holder's name is seldom read, so it is not built here
+        return new Lease(state, null, null, source);
     }
 
     /** Whether this is a {@link #presented} fence rather than a lease held by this process. */
@@ -70,7 +78,7 @@ public final class Lease implements AutoCloseable {
 
     /** Who holds it: unique per lease (client id, thread, sequence), or {@code presented:<source>}. */
     public String holder() {
-        return holder;
+        return presentedBy == null ? holder : "presented:" + presentedBy;
     }
 
     /** Time left before the lease runs out unless renewed; zero once lost or released. */
@@ -178,6 +186,6 @@ public final class Lease implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Lease[" + fence() + ", holder " + holder + (state.lossReason() != null ? ", lost" : "") + "]";
+        return "Lease[" + fence() + ", holder " + holder() + (state.lossReason() != null ? ", lost" : "") + "]";
     }
 }

@@ -60,10 +60,16 @@ public final class LeaseContext {
             throw new IllegalArgumentException("lease must not be null");
         }
         List<Lease> before = BOUND.get();
-        List<Lease> after = new ArrayList<>(before.size() + 1);
-        after.addAll(before);
-        after.add(lease);
-        BOUND.set(Collections.unmodifiableList(after));
+        List<Lease> after;
+        if (before.isEmpty()) {
+            after = Collections.singletonList(lease);   // the usual case: one lease, bound and unbound per message
+        } else {
+            after = new ArrayList<>(before.size() + 1);
+            after.addAll(before);
+            after.add(lease);
+            after = Collections.unmodifiableList(after);
+        }
+        BOUND.set(after);
         return new Scope(before, lease);
     }
 
@@ -128,15 +134,16 @@ public final class LeaseContext {
             }
             closed = true;
             List<Lease> now = bound == null ? previous : without(BOUND.get(), bound);
-            if (now.isEmpty()) {
-                BOUND.remove();
-            } else {
-                BOUND.set(now);
-            }
+            // set, not removed, when empty: the thread's next bind replaces the value in place (the empty list
+            // holds nothing, and the thread local is this class's own)
+            BOUND.set(now.isEmpty() ? List.of() : now);
         }
 
         /** {@code leases} without the innermost occurrence of {@code lease} (by identity). */
         private static List<Lease> without(List<Lease> leases, Lease lease) {
+            if (leases.size() == 1 && leases.get(0) == lease) {
+                return List.of();
+            }
             for (int i = leases.size() - 1; i >= 0; i--) {
                 if (leases.get(i) == lease) {
                     List<Lease> rest = new ArrayList<>(leases);

@@ -110,6 +110,12 @@ class LeaseContextTest {
         Lease presented = Lease.presented(Fence.of(resource, FencingToken.of(77)), "http:127.0.0.1");
         assertThat(presented.isPresented()).isTrue();
         assertThat(presented.holder()).isEqualTo("presented:http:127.0.0.1");
+        assertThat(presented.toString()).contains("holder presented:http:127.0.0.1");
+        // nothing is ever told about a presented fence, and asking to be told is harmless
+        presented.onLost((lease, reason) -> { });
+        presented.onAtRisk((lease, remaining) -> { });
+        presented.onReleaseRequested((lease, reason) -> { });
+        assertThat(presented.isAtRisk()).isFalse();
         try (LeaseContext.Scope scope = LeaseContext.bind(presented)) {
             assertThat(LeaseContext.requireValid().token()).isEqualTo(FencingToken.of(77));
             assertThat(LeaseContext.requireValid().fence()).isEqualTo(Fence.of(resource, FencingToken.of(77)));

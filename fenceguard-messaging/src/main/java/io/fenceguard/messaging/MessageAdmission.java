@@ -189,9 +189,18 @@ public final class MessageAdmission {
         java.util.Map<io.fenceguard.core.ResourceName, Integer> lastAsked = new java.util.HashMap<>();
         List<Fence> asked = new java.util.ArrayList<>();
         int[] answerOf = new int[deliveries.size()];
+        // The header of the message before, when it was admissible: the same header right after it is the same
+        // question to the store, answered without parsing or looking anything up.
+        String previousValue = null;
+        int previousAnswer = -1;
         for (int i = 0; i < deliveries.size(); i++) {
             Delivery delivery = deliveries.get(i);
             List<String> values = delivery.headerValues();
+            if (values.size() == 1 && values.get(0).equals(previousValue)) {
+                answerOf[i] = previousAnswer;
+                continue;
+            }
+            previousValue = null;
             Fence fence = values.size() == 1 ? parsed.get(values.get(0)) : null;
             if (fence == null) {
                 try {
@@ -209,6 +218,8 @@ public final class MessageAdmission {
                 lastAsked.put(fence.resource(), last);
             }
             answerOf[i] = last;
+            previousValue = values.get(0);
+            previousAnswer = last;
         }
         if (asked.isEmpty()) {
             return List.of(decisions);
@@ -225,17 +236,28 @@ public final class MessageAdmission {
             admissions = null;
             failure = e;
         }
+        // the admitted decision of each fence asked, shared by the messages it answers (a decision is a value)
+        Decision[] admittedAs = new Decision[asked.size()];
         for (int i = 0; i < deliveries.size(); i++) {
             if (decisions[i] != null) {
                 continue;
             }
+            int answer = answerOf[i];
+            if (admissions != null && admittedAs[answer] != null) {
+                decisions[i] = admittedAs[answer];
+                continue;
+            }
             String source = deliveries.get(i).source();
-            Fence fence = asked.get(answerOf[i]);
+            Fence fence = asked.get(answer);
             if (admissions == null) {
                 decisions[i] = refuse(source, unavailable(fence, source, failure));
             } else {
-                Admission admission = admissions.get(answerOf[i]);
-                decisions[i] = admission.admitted() ? new Decision(fence, null) : refuse(source, stale(admission, source));
+                Admission admission = admissions.get(answer);
+                if (admission.admitted()) {
+                    decisions[i] = admittedAs[answer] = new Decision(fence, null);
+                } else {
+                    decisions[i] = refuse(source, stale(admission, source));
+                }
             }
         }
         return List.of(decisions);

@@ -81,20 +81,36 @@ class MessageAdmissionTest {
 
     /**
      * A batch gets the answers its messages would get admitted one after another: random batches over three
-     * resources (repeated fences, older and newer tokens, unfenced and malformed messages), decided in one call on
-     * one store and one by one on another, from the same marks.
+     * resources (repeated fences, runs of one header, older and newer tokens, unfenced and malformed messages),
+     * decided in one call on one store and one by one on another, from the same marks; with a token bound too, so
+     * that a run of one header above it is refused message by message.
      */
     @Test
     void aBatchIsDecidedAsIfItsMessagesWereAdmittedOneAfterAnother() {
+        assertBatchesDecidedOneAfterAnother(MessageAdmission.of(InMemoryHighWaterStore.create()),
+                MessageAdmission.of(InMemoryHighWaterStore.create()));
+        io.fenceguard.admission.TokenBound bound = io.fenceguard.admission.TokenBound.atMost(30);
+        assertThat(assertBatchesDecidedOneAfterAnother(
+                MessageAdmission.of(InMemoryHighWaterStore.create()).withTokenBound(bound),
+                MessageAdmission.of(InMemoryHighWaterStore.create()).withTokenBound(bound)))
+                .as("runs above the bound").contains(Reason.OUT_OF_RANGE);
+    }
+
+    /** Answers the reasons of the refusals seen. */
+    private static java.util.Set<Reason> assertBatchesDecidedOneAfterAnother(MessageAdmission batched,
+            MessageAdmission single) {
         java.util.Random random = new java.util.Random(42);
-        MessageAdmission batched = MessageAdmission.of(InMemoryHighWaterStore.create());
-        MessageAdmission single = MessageAdmission.of(InMemoryHighWaterStore.create());
+        java.util.Set<Reason> seen = java.util.EnumSet.noneOf(Reason.class);
         for (int round = 0; round < 200; round++) {
             List<MessageAdmission.Delivery> batch = new java.util.ArrayList<>();
             for (int i = 0, n = random.nextInt(12); i < n; i++) {
                 int kind = random.nextInt(20);
                 List<String> headers = kind == 0 ? List.of() : kind == 1 ? List.of("v1;r=account 1;t=1")
                         : List.of("v1;r=account:" + random.nextInt(3) + ";t=" + (1 + round / 4 + random.nextInt(4)));
+                if (i > 0 && random.nextInt(3) == 0) {
+                    // a run: the header before, as an equal string of its own
+                    headers = batch.get(i - 1).headerValues().stream().map(String::new).toList();
+                }
                 batch.add(new MessageAdmission.Delivery(headers, "test-" + round + "-" + i));
             }
             List<MessageAdmission.Decision> decisions = batched.admitAll(batch);
@@ -106,6 +122,7 @@ class MessageAdmissionTest {
                     Fence fence = single.admitHeaders(delivery.headerValues(), delivery.source());
                     assertThat(decision.fence()).as(round + ": " + delivery).isEqualTo(fence);
                 } catch (MessageRefusedException refused) {
+                    seen.add(refused.reason());
                     assertThat(decision.admitted()).as(round + ": " + delivery).isFalse();
                     assertThat(decision.refusal().reason()).isEqualTo(refused.reason());
                     assertThat(decision.refusal().highWater()).isEqualTo(refused.highWater());
@@ -113,6 +130,9 @@ class MessageAdmissionTest {
                 }
             }
         }
+        assertThat(seen).as("the batches had stale, unfenced and malformed messages")
+                .contains(Reason.STALE, Reason.MISSING, Reason.MALFORMED);
+        return seen;
     }
 
     @Test

@@ -24,11 +24,12 @@ public final class LeaseState {
     private final long leaseNanos;
     private final long driftNanos;
     private final LossEvents events;
-    private final List<Registration> lossListeners = new CopyOnWriteArrayList<>();
+    /** Empty and never added to for a presented fence, which nobody listens to (see {@code Lease}). */
+    private final List<Registration> lossListeners;
     /** Below this much time left, a lease whose latest renewals are unconfirmed is at risk. */
     private final long atRiskNanos;
-    private final List<RiskRegistration> riskListeners = new CopyOnWriteArrayList<>();
-    private final List<Consumer<String>> releaseRequestListeners = new CopyOnWriteArrayList<>();
+    private final List<RiskRegistration> riskListeners;
+    private final List<Consumer<String>> releaseRequestListeners;
 
     private volatile long deadlineNanos;
     private volatile LeaseLossReason lost;
@@ -59,6 +60,11 @@ public final class LeaseState {
     /** @param atRiskShare the share of the lease below which unconfirmed renewals put it at risk */
     public LeaseState(Fence fence, LeaseRequest request, Grant grant, long leaseNanos, long sentAtNanos,
                       LossEvents events, double atRiskShare) {
+        // a consumer presents a fence per message: no listener lists for what nobody can listen to
+        boolean presented = request == null;
+        this.lossListeners = presented ? List.of() : new CopyOnWriteArrayList<>();
+        this.riskListeners = presented ? List.of() : new CopyOnWriteArrayList<>();
+        this.releaseRequestListeners = presented ? List.of() : new CopyOnWriteArrayList<>();
         this.atRiskNanos = (long) (leaseNanos * atRiskShare);
         this.lastSentNanos = sentAtNanos;
         this.lastConfirmedNanos = sentAtNanos;

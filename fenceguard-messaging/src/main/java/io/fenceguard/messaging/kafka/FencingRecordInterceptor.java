@@ -4,14 +4,11 @@ import io.fenceguard.core.Fence;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.messaging.MessageAdmission;
-import io.fenceguard.messaging.MessageHeaders;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 import org.springframework.kafka.listener.RecordInterceptor;
 
 /**
@@ -39,15 +36,17 @@ public class FencingRecordInterceptor<K, V> implements RecordInterceptor<K, V> {
     @Override
     public ConsumerRecord<K, V> intercept(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
         unbind();
-        String source = "kafka:" + record.topic() + "-" + record.partition() + "@" + record.offset();
-        MessageAdmission.Decision decided = PolledDecisions.take(record);
+        PolledDecisions.Taken decided = PolledDecisions.take(record);
+        String source;
         Fence fence;
         if (decided == null) {
+            source = PolledDecisions.source(record);
             fence = admission.admitHeaders(headerValues(record), source);
-        } else if (decided.admitted()) {
-            fence = decided.fence();
+        } else if (decided.decision().admitted()) {
+            source = decided.source();
+            fence = decided.decision().fence();
         } else {
-            throw decided.refusal();
+            throw decided.decision().refusal();
         }
         bound.set(LeaseContext.bind(Lease.presented(fence, source)));
         return record;
@@ -61,23 +60,23 @@ public class FencingRecordInterceptor<K, V> implements RecordInterceptor<K, V> {
     @Override
     public void clearThreadState(Consumer<?, ?> consumer) {
         unbind();
+        bound.remove();
     }
 
     private void unbind() {
         LeaseContext.Scope scope = bound.get();
         if (scope != null) {
-            bound.remove();
+            // set, not removed: the thread's next record sets it again in place
+            bound.set(null);
             scope.close();
         }
     }
 
     static List<String> headerValues(ConsumerRecord<?, ?> record) {
-        List<String> values = new ArrayList<>(1);
-        for (Header header : record.headers().headers(MessageHeaders.FENCE)) {
-            if (header.value() != null) {
-                values.add(new String(header.value(), StandardCharsets.US_ASCII));
-            }
-        }
-        return values;
+        return new PolledDecisions.HeaderReader().values(record);
+    }
+
+    static String ascii(byte[] value) {
+        return new String(value, StandardCharsets.US_ASCII);
     }
 }
