@@ -10,6 +10,7 @@ import io.fenceguard.core.Fence;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.redis.internal.ScriptCache;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,8 +20,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * High-water marks in Redis, one string key per resource ({@code <prefix>{fg-hw}:<resource>}), compared
@@ -42,8 +41,6 @@ import org.slf4j.LoggerFactory;
  * admission and its key's claim decided by one script ({@link #admitClaiming}).
  */
 public final class RedisHighWaterStore implements HighWaterStore, NonceStore, IdempotentAdmissionStore {
-
-    private static final Logger log = LoggerFactory.getLogger(RedisHighWaterStore.class);
 
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9:._-]{0,64}");
     static final String SLOT = "{fg-hw}:";
@@ -197,7 +194,6 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
             java.util.stream.Stream.of(ADMIT, ADMIT_SIGNED, ADMIT_SIGNED_EACH, ADMIT_ALL, ADMIT_CLAIMING, INIT_FLOOR, RESET),
             RedisIdempotencyStore.SCRIPTS.stream()).toList();
 
-
     /** How long one call waits for Redis, whatever the client's own timeouts and retries are. */
     public static final Duration CALL_TIMEOUT = Duration.ofSeconds(2);
 
@@ -257,14 +253,7 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
      * script sent after it. Then the floor.
      */
     private void initFloor() {
-        try {
-            client.load(SCRIPTS).toCompletableFuture().get(CALL_TIMEOUT.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            log.info("fenceguard: could not load the high-water scripts into Redis now ({}); each is sent at its first "
-                    + "use", e.toString());
-        }
+        ScriptCache.load(client, SCRIPTS, CALL_TIMEOUT, "high-water");
         try {
             call(INIT_FLOOR, RedisScriptClient.Reply.LONG, List.of(floorKey()), List.of(Long.toString(bound.ceiling().value())));
         } catch (RuntimeException e) {

@@ -16,6 +16,7 @@ import io.fenceguard.redis.internal.LeaseKeys;
 import io.fenceguard.redis.internal.RedisCalls;
 import io.fenceguard.redis.internal.RedisLeaseScripts;
 import io.fenceguard.redis.internal.RedisReleaseRequests;
+import io.fenceguard.redis.internal.ScriptCache;
 import io.fenceguard.redis.internal.ReleaseWaiter;
 import io.fenceguard.redis.internal.ServerClockWatch;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -126,20 +127,15 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
     }
 
     /**
-     * The scripts in the server's cache before their first use, waited for at most one call timeout: a first
-     * renewal or give-up mark then costs one round trip. A server that cannot be reached now gets them at their
-     * first use instead.
+     * A provider's scripts in the server's cache before their first use, with the replica count its first grant may
+     * ask for ({@link ReplicaAcknowledgements}), waited for at most one call timeout: a first renewal or give-up
+     * mark then costs one round trip. A server that cannot be reached now gets them at their first use instead.
      */
     static void loadScripts(RedisScriptClient client, List<String> scripts, RedisLeaseConfig config) {
-        Duration timeout = config.callTimeout() != null ? config.callTimeout() : Duration.ofSeconds(1);
-        try {
-            client.load(scripts).toCompletableFuture().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            log.info("fenceguard: could not load the lease scripts into Redis now ({}); each is sent at its first use",
-                    e.toString());
-        }
+        List<String> all = new java.util.ArrayList<>(scripts);
+        all.add(RedisLeaseScripts.CONNECTED_REPLICAS);
+        ScriptCache.load(client, all, config.callTimeout() != null ? config.callTimeout() : Duration.ofSeconds(1),
+                "lease");
     }
 
     public static RedisLeaseProvider of(RedisScriptClient client) {

@@ -102,6 +102,23 @@ class ScriptLoadingTest {
     }
 
     @Test
+    void readWriteLeasesLoadTheirScriptsBeforeTheirFirstUse() throws Exception {
+        RedissonClient redisson = RedisClients.single(redis.uri());
+        try (io.fenceguard.core.LeaseManager manager = io.fenceguard.core.LeaseManager.of(
+                RedisReadWriteLeaseProvider.of(RedissonScriptClient.of(redisson), RedisClients.fastRedis().build()))) {
+            try (io.fenceguard.core.Lease read = manager.acquireShared("scripts:rw", Duration.ofSeconds(5))) {
+                assertThat(read.token()).isNotNull();
+            }
+            try (io.fenceguard.core.Lease write = manager.acquire("scripts:rw", Duration.ofSeconds(5))) {
+                assertThat(write.token()).isNotNull();
+            }
+        } finally {
+            redisson.shutdown();
+        }
+        assertThat(refusedEvalSha(redis)).as("EVALSHA calls refused (NOSCRIPT)").isZero();
+    }
+
+    @Test
     void theHighWaterStoreLoadsItsScriptsBeforeTheirFirstUse() throws Exception {
         RedissonClient redisson = RedisClients.single(redis.uri());
         try {

@@ -195,13 +195,11 @@ public final class RedisLeaseScripts {
     public static final String CONNECTED_REPLICAS = "local info = redis.call('INFO', 'replication') "
             + "return tonumber(string.match(info, 'connected_slaves:(%d+)')) or 0";
 
-    /**
-     * What a provider sends ahead of first use: the lease scripts, the replica count of the first grant and the
-     * epoch-source record read at start.
-     */
+    /** What the exclusive provider sends ahead of first use: the lease scripts and the epoch-source record read at start. */
     public static List<String> atStart() {
-        return List.of(ACQUIRE, ACQUIRE_EPOCH, RENEW, RENEW_MANY, RELEASE, GIVE_UP, CONNECTED_REPLICAS,
-                EpochSourceRecord.RECORD);
+        List<String> scripts = new ArrayList<>(all());
+        scripts.add(EpochSourceRecord.RECORD);
+        return List.copyOf(scripts);
     }
 
     /** One lease of a {@link #renewAll}. */

@@ -1,19 +1,14 @@
 package io.fenceguard.redis.jedis;
 
 import io.fenceguard.redis.RedisScriptClient;
+import io.fenceguard.redis.internal.ScriptCache;
 import io.fenceguard.redis.internal.ChannelListeners;
 import io.fenceguard.redis.internal.Timeouts;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -47,7 +42,6 @@ public final class JedisScriptClient implements RedisScriptClient {
 
     private final Pool<Jedis> pool;
     private final ExecutorService io;
-    private final Map<String, String> shas = new ConcurrentHashMap<>();
     private final Channels channels = new Channels();
 
     /**
@@ -122,7 +116,7 @@ public final class JedisScriptClient implements RedisScriptClient {
         try {
             connection.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))));
             try {
-                return jedis.evalsha(shas.computeIfAbsent(script, JedisScriptClient::sha1), keys, args);
+                return jedis.evalsha(ScriptCache.sha1(script), keys, args);
             } catch (JedisNoScriptException e) {
                 return jedis.eval(script, keys, args);
             }
@@ -155,7 +149,7 @@ public final class JedisScriptClient implements RedisScriptClient {
                 connection.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left))));
                 Object answer;
                 try {
-                    answer = jedis.evalsha(shas.computeIfAbsent(script, JedisScriptClient::sha1), keys, args);
+                    answer = jedis.evalsha(ScriptCache.sha1(script), keys, args);
                 } catch (JedisNoScriptException e) {
                     answer = jedis.eval(script, keys, args);
                 }
@@ -181,14 +175,6 @@ public final class JedisScriptClient implements RedisScriptClient {
         return true;
     }
 
-    private static String sha1(String script) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(script.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     @Override
     public String name() {
         return "Jedis";
@@ -208,8 +194,8 @@ public final class JedisScriptClient implements RedisScriptClient {
                         loaded.add(pipeline.scriptLoad(script, "fenceguard"));
                     }
                     pipeline.sync();
-                    for (int i = 0; i < scripts.size(); i++) {
-                        shas.put(scripts.get(i), loaded.get(i).get());
+                    for (redis.clients.jedis.Response<String> answer : loaded) {
+                        answer.get();  // a load the server refused fails them all
                     }
                 }
             }, io);

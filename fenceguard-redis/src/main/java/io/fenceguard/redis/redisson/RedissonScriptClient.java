@@ -1,14 +1,12 @@
 package io.fenceguard.redis.redisson;
 
 import io.fenceguard.redis.RedisScriptClient;
+import io.fenceguard.redis.internal.ScriptCache;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.redisson.api.BatchOptions;
@@ -28,8 +26,6 @@ import org.redisson.client.RedisTimeoutException;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.connection.CRC16;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 
 /**
  * Scripts and release channels through the application's {@link RedissonClient}: asynchronous, on Redisson's I/O
@@ -44,8 +40,6 @@ public final class RedissonScriptClient implements RedisScriptClient {
     private final RedissonClient redisson;
     private final RScript script;
     private final boolean cluster;
-    /** Each script's SHA-1, as Redis names it in its cache. */
-    private final Map<String, String> digests = new ConcurrentHashMap<>();
 
     private RedissonScriptClient(RedissonClient redisson) {
         this.redisson = redisson;
@@ -75,8 +69,7 @@ public final class RedissonScriptClient implements RedisScriptClient {
      */
     private CompletableFuture<Object> evalSha(String text, Reply reply, List<String> keys, List<String> args) {
         RScript.ReturnType type = reply == Reply.LIST ? RScript.ReturnType.LIST : RScript.ReturnType.LONG;
-        String digest = digests.computeIfAbsent(text, RedissonScriptClient::sha1);
-        return script.<Object>evalShaAsync(keys.get(0), RScript.Mode.READ_WRITE, digest, type, new ArrayList<>(keys),
+        return script.<Object>evalShaAsync(keys.get(0), RScript.Mode.READ_WRITE, ScriptCache.sha1(text), type, new ArrayList<>(keys),
                         args.toArray()).toCompletableFuture()
                 .exceptionallyCompose(e -> unwrap(e) instanceof RedisNoScriptException
                         ? run(script, text, reply, keys, args).toCompletableFuture()
@@ -85,14 +78,6 @@ public final class RedissonScriptClient implements RedisScriptClient {
 
     private static Throwable unwrap(Throwable e) {
         return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-    }
-
-    private static String sha1(String text) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-1 is missing from this JVM", e);
-        }
     }
 
     @Override

@@ -2,17 +2,13 @@ package io.fenceguard.redis.springdata;
 
 import io.fenceguard.redis.RedisScriptClient.Replicated;
 import io.fenceguard.redis.RedisScriptClient.Reply;
+import io.fenceguard.redis.internal.ScriptCache;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -41,7 +37,6 @@ final class ReplicatedScripts implements AutoCloseable {
     private final ScriptRunner runner;
     private final ExecutorService threads;
     private final ConcurrentLinkedDeque<RedisConnection> idle = new ConcurrentLinkedDeque<>();
-    private final Map<String, String> shas = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     ReplicatedScripts(RedisConnectionFactory factory, ScriptRunner runner, String threadName) {
@@ -86,7 +81,7 @@ final class ReplicatedScripts implements AutoCloseable {
             byte[] timeoutArg = Long.toString(Math.max(1, timeout.toMillis())).getBytes(StandardCharsets.US_ASCII);
             List<Object> results;
             try {
-                results = pipeline(connection, c -> c.scriptingCommands().evalSha(sha(script), type, keys.size(),
+                results = pipeline(connection, c -> c.scriptingCommands().evalSha(ScriptCache.sha1(script), type, keys.size(),
                         keysAndArgs), replicasArg, timeoutArg);
             } catch (RedisPipelineException e) {
                 if (!noScript(e)) {
@@ -152,17 +147,6 @@ final class ReplicatedScripts implements AutoCloseable {
             }
         }
         return false;
-    }
-
-    private String sha(String script) {
-        return shas.computeIfAbsent(script, s -> {
-            try {
-                return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
-                        .digest(s.getBytes(StandardCharsets.UTF_8)));
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalStateException(e);
-            }
-        });
     }
 
     private static byte[][] keysAndArgs(List<String> keys, List<String> args) {
