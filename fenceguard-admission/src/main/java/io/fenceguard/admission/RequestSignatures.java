@@ -48,11 +48,8 @@ public final class RequestSignatures {
     public static final Duration CLOCK_SKEW = Duration.ofSeconds(5);
     private static final String LABEL = "fg";
     /**
-     * The accepted Signature-Input, as a regular expression (the scanner {@link SignatureInput#parse} reads exactly
-     * these, without a regular expression's per-character cost on every request):
-     * {@code fg=\("@method" "@target-uri" "([a-z0-9-]{1,64})" "content-digest"\);created=(\d{1,12});expires=(\d{1,12});
-     * keyid="([A-Za-z0-9._-]{1,32})";nonce="([A-Za-z0-9_-]{16,64})";alg="hmac-sha256"}; the Signature is
-     * {@code fg=:<43 base64 characters>=:}, the Content-Digest {@code sha-256=:<43 base64 characters>=:}.
+     * The Signature is {@code fg=:<43 base64 characters>=:}, the Content-Digest {@code sha-256=:<43 base64
+     * characters>=:}; the accepted Signature-Input is {@link SignatureInput}'s.
      */
     private static final String SIGNATURE_PREFIX = "fg=:";
     private static final String DIGEST_PREFIX = "sha-256=:";
