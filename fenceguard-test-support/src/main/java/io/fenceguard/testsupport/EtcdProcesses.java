@@ -85,6 +85,27 @@ public final class EtcdProcesses implements AutoCloseable {
      */
     public static EtcdProcesses start(int n) {
         String binary = binary().orElseThrow(() -> new IllegalStateException(MISSING));
+        // A free port can be taken by another process between its choice and etcd's bind (parallel builds start
+        // servers too): a member that exits before it listens is started again, with the cluster, on other ports.
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return start(binary, n);
+            } catch (MemberExited e) {
+                if (attempt == 3) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** A member that exited before it listened for clients. */
+    private static final class MemberExited extends IllegalStateException {
+        MemberExited(String message) {
+            super(message);
+        }
+    }
+
+    private static EtcdProcesses start(String binary, int n) {
         Path dir;
         try {
             // On tmpfs where there is one: every member fsyncs every write, which a loaded disk makes slow.
@@ -243,12 +264,26 @@ public final class EtcdProcesses implements AutoCloseable {
             try (Socket ignored = new Socket("127.0.0.1", m.clientPort())) {
                 return;
             } catch (IOException notYet) {
-                if (!isRunning(members.indexOf(m)) || System.nanoTime() - until > 0) {
+                if (!isRunning(members.indexOf(m))) {
+                    throw new MemberExited("etcd member " + m.name() + " exited before it listened on "
+                            + m.clientUrl() + ": " + logTail(m));
+                }
+                if (System.nanoTime() - until > 0) {
                     throw new IllegalStateException("etcd member " + m.name() + " did not listen on " + m.clientUrl()
                             + " within " + within + "; see " + dir.resolve(m.name() + ".log"));
                 }
                 sleep(50);
             }
+        }
+    }
+
+    /** The end of the member's log, for the message: the cluster's directory is deleted when it is closed. */
+    private String logTail(Member m) {
+        try {
+            String log = Files.readString(dir.resolve(m.name() + ".log"));
+            return log.length() > 500 ? log.substring(log.length() - 500) : log;
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
         }
     }
 
