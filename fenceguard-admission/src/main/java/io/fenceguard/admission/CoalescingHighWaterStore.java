@@ -205,7 +205,11 @@ public class CoalescingHighWaterStore implements HighWaterStore {
 
         @Override
         public Optional<Admission> admit(Fence presented, String nonce, Instant expires) {
-            Nonce mine = new Nonce(nonce, expires);
+            return admit(presented, new Nonce(nonce, expires));
+        }
+
+        @Override
+        public Optional<Admission> admit(Fence presented, Nonce mine) {
             CompletableFuture<Optional<Admission>> answer = new CompletableFuture<>();
             Joined<SignedGroup> joined = signedLanes.join(presented, group -> {
                 group.nonces.add(mine);
@@ -220,7 +224,7 @@ public class CoalescingHighWaterStore implements HighWaterStore {
                 List<CompletableFuture<Optional<Admission>>> answers = List.copyOf(group.answers);
                 try {
                     List<Optional<Admission>> decided = nonces.size() == 1
-                            ? List.of(signed.admit(presented, mine.value(), mine.expires()))
+                            ? List.of(signed.admit(presented, mine))
                             : signed.admitEach(presented, nonces);
                     if (decided.size() != nonces.size()) {
                         throw new IllegalStateException(signed + " answered " + decided.size() + " of "

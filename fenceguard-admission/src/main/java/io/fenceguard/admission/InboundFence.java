@@ -299,12 +299,13 @@ public final class InboundFence {
         try {
             if (keyed != null) {
                 IdempotentAdmissionStore.ClaimedAdmission answer = keyed.store().admitClaiming(presented,
-                        nonceWithAdmission ? new SignedAdmissionStore.Nonce(nonce, signed.expires()) : null,
+                        nonceWithAdmission ? new SignedAdmissionStore.Nonce(nonce, signed.created(), signed.expires()) : null,
                         keyed.key(), keyed.fingerprint());
                 admission = answer.admission();
                 claim = answer.claim();
             } else if (nonceWithAdmission) {
-                admission = ((SignedAdmissionStore) store).admit(presented, nonce, signed.expires()).orElse(null);
+                admission = ((SignedAdmissionStore) store).admit(presented,
+                        new SignedAdmissionStore.Nonce(nonce, signed.created(), signed.expires())).orElse(null);
             } else {
                 admission = store.admit(presented);
             }

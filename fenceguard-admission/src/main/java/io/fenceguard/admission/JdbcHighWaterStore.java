@@ -26,9 +26,16 @@ import javax.sql.DataSource;
  */
 public final class JdbcHighWaterStore implements IdempotentAdmissionStore, NonceStore {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JdbcHighWaterStore.class);
+
     public static final String DEFAULT_TABLE = "fenceguard_http_high_water";
     /** The nonces of request signatures, next to the marks (the {@code db} module's migrations create it). */
     public static final String NONCE_TABLE = "fenceguard_http_nonce";
+    /**
+     * On PostgreSQL, an unlogged table (the {@code db} module's migration V7) whose one row says since when every
+     * nonce committed without waiting for its WAL flush is still there; without it, each nonce's commit waits.
+     */
+    public static final String NONCE_SINCE_TABLE = "fenceguard_http_nonce_since";
     /** The first responses to idempotency keys, next to the marks (the {@code db} module's migrations create it). */
     public static final String IDEMPOTENCY_TABLE = "fenceguard_http_idempotency";
     /** How long a claim made outside a transaction may stay unanswered before a retry takes it over. */
@@ -82,8 +89,13 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
             int dot = table.indexOf('.');
             String nonceTable = (dot < 0 ? "" : table.substring(0, dot + 1)) + NONCE_TABLE;
             String prefix = dot < 0 ? "" : table.substring(0, dot + 1);
-            return new JdbcHighWaterStore(dataSource, HighWaterSql.forDatabase(connection, table), nonceTable,
-                    prefix + IDEMPOTENCY_TABLE, null);
+            HighWaterSql sql = HighWaterSql.forDatabase(connection, table, prefix + NONCE_SINCE_TABLE);
+            if (!sql.commitsNoncesWithoutFlush() && connection.getMetaData().getDatabaseProductName()
+                    .toLowerCase(java.util.Locale.ROOT).contains("postgres")) {
+                log.info("high-water store on {}: no unlogged table {}{} (fenceguard's migration V7), so every "
+                        + "request-signed admission waits for its own WAL flush", table, prefix, NONCE_SINCE_TABLE);
+            }
+            return new JdbcHighWaterStore(dataSource, sql, nonceTable, prefix + IDEMPOTENCY_TABLE, null);
         } catch (SQLException e) {
             throw new IllegalStateException("could not connect to the high-water store's database", e);
         }
@@ -143,11 +155,22 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
      */
     @Override
     public java.util.Optional<Admission> admit(Fence presented, String nonce, java.time.Instant expires) {
+        return admit(presented, new Nonce(nonce, expires));
+    }
+
+    /**
+     * As {@link #admit(Fence, String, java.time.Instant)}; on PostgreSQL with the unlogged table
+     * {@value #NONCE_SINCE_TABLE}, outside a transaction, an admission that leaves the mark as it was commits without
+     * waiting for its WAL flush. Should the database then lose that commit (a crash, a failover, a restored backup),
+     * the table is found empty afterwards and a signature created before that moment is refused as a replay.
+     */
+    @Override
+    public java.util.Optional<Admission> admit(Fence presented, Nonce nonce) {
         try (Connection connection = (transactional == null ? dataSource : transactional).getConnection()) {
             if (transactional == null || connection.getAutoCommit()) {
-                return sql.admitSigned(connection, nonceTable, presented, nonce, expires);
+                return sql.admitEachSigned(connection, nonceTable, presented, java.util.List.of(nonce)).get(0);
             }
-            if (!firstUse(nonce, expires)) {
+            if (!firstUse(nonce.value(), nonce.expires())) {
                 return java.util.Optional.empty();
             }
             return java.util.Optional.of(sql.admitInTransaction(connection, presented));
@@ -167,8 +190,7 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
             return IdempotentAdmissionStore.super.admitEach(presented, nonces);
         }
         try (Connection connection = dataSource.getConnection()) {
-            return sql.admitEachSigned(connection, nonceTable, presented,
-                    nonces.stream().map(Nonce::value).toList(), nonces.stream().map(Nonce::expires).toList());
+            return sql.admitEachSigned(connection, nonceTable, presented, nonces);
         } catch (SQLException e) {
             throw unavailable(presented, e);
         }

@@ -193,8 +193,16 @@ public final class RequestSignatures {
         return !request.header(SIGNATURE_INPUT).isEmpty() || !request.header(SIGNATURE).isEmpty();
     }
 
-    /** A verified signature: the key, the nonce and until when it is valid. */
-    public record Verified(String keyId, String nonce, Instant expires) {
+    /**
+     * A verified signature: the key, the nonce, when its signer says it was made ({@code created}, the signer's
+     * clock) and until when it is valid.
+     */
+    public record Verified(String keyId, String nonce, Instant created, Instant expires) {
+
+        /** Without a known creation time: taken as early as the longest accepted lifetime allows. */
+        public Verified(String keyId, String nonce, Instant expires) {
+            this(keyId, nonce, expires.minus(MAX_LIFETIME).minus(CLOCK_SKEW), expires);
+        }
     }
 
     /**
@@ -251,7 +259,7 @@ public final class RequestSignatures {
             throw FenceHeaderException.untrusted("the request signature does not match (method, target URI, "
                     + headerName + ", body or parameters differ from what was signed)");
         }
-        return new Verified(keyId, in.nonce(), Instant.ofEpochSecond(expires).plus(CLOCK_SKEW));
+        return new Verified(keyId, in.nonce(), Instant.ofEpochSecond(created), Instant.ofEpochSecond(expires).plus(CLOCK_SKEW));
     }
 
     private String base(String method, String targetUri, String fencingValue, String digest, String params) {

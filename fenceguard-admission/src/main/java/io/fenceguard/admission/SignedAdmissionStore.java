@@ -23,13 +23,31 @@ public interface SignedAdmissionStore extends HighWaterStore {
      */
     Optional<Admission> admit(Fence presented, String nonce, Instant expires);
 
-    /** A request signature's nonce and when it may be forgotten. */
-    record Nonce(String value, Instant expires) {
+    /**
+     * A request signature's nonce, when the signature says it was made (the signer's clock) and when the nonce
+     * may be forgotten.
+     */
+    record Nonce(String value, Instant created, Instant expires) {
 
         public Nonce {
             java.util.Objects.requireNonNull(value, "value");
+            java.util.Objects.requireNonNull(created, "created");
             java.util.Objects.requireNonNull(expires, "expires");
         }
+
+        /** Without a known creation time: taken as early as the longest accepted signature lifetime allows. */
+        public Nonce(String value, Instant expires) {
+            this(value, java.util.Objects.requireNonNull(expires, "expires").minus(RequestSignatures.MAX_LIFETIME)
+                    .minus(RequestSignatures.CLOCK_SKEW), expires);
+        }
+    }
+
+    /**
+     * {@link #admit(Fence, String, Instant)} with the nonce's creation time, for a store that uses it (the JDBC
+     * store on PostgreSQL: nonces its database may have lost in a crash are told apart by it).
+     */
+    default Optional<Admission> admit(Fence presented, Nonce nonce) {
+        return admit(presented, nonce.value(), nonce.expires());
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.fenceguard.admission.internal;
 
 import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
@@ -18,9 +19,22 @@ public abstract class HighWaterSql {
         this.table = table;
     }
 
-    public static HighWaterSql forDatabase(Connection connection, String table) throws SQLException {
+    /**
+     * The statements for the database behind {@code connection}. On PostgreSQL, {@code sinceTable} names the
+     * unlogged table that tells whether nonces committed without a WAL flush may have been lost
+     * ({@link PostgresHighWaterSql}); when it is not there (or not unlogged), every nonce's commit waits for its flush.
+     */
+    public static HighWaterSql forDatabase(Connection connection, String table, String sinceTable) throws SQLException {
         String product = connection.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT);
-        return product.contains("postgres") ? new PostgresHighWaterSql(table) : new LockingReadHighWaterSql(table);
+        if (!product.contains("postgres")) {
+            return new LockingReadHighWaterSql(table);
+        }
+        return new PostgresHighWaterSql(table, PostgresHighWaterSql.isUnlogged(connection, sinceTable) ? sinceTable : null);
+    }
+
+    /** Whether a request-signed admission that leaves the mark as it was commits without waiting for a WAL flush. */
+    public boolean commitsNoncesWithoutFlush() {
+        return false;
     }
 
     public abstract Admission admit(Connection connection, Fence presented) throws SQLException;
@@ -198,11 +212,10 @@ public abstract class HighWaterSql {
      * the other fresh ones continue a claim. By default one {@link #admitSigned} per nonce.
      */
     public java.util.List<java.util.Optional<Admission>> admitEachSigned(Connection connection, String nonceTable,
-            Fence presented, java.util.List<String> nonces, java.util.List<java.time.Instant> expires)
-            throws SQLException {
+            Fence presented, java.util.List<SignedAdmissionStore.Nonce> nonces) throws SQLException {
         java.util.List<java.util.Optional<Admission>> answers = new java.util.ArrayList<>(nonces.size());
-        for (int i = 0; i < nonces.size(); i++) {
-            answers.add(admitSigned(connection, nonceTable, presented, nonces.get(i), expires.get(i)));
+        for (SignedAdmissionStore.Nonce nonce : nonces) {
+            answers.add(admitSigned(connection, nonceTable, presented, nonce.value(), nonce.expires()));
         }
         return answers;
     }

@@ -19,10 +19,26 @@ import java.sql.SQLException;
  * predates a concurrent claim does a follow-up read decide, as before: one round trip otherwise.
  */
 final class PostgresHighWaterSql extends HighWaterSql {
-    private final String upsert;
+    /**
+     * How much later than the {@link #sinceTable}'s time a signature must have been created to be known new: the
+     * signer's clock may be ahead of the application's by the accepted skew, and the application's of the
+     * database's by as much again.
+     */
+    static final long SINCE_MARGIN_SECONDS = 2 * io.fenceguard.admission.RequestSignatures.CLOCK_SKEW.toSeconds();
 
-    PostgresHighWaterSql(String table) {
+    private final String upsert;
+    /**
+     * The unlogged table whose one row says since when every nonce committed without a WAL flush is still there
+     * ({@code null}: none, every nonce's commit waits for its flush). PostgreSQL empties an unlogged table in its
+     * recovery from a crash, and a standby or a restored backup has it empty: exactly when commits that did not
+     * wait for their flush may be gone. The next admission then sets the row to the current time, and a signature
+     * created before it (with {@link #SINCE_MARGIN_SECONDS}) is refused as a possible replay.
+     */
+    private final String sinceTable;
+
+    PostgresHighWaterSql(String table, String sinceTable) {
         super(table);
+        this.sinceTable = sinceTable;
         this.upsert = "WITH " + markClaim("") + " SELECT (SELECT token FROM claimed), (SELECT token FROM previous)";
     }
 
@@ -37,6 +53,22 @@ final class PostgresHighWaterSql extends HighWaterSql {
                 + "SELECT ?, ? WHERE " + when + "NOT EXISTS (SELECT 1 FROM previous WHERE token >= ?) "
                 + "ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = CURRENT_TIMESTAMP "
                 + "WHERE hw.token < EXCLUDED.token RETURNING token)";
+    }
+
+    /** Whether {@code table} exists and is unlogged. */
+    static boolean isUnlogged(Connection connection, String table) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement(
+                "SELECT relpersistence FROM pg_class WHERE oid = to_regclass(?)")) {
+            query.setString(1, table);
+            try (ResultSet rows = query.executeQuery()) {
+                return rows.next() && "u".equals(rows.getString(1));
+            }
+        }
+    }
+
+    @Override
+    public boolean commitsNoncesWithoutFlush() {
+        return sinceTable != null;
     }
 
     @Override
@@ -141,39 +173,37 @@ final class PostgresHighWaterSql extends HighWaterSql {
     }
 
     /**
-     * The nonce inserted and, only when it was inserted, the upsert of {@link #admit} with the same snapshot
-     * mark: the group's statement ({@link #admitEachSigned}) with one nonce, one round trip and one commit for
-     * both. Concurrent uses of one nonce wait for the first one's commit and then find it: exactly one is
-     * fresh. Each statement locks its nonce before its mark, so two of them cannot deadlock.
-     */
-    @Override
-    public java.util.Optional<Admission> admitSigned(Connection connection, String nonceTable, Fence presented,
-            String nonce, java.time.Instant expires) throws SQLException {
-        return admitEachSigned(connection, nonceTable, presented, java.util.List.of(nonce), java.util.List.of(expires))
-                .get(0);
-    }
-
-    /**
      * The group's nonces inserted and, only when any was new, the upsert of {@link #admit} once: one statement,
-     * one round trip and one commit for the whole group.
+     * one round trip and one commit for the whole group (a group of one: one request-signed admission). Concurrent
+     * uses of one nonce wait for the first one's commit and then find it: exactly one is fresh. Each statement
+     * locks its nonces before its mark, so two of them cannot deadlock. With a {@link #sinceTable}, a commit that leaves the mark
+     * as it was does not wait for its WAL flush (the next flush of any commit on the server takes it along), and
+     * a nonce whose signature may predate a crash that lost such commits is not fresh.
      */
     @Override
     public java.util.List<java.util.Optional<Admission>> admitEachSigned(Connection connection, String nonceTable,
-            Fence presented, java.util.List<String> nonces, java.util.List<java.time.Instant> expires)
+            Fence presented, java.util.List<io.fenceguard.admission.SignedAdmissionStore.Nonce> nonces)
             throws SQLException {
         connection.setAutoCommit(true);
         purgeNoncesNowAndThen(connection, nonceTable);
-        java.util.Map<String, java.sql.Timestamp> distinct = new java.util.LinkedHashMap<>();
-        for (int i = 0; i < nonces.size(); i++) {
-            distinct.putIfAbsent(nonces.get(i), java.sql.Timestamp.from(expires.get(i)));
+        java.util.Map<String, io.fenceguard.admission.SignedAdmissionStore.Nonce> distinct =
+                new java.util.LinkedHashMap<>();
+        for (io.fenceguard.admission.SignedAdmissionStore.Nonce nonce : nonces) {
+            distinct.putIfAbsent(nonce.value(), nonce);
         }
         java.util.Set<String> fresh = new java.util.HashSet<>();
         Admission decided = null;
         boolean reread = false;
         try (PreparedStatement claim = connection.prepareStatement(signedGroupUpsert(nonceTable))) {
             claim.setArray(1, connection.createArrayOf("text", distinct.keySet().toArray()));
-            claim.setArray(2, connection.createArrayOf("timestamp", distinct.values().toArray()));
-            bindMark(claim, 3, presented);
+            claim.setArray(2, connection.createArrayOf("timestamp", distinct.values().stream()
+                    .map(nonce -> java.sql.Timestamp.from(nonce.expires())).toArray()));
+            int at = 3;
+            if (sinceTable != null) {
+                claim.setArray(at++, connection.createArrayOf("bigint", distinct.values().stream()
+                        .map(nonce -> nonce.created().getEpochSecond()).toArray()));
+            }
+            bindMark(claim, at, presented);
             try (ResultSet rows = claim.executeQuery()) {
                 rows.next();
                 java.sql.Array inserted = rows.getArray(1);
@@ -189,7 +219,9 @@ final class PostgresHighWaterSql extends HighWaterSql {
         if (reread) {
             decided = reread(connection, presented);
         }
-        return io.fenceguard.admission.SignedAdmissionStore.groupAnswers(freshInOrder(nonces, fresh), decided);
+        return io.fenceguard.admission.SignedAdmissionStore.groupAnswers(
+                freshInOrder(nonces.stream().map(io.fenceguard.admission.SignedAdmissionStore.Nonce::value).toList(),
+                        fresh), decided);
     }
 
     /**
@@ -255,12 +287,26 @@ final class PostgresHighWaterSql extends HighWaterSql {
 
     /** The statement of {@link #admitEachSigned}, for this store's nonce table. */
     String signedGroupUpsert(String nonceTable) {
-        return "WITH fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) "
-                + "SELECT n, e FROM unnest(?::text[], ?::timestamp[]) AS g(n, e) "
-                + "ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
+        if (sinceTable == null) {
+            return "WITH fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) "
+                    + "SELECT n, e FROM unnest(?::text[], ?::timestamp[]) AS g(n, e) "
+                    + "ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
+                    + markClaim("EXISTS (SELECT 1 FROM fresh) AND ")
+                    + " SELECT (SELECT array_agg(nonce) FROM fresh), (SELECT token FROM claimed), "
+                    + "(SELECT token FROM previous)";
+        }
+        // known empty: the row is set again (noted) and no nonce of this statement is fresh.
+        return "WITH known AS (SELECT since FROM " + sinceTable + " WHERE id = 1), "
+                + "noted AS (INSERT INTO " + sinceTable + " (id, since) SELECT 1, CURRENT_TIMESTAMP "
+                + "WHERE NOT EXISTS (SELECT 1 FROM known) ON CONFLICT (id) DO NOTHING RETURNING since), "
+                + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) "
+                + "SELECT n, e FROM unnest(?::text[], ?::timestamp[], ?::bigint[]) AS g(n, e, c) "
+                + "WHERE c > (SELECT extract(epoch FROM since) FROM known) + " + SINCE_MARGIN_SECONDS
+                + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
                 + markClaim("EXISTS (SELECT 1 FROM fresh) AND ")
                 + " SELECT (SELECT array_agg(nonce) FROM fresh), (SELECT token FROM claimed), "
-                + "(SELECT token FROM previous)";
+                + "(SELECT token FROM previous), set_config('synchronous_commit', CASE WHEN EXISTS "
+                + "(SELECT 1 FROM claimed) THEN current_setting('synchronous_commit') ELSE 'off' END, true)";
     }
 
     private Admission upsert(Connection connection, Fence presented) throws SQLException {

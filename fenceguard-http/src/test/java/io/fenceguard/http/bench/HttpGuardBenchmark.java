@@ -231,6 +231,11 @@ public final class HttpGuardBenchmark {
         }
 
         @Override
+        public java.util.Optional<Admission> admit(Fence presented, Nonce nonce) {
+            return store.admit(presented, nonce);
+        }
+
+        @Override
         public List<java.util.Optional<Admission>> admitEach(Fence presented, List<Nonce> nonces) {
             return store.admitEach(presented, nonces);
         }

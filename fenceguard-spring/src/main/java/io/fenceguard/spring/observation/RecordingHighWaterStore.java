@@ -42,13 +42,20 @@ public final class RecordingHighWaterStore implements IdempotentAdmissionStore {
     /** Passes a request-signed admission on (in one call when the store decides so), noting its answer. */
     @Override
     public java.util.Optional<Admission> admit(Fence presented, String nonce, java.time.Instant expires) {
+        return admit(presented, new Nonce(nonce, expires));
+    }
+
+    /** Passes a request-signed admission on with its nonce's creation time, noting its answer. */
+    @Override
+    public java.util.Optional<Admission> admit(Fence presented, Nonce nonce) {
         if (!(store instanceof io.fenceguard.admission.SignedAdmissionStore combined)) {
             if (!(store.backend() instanceof io.fenceguard.admission.NonceStore nonces)) {
                 throw new IllegalStateException(store + " keeps no nonces");
             }
-            return nonces.firstUse(nonce, expires) ? java.util.Optional.of(admit(presented)) : java.util.Optional.empty();
+            return nonces.firstUse(nonce.value(), nonce.expires()) ? java.util.Optional.of(admit(presented))
+                    : java.util.Optional.empty();
         }
-        java.util.Optional<Admission> admission = combined.admit(presented, nonce, expires);
+        java.util.Optional<Admission> admission = combined.admit(presented, nonce);
         admission.ifPresent(a -> activity.sawHighWater(presented, a.highWater().value(),
                 a.outcome().name().toLowerCase(Locale.ROOT)));
         return admission;
