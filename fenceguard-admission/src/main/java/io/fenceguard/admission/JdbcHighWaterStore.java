@@ -149,6 +149,15 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
         }
     }
 
+    /** The nonce committed on a connection of its own, outside the caller's transaction. */
+    private boolean firstUseApart(Nonce nonce) {
+        try (Connection connection = dataSource.getConnection()) {
+            return sql.firstUse(connection, nonceTable, nonce);
+        } catch (SQLException e) {
+            throw new FenceguardException("nonce store unavailable: " + e.getMessage(), null, null, e);
+        }
+    }
+
     /**
      * Joining an open transaction, the nonce is still committed at once, on a connection of its own, before
      * the admission joins the transaction: a replay stays refused after the handler's rollback.
@@ -161,8 +170,9 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
     /**
      * As {@link #admit(Fence, String, java.time.Instant)}; on PostgreSQL with the unlogged table
      * {@value #NONCE_SINCE_TABLE}, outside a transaction, an admission that leaves the mark as it was commits without
-     * waiting for its WAL flush. Should the database then lose that commit (a crash, a failover, a restored backup),
-     * the table is found empty afterwards and a signature created before that moment is refused as a replay.
+     * waiting for its WAL flush, and so does the nonce committed apart when joining a transaction (that transaction's
+     * commit flushes it). Should the database then lose such a commit (a crash, a failover, a restored backup), the
+     * table is found empty afterwards and a signature created before that moment is refused as a replay.
      */
     @Override
     public java.util.Optional<Admission> admit(Fence presented, Nonce nonce) {
@@ -170,7 +180,7 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
             if (transactional == null || connection.getAutoCommit()) {
                 return sql.admitEachSigned(connection, nonceTable, presented, java.util.List.of(nonce)).get(0);
             }
-            if (!firstUse(nonce.value(), nonce.expires())) {
+            if (!firstUseApart(nonce)) {
                 return java.util.Optional.empty();
             }
             return java.util.Optional.of(sql.admitInTransaction(connection, presented));

@@ -63,6 +63,43 @@ class UnflushedNonceCrashTest {
         }
     }
 
+    /**
+     * Joining the handler's transaction, the nonce is committed apart without waiting for its flush: the handler's
+     * commit, when it wrote, flushes it too; a handler that rolled back leaves it to be lost in a crash, and refused.
+     */
+    @Test
+    void joiningATransactionTheNonceIsFlushedByTheHandlersCommit() throws Exception {
+        assumeTrue(PostgresProcess.unavailableReason().isEmpty(), () -> PostgresProcess.unavailableReason().get());
+        try (PostgresProcess pg = PostgresProcess.start()) {
+            DataSource ds = dataSource(pg);
+            FenceguardMigrations.migrate(ds);
+            JdbcHighWaterStore store = JdbcHighWaterStore.of(ds);
+            Instant now = Instant.now();
+            assertThat(store.admit(fence(5), nonce("claim", now)).orElseThrow().outcome()).isEqualTo(Outcome.CLAIMED);
+            Nonce committed = nonce("handler-committed", now);
+            Nonce rolledBack = nonce("handler-rolled-back", now);
+            try (Connection handler = ds.getConnection(); Statement writes = handler.createStatement()) {
+                writes.execute("CREATE TABLE handler_writes (id INT)");
+                JdbcHighWaterStore joined = store.joiningTransactions(HighWaterStoresTest.holding(handler));
+                pg.freezeBackgroundWriters();
+                handler.setAutoCommit(false);
+                assertThat(joined.admit(fence(5), committed).orElseThrow().outcome()).isEqualTo(Outcome.CONTINUED);
+                writes.execute("INSERT INTO handler_writes VALUES (1)");
+                handler.commit();
+                assertThat(joined.admit(fence(5), rolledBack).orElseThrow().outcome()).isEqualTo(Outcome.CONTINUED);
+                writes.execute("INSERT INTO handler_writes VALUES (2)");
+                handler.rollback();
+            }
+            pg.crash();
+            pg.restart();
+
+            assertThat(nonceRows(ds, committed)).as("flushed by the handler's commit").isOne();
+            assertThat(nonceRows(ds, rolledBack)).as("committed apart, without waiting for its flush").isZero();
+            assertThat(store.admit(fence(5), committed)).isEmpty();
+            assertThat(store.admit(fence(5), rolledBack)).as("its replay after the crash").isEmpty();
+        }
+    }
+
     @Test
     void withoutTheUnloggedTableEveryNonceWaitsForItsFlush() throws Exception {
         assumeTrue(PostgresProcess.unavailableReason().isEmpty(), () -> PostgresProcess.unavailableReason().get());

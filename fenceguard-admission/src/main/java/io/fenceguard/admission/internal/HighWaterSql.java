@@ -177,6 +177,15 @@ public abstract class HighWaterSql {
         return insertNonce(connection, nonceTable, nonce, expires);
     }
 
+    /**
+     * {@link #firstUse(Connection, String, String, java.time.Instant)} of a request signature's nonce, whose
+     * creation time a dialect may use (PostgreSQL: to commit it without waiting for its flush).
+     */
+    public boolean firstUse(Connection connection, String nonceTable, SignedAdmissionStore.Nonce nonce)
+            throws SQLException {
+        return firstUse(connection, nonceTable, nonce.value(), nonce.expires());
+    }
+
     /** Inserts the nonce in the connection's transaction; false when it is there already. */
     protected static boolean insertNonce(Connection connection, String nonceTable, String nonce,
             java.time.Instant expires) throws SQLException {

@@ -285,6 +285,44 @@ final class PostgresHighWaterSql extends HighWaterSql {
         return new ClaimedRow(false, reread(connection, presented), false, null);
     }
 
+    /**
+     * With a {@link #sinceTable}: the nonce inserted in a commit that does not wait for its WAL flush (the commit
+     * of the transaction it guards, joined by the handler's writes, flushes it), refused as used when its signature
+     * may predate a loss of such commits.
+     */
+    @Override
+    public boolean firstUse(Connection connection, String nonceTable,
+            io.fenceguard.admission.SignedAdmissionStore.Nonce nonce) throws SQLException {
+        if (sinceTable == null) {
+            return super.firstUse(connection, nonceTable, nonce);
+        }
+        connection.setAutoCommit(true);
+        purgeNoncesNowAndThen(connection, nonceTable);
+        try (PreparedStatement insert = connection.prepareStatement(sinceChecked()
+                + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) SELECT ?, ? WHERE ? > "
+                + "(SELECT extract(epoch FROM since) FROM known) + " + SINCE_MARGIN_SECONDS
+                + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce) "
+                + "SELECT (SELECT count(*) FROM fresh), set_config('synchronous_commit', 'off', true)")) {
+            insert.setString(1, nonce.value());
+            insert.setTimestamp(2, java.sql.Timestamp.from(nonce.expires()));
+            insert.setLong(3, nonce.created().getEpochSecond());
+            try (ResultSet rows = insert.executeQuery()) {
+                rows.next();
+                return rows.getLong(1) == 1;
+            }
+        }
+    }
+
+    /**
+     * The start of a statement that reads the {@link #sinceTable}'s row ({@code known}) and, when it is gone, sets
+     * it again ({@code noted}: this statement's nonces are then not fresh); ends with a comma.
+     */
+    private String sinceChecked() {
+        return "WITH known AS (SELECT since FROM " + sinceTable + " WHERE id = 1), "
+                + "noted AS (INSERT INTO " + sinceTable + " (id, since) SELECT 1, CURRENT_TIMESTAMP "
+                + "WHERE NOT EXISTS (SELECT 1 FROM known) ON CONFLICT (id) DO NOTHING RETURNING since), ";
+    }
+
     /** The statement of {@link #admitEachSigned}, for this store's nonce table. */
     String signedGroupUpsert(String nonceTable) {
         if (sinceTable == null) {
@@ -295,11 +333,7 @@ final class PostgresHighWaterSql extends HighWaterSql {
                     + " SELECT (SELECT array_agg(nonce) FROM fresh), (SELECT token FROM claimed), "
                     + "(SELECT token FROM previous)";
         }
-        // known empty: the row is set again (noted) and no nonce of this statement is fresh.
-        return "WITH known AS (SELECT since FROM " + sinceTable + " WHERE id = 1), "
-                + "noted AS (INSERT INTO " + sinceTable + " (id, since) SELECT 1, CURRENT_TIMESTAMP "
-                + "WHERE NOT EXISTS (SELECT 1 FROM known) ON CONFLICT (id) DO NOTHING RETURNING since), "
-                + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) "
+        return sinceChecked() + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) "
                 + "SELECT n, e FROM unnest(?::text[], ?::timestamp[], ?::bigint[]) AS g(n, e, c) "
                 + "WHERE c > (SELECT extract(epoch FROM since) FROM known) + " + SINCE_MARGIN_SECONDS
                 + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
