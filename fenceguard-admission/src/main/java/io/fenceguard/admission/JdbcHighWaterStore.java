@@ -26,8 +26,6 @@ import javax.sql.DataSource;
  */
 public final class JdbcHighWaterStore implements IdempotentAdmissionStore, NonceStore {
 
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JdbcHighWaterStore.class);
-
     public static final String DEFAULT_TABLE = "fenceguard_http_high_water";
     /** The nonces of request signatures, next to the marks (the {@code db} module's migrations create it). */
     public static final String NONCE_TABLE = "fenceguard_http_nonce";
@@ -89,13 +87,8 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
             int dot = table.indexOf('.');
             String nonceTable = (dot < 0 ? "" : table.substring(0, dot + 1)) + NONCE_TABLE;
             String prefix = dot < 0 ? "" : table.substring(0, dot + 1);
-            HighWaterSql sql = HighWaterSql.forDatabase(connection, table, prefix + NONCE_SINCE_TABLE);
-            if (!sql.commitsNoncesWithoutFlush() && connection.getMetaData().getDatabaseProductName()
-                    .toLowerCase(java.util.Locale.ROOT).contains("postgres")) {
-                log.info("high-water store on {}: no unlogged table {}{} (fenceguard's migration V7), so every "
-                        + "request-signed admission waits for its own WAL flush", table, prefix, NONCE_SINCE_TABLE);
-            }
-            return new JdbcHighWaterStore(dataSource, sql, nonceTable, prefix + IDEMPOTENCY_TABLE, null);
+            return new JdbcHighWaterStore(dataSource, HighWaterSql.forDatabase(connection, table, prefix + NONCE_SINCE_TABLE),
+                    nonceTable, prefix + IDEMPOTENCY_TABLE, null);
         } catch (SQLException e) {
             throw new IllegalStateException("could not connect to the high-water store's database", e);
         }

@@ -34,8 +34,9 @@ class UnflushedNonceCrashTest {
         assumeTrue(PostgresProcess.unavailableReason().isEmpty(), () -> PostgresProcess.unavailableReason().get());
         try (PostgresProcess pg = PostgresProcess.start()) {
             DataSource ds = dataSource(pg);
-            FenceguardMigrations.migrate(ds);
+            // built before the migrations run, as an application's beans are
             JdbcHighWaterStore store = JdbcHighWaterStore.of(ds);
+            FenceguardMigrations.migrate(ds);
             Instant now = Instant.now();
             assertThat(store.admit(fence(5), nonce("claim", now)).orElseThrow().outcome()).isEqualTo(Outcome.CLAIMED);
 

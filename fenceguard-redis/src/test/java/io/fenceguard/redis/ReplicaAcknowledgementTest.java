@@ -89,8 +89,9 @@ class ReplicaAcknowledgementTest {
         RedisProcess master = group.master();
         RedisProcess replica = group.replica();
         String prefix = RedisClients.fastRedis().build().keyPrefix();
+        // A replica starved of CPU (parallel builds) has answered WAIT after more than the default 500 ms.
         RedisLeaseConfig acknowledged = RedisClients.fastRedis().keyPrefix(prefix)
-                .openStateDuration(Duration.ofMillis(500)).build();
+                .openStateDuration(Duration.ofMillis(500)).replicaTimeout(Duration.ofSeconds(3)).build();
         RedisLeaseConfig unacknowledged = RedisClients.fastRedis().keyPrefix(prefix)
                 .openStateDuration(Duration.ofMillis(500))
                 .replicaAcknowledgements(0, RedisLeaseConfig.DEFAULT_REPLICA_TIMEOUT).build();

@@ -26,15 +26,7 @@ public abstract class HighWaterSql {
      */
     public static HighWaterSql forDatabase(Connection connection, String table, String sinceTable) throws SQLException {
         String product = connection.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT);
-        if (!product.contains("postgres")) {
-            return new LockingReadHighWaterSql(table);
-        }
-        return new PostgresHighWaterSql(table, PostgresHighWaterSql.isUnlogged(connection, sinceTable) ? sinceTable : null);
-    }
-
-    /** Whether a request-signed admission that leaves the mark as it was commits without waiting for a WAL flush. */
-    public boolean commitsNoncesWithoutFlush() {
-        return false;
+        return product.contains("postgres") ? new PostgresHighWaterSql(table, sinceTable) : new LockingReadHighWaterSql(table);
     }
 
     public abstract Admission admit(Connection connection, Fence presented) throws SQLException;

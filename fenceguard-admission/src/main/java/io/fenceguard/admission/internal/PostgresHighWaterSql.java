@@ -20,25 +20,31 @@ import java.sql.SQLException;
  */
 final class PostgresHighWaterSql extends HighWaterSql {
     /**
-     * How much later than the {@link #sinceTable}'s time a signature must have been created to be known new: the
+     * How much later than the time in the {@link #sinceCandidate} a signature must have been created to be known new: the
      * signer's clock may be ahead of the application's by the accepted skew, and the application's of the
      * database's by as much again.
      */
     static final long SINCE_MARGIN_SECONDS = 2 * io.fenceguard.admission.RequestSignatures.CLOCK_SKEW.toSeconds();
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PostgresHighWaterSql.class);
+
     private final String upsert;
     /**
-     * The unlogged table whose one row says since when every nonce committed without a WAL flush is still there
-     * ({@code null}: none, every nonce's commit waits for its flush). PostgreSQL empties an unlogged table in its
-     * recovery from a crash, and a standby or a restored backup has it empty: exactly when commits that did not
-     * wait for their flush may be gone. The next admission then sets the row to the current time, and a signature
-     * created before it (with {@link #SINCE_MARGIN_SECONDS}) is refused as a possible replay.
+     * The unlogged table whose one row says since when every nonce committed without a WAL flush is still there.
+     * PostgreSQL empties an unlogged table in its recovery from a crash, and a standby or a restored backup has it
+     * empty: exactly when commits that did not wait for their flush may be gone. The next admission then sets the row
+     * to the current time, and a signature created before it (with {@link #SINCE_MARGIN_SECONDS}) is refused as a
+     * possible replay. Looked for at the first request-signed admission (an application's start-up migrates after
+     * its beans are built); when it is not there, or not unlogged, every nonce's commit waits for its flush.
      */
-    private final String sinceTable;
+    private final String sinceCandidate;
+    /** {@link #sinceCandidate} once found there, {@code null} when not; read after {@link #sinceLooked}. */
+    private volatile String sinceTable;
+    private volatile boolean sinceLooked;
 
-    PostgresHighWaterSql(String table, String sinceTable) {
+    PostgresHighWaterSql(String table, String sinceCandidate) {
         super(table);
-        this.sinceTable = sinceTable;
+        this.sinceCandidate = sinceCandidate;
         this.upsert = "WITH " + markClaim("") + " SELECT (SELECT token FROM claimed), (SELECT token FROM previous)";
     }
 
@@ -66,9 +72,22 @@ final class PostgresHighWaterSql extends HighWaterSql {
         }
     }
 
-    @Override
-    public boolean commitsNoncesWithoutFlush() {
-        return sinceTable != null;
+    /** The {@link #sinceCandidate} when it is there and unlogged, else {@code null}: looked for once. */
+    private String sinceTable(Connection connection) throws SQLException {
+        if (!sinceLooked) {
+            synchronized (this) {
+                if (!sinceLooked) {
+                    boolean there = sinceCandidate != null && isUnlogged(connection, sinceCandidate);
+                    sinceTable = there ? sinceCandidate : null;
+                    sinceLooked = true;
+                    if (!there) {
+                        log.info("high-water store on {}: no unlogged table {} (fenceguard's migration V7), so every "
+                                + "request-signed admission waits for its own WAL flush", table, sinceCandidate);
+                    }
+                }
+            }
+        }
+        return sinceTable;
     }
 
     @Override
@@ -176,7 +195,7 @@ final class PostgresHighWaterSql extends HighWaterSql {
      * The group's nonces inserted and, only when any was new, the upsert of {@link #admit} once: one statement,
      * one round trip and one commit for the whole group (a group of one: one request-signed admission). Concurrent
      * uses of one nonce wait for the first one's commit and then find it: exactly one is fresh. Each statement
-     * locks its nonces before its mark, so two of them cannot deadlock. With a {@link #sinceTable}, a commit that leaves the mark
+     * locks its nonces before its mark, so two of them cannot deadlock. With the {@link #sinceCandidate} there, a commit that leaves the mark
      * as it was does not wait for its WAL flush (the next flush of any commit on the server takes it along), and
      * a nonce whose signature may predate a crash that lost such commits is not fresh.
      */
@@ -194,12 +213,13 @@ final class PostgresHighWaterSql extends HighWaterSql {
         java.util.Set<String> fresh = new java.util.HashSet<>();
         Admission decided = null;
         boolean reread = false;
-        try (PreparedStatement claim = connection.prepareStatement(signedGroupUpsert(nonceTable))) {
+        String since = sinceTable(connection);
+        try (PreparedStatement claim = connection.prepareStatement(signedGroupUpsert(nonceTable, since))) {
             claim.setArray(1, connection.createArrayOf("text", distinct.keySet().toArray()));
             claim.setArray(2, connection.createArrayOf("timestamp", distinct.values().stream()
                     .map(nonce -> java.sql.Timestamp.from(nonce.expires())).toArray()));
             int at = 3;
-            if (sinceTable != null) {
+            if (since != null) {
                 claim.setArray(at++, connection.createArrayOf("bigint", distinct.values().stream()
                         .map(nonce -> nonce.created().getEpochSecond()).toArray()));
             }
@@ -286,19 +306,20 @@ final class PostgresHighWaterSql extends HighWaterSql {
     }
 
     /**
-     * With a {@link #sinceTable}: the nonce inserted in a commit that does not wait for its WAL flush (the commit
+     * With the {@link #sinceCandidate} there: the nonce inserted in a commit that does not wait for its WAL flush (the commit
      * of the transaction it guards, joined by the handler's writes, flushes it), refused as used when its signature
      * may predate a loss of such commits.
      */
     @Override
     public boolean firstUse(Connection connection, String nonceTable,
             io.fenceguard.admission.SignedAdmissionStore.Nonce nonce) throws SQLException {
-        if (sinceTable == null) {
+        connection.setAutoCommit(true);
+        String since = sinceTable(connection);
+        if (since == null) {
             return super.firstUse(connection, nonceTable, nonce);
         }
-        connection.setAutoCommit(true);
         purgeNoncesNowAndThen(connection, nonceTable);
-        try (PreparedStatement insert = connection.prepareStatement(sinceChecked()
+        try (PreparedStatement insert = connection.prepareStatement(sinceChecked(since)
                 + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) SELECT ?, ? WHERE ? > "
                 + "(SELECT extract(epoch FROM since) FROM known) + " + SINCE_MARGIN_SECONDS
                 + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce) "
@@ -314,17 +335,17 @@ final class PostgresHighWaterSql extends HighWaterSql {
     }
 
     /**
-     * The start of a statement that reads the {@link #sinceTable}'s row ({@code known}) and, when it is gone, sets
+     * The start of a statement that reads the row of {@code sinceTable} ({@code known}) and, when it is gone, sets
      * it again ({@code noted}: this statement's nonces are then not fresh); ends with a comma.
      */
-    private String sinceChecked() {
+    private static String sinceChecked(String sinceTable) {
         return "WITH known AS (SELECT since FROM " + sinceTable + " WHERE id = 1), "
                 + "noted AS (INSERT INTO " + sinceTable + " (id, since) SELECT 1, CURRENT_TIMESTAMP "
                 + "WHERE NOT EXISTS (SELECT 1 FROM known) ON CONFLICT (id) DO NOTHING RETURNING since), ";
     }
 
     /** The statement of {@link #admitEachSigned}, for this store's nonce table. */
-    String signedGroupUpsert(String nonceTable) {
+    String signedGroupUpsert(String nonceTable, String sinceTable) {
         if (sinceTable == null) {
             return "WITH fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) "
                     + "SELECT n, e FROM unnest(?::text[], ?::timestamp[]) AS g(n, e) "
@@ -333,7 +354,7 @@ final class PostgresHighWaterSql extends HighWaterSql {
                     + " SELECT (SELECT array_agg(nonce) FROM fresh), (SELECT token FROM claimed), "
                     + "(SELECT token FROM previous)";
         }
-        return sinceChecked() + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) "
+        return sinceChecked(sinceTable) + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) "
                 + "SELECT n, e FROM unnest(?::text[], ?::timestamp[], ?::bigint[]) AS g(n, e, c) "
                 + "WHERE c > (SELECT extract(epoch FROM since) FROM known) + " + SINCE_MARGIN_SECONDS
                 + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
