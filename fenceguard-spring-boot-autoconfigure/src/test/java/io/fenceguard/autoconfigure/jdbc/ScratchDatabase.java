@@ -21,6 +21,15 @@ public final class ScratchDatabase implements AutoCloseable {
 
     public static final String[] KINDS = {"postgresql", "mariadb", "h2"};
 
+    /**
+     * The guard's migration history on a database of {@code kind}, as "version:success", from a baseline 0 when
+     * the schema held the application's tables first: PostgreSQL has a version more (V7, its unlogged table).
+     */
+    public static java.util.List<String> guardHistory(String kind, boolean baseline) {
+        int last = kind.equals("postgresql") ? 7 : 6;
+        return java.util.stream.IntStream.rangeClosed(baseline ? 0 : 1, last).mapToObj(v -> v + ":true").toList();
+    }
+
     private final String kind;
     private final String url;
     private final String user;
