@@ -10,6 +10,18 @@ final class EmbeddedPostgresServer {
     private EmbeddedPostgresServer() {
     }
 
+    /**
+     * Starts one on {@code port} in {@code data} (initialized there when empty, kept when closed), with
+     * {@code config} as server settings; closing it stops it.
+     */
+    static java.io.Closeable startIn(java.nio.file.Path data, int port, java.util.Map<String, String> config)
+            throws IOException {
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false)
+                .setPort(port);
+        config.forEach(builder::setServerConfig);
+        return builder.start();
+    }
+
     /** Starts one on a free port; it stops when the JVM exits. */
     static JdbcEndpoint start() {
         try {

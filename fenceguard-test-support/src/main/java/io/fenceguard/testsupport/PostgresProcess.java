@@ -1,6 +1,5 @@
 package io.fenceguard.testsupport;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +25,8 @@ public final class PostgresProcess implements AutoCloseable {
 
     private final Path data;
     private final int port;
-    private EmbeddedPostgres server;
+    /** zonky's server, through {@link EmbeddedPostgresServer}: its type stays out of this public class. */
+    private java.io.Closeable server;
 
     private PostgresProcess(Path data, int port) {
         this.data = data;
@@ -58,11 +58,8 @@ public final class PostgresProcess implements AutoCloseable {
         }
     }
 
-    private EmbeddedPostgres startServer() throws IOException {
-        return EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false).setPort(port)
-                .setServerConfig("synchronous_commit", "on")
-                .setServerConfig("autovacuum", "off")
-                .start();
+    private java.io.Closeable startServer() throws IOException {
+        return EmbeddedPostgresServer.startIn(data, port, java.util.Map.of("synchronous_commit", "on", "autovacuum", "off"));
     }
 
     public JdbcEndpoint endpoint() {
@@ -86,7 +83,7 @@ public final class PostgresProcess implements AutoCloseable {
                     + BACKGROUND_WRITERS + " among the server's processes");
         }
         for (ProcessHandle writer : writers) {
-            signal("STOP", writer);
+            RedisProcess.signal("STOP", writer.pid());
         }
     }
 
@@ -146,20 +143,6 @@ public final class PostgresProcess implements AutoCloseable {
                     StandardCharsets.UTF_8);
         } catch (IOException e) {
             return "";
-        }
-    }
-
-    private static void signal(String signal, ProcessHandle process) {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 
