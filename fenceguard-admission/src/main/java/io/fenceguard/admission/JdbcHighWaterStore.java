@@ -217,8 +217,7 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
         HighWaterSql.ClaimedRow row;
         try (Connection connection = dataSource.getConnection()) {
             purgeClaimsNowAndThen(connection);
-            row = sql.admitClaiming(connection, nonceTable, idempotencyTable, presented,
-                    nonce == null ? null : nonce.value(), nonce == null ? null : nonce.expires(), key, fingerprint);
+            row = sql.admitClaiming(connection, nonceTable, idempotencyTable, presented, nonce, key, fingerprint);
         } catch (SQLException e) {
             throw unavailable(presented, e);
         }

@@ -51,6 +51,9 @@ class UnflushedNonceCrashTest {
             assertThat(nonceRows(ds, nonce("claim", now))).isOne();
             assertThat(nonceRows(ds, continued)).as("the continuing admission did not wait for its flush").isZero();
             assertThat(store.admit(fence(5), continued)).as("its replay after the crash").isEmpty();
+            assertThat(store.admitClaiming(fence(5), continued, "key-1", "fp-1").admission())
+                    .as("its replay with an idempotency key (a header the signature does not cover)").isNull();
+            assertThat(store.firstUse(continued.value(), continued.expires())).as("its nonce checked on its own").isFalse();
             assertThat(store.admit(fence(9), nonce("signed-before-recovery", now))).isEmpty();
             assertThat(store.admit(fence(5), nonce("signed-just-after", Instant.now()))).isEmpty();
             assertThat(mark(ds)).as("refused admissions raise no mark").isEqualTo(5);

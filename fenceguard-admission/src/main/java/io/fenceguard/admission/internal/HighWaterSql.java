@@ -235,7 +235,7 @@ public abstract class HighWaterSql {
      * one statement (auto-commit on); {@code null} when this database has no such statement.
      */
     public ClaimedRow admitClaiming(Connection connection, String nonceTable, String idempotencyTable, Fence presented,
-            String nonce, java.time.Instant expires, String key, String fingerprint) throws SQLException {
+            SignedAdmissionStore.Nonce nonce, String key, String fingerprint) throws SQLException {
         return null;
     }
 

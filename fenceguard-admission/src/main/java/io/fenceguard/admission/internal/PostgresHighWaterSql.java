@@ -252,15 +252,21 @@ final class PostgresHighWaterSql extends HighWaterSql {
      */
     @Override
     public ClaimedRow admitClaiming(Connection connection, String nonceTable, String idempotencyTable,
-            Fence presented, String nonce, java.time.Instant expires, String key, String fingerprint)
+            Fence presented, io.fenceguard.admission.SignedAdmissionStore.Nonce nonce, String key, String fingerprint)
             throws SQLException {
         connection.setAutoCommit(true);
+        String since = null;
         if (nonce != null) {
             purgeNoncesNowAndThen(connection, nonceTable);
+            since = sinceTable(connection);
         }
         String fresh = nonce == null ? "" : "EXISTS (SELECT 1 FROM fresh) AND ";
-        String statement = "WITH " + (nonce == null ? "" : "fresh AS (INSERT INTO " + nonceTable
-                + " (nonce, expires_at) VALUES (?, ?) ON CONFLICT (nonce) DO NOTHING RETURNING nonce), ")
+        // Its commit waits for the flush (a key's claim must outlive a crash), but its nonce may be one an earlier
+        // admission committed without waiting: the same check of the signature's creation time.
+        String statement = (nonce == null ? "WITH " : since == null ? "WITH fresh AS (INSERT INTO " + nonceTable
+                + " (nonce, expires_at) VALUES (?, ?) ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
+                : sinceChecked(since) + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) SELECT ?, ? WHERE "
+                        + createdAfterSince() + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce), ")
                 + markClaim(fresh) + ", keyed AS (INSERT INTO " + idempotencyTable
                 + " (resource, idem_key, fingerprint, token, created_at) SELECT ?, ?, ?, ?, ? WHERE " + fresh
                 + "(EXISTS (SELECT 1 FROM claimed) OR EXISTS (SELECT 1 FROM previous WHERE token = ?)) "
@@ -273,8 +279,11 @@ final class PostgresHighWaterSql extends HighWaterSql {
         try (PreparedStatement claim = connection.prepareStatement(statement)) {
             int at = 1;
             if (nonce != null) {
-                claim.setString(at++, nonce);
-                claim.setTimestamp(at++, java.sql.Timestamp.from(expires));
+                claim.setString(at++, nonce.value());
+                claim.setTimestamp(at++, java.sql.Timestamp.from(nonce.expires()));
+                if (since != null) {
+                    claim.setLong(at++, nonce.created().getEpochSecond());
+                }
             }
             bindMark(claim, at, presented);
             at += 4;
@@ -306,24 +315,40 @@ final class PostgresHighWaterSql extends HighWaterSql {
     }
 
     /**
-     * With the {@link #sinceCandidate} there: the nonce inserted in a commit that does not wait for its WAL flush (the commit
-     * of the transaction it guards, joined by the handler's writes, flushes it), refused as used when its signature
-     * may predate a loss of such commits.
+     * With the {@link #sinceCandidate} there: the nonce inserted in a commit that does not wait for its WAL flush (the
+     * commit of the transaction it guards, joined by the handler's writes, flushes it), refused as used when its
+     * signature may predate a loss of such commits.
      */
     @Override
     public boolean firstUse(Connection connection, String nonceTable,
             io.fenceguard.admission.SignedAdmissionStore.Nonce nonce) throws SQLException {
+        return firstUse(connection, nonceTable, nonce, true);
+    }
+
+    /**
+     * With the {@link #sinceCandidate} there, checked as {@link #firstUse(Connection, String,
+     * io.fenceguard.admission.SignedAdmissionStore.Nonce)} but waiting for its flush, the signature's creation time
+     * unknown (taken as early as the longest lifetime allows).
+     */
+    @Override
+    public boolean firstUse(Connection connection, String nonceTable, String nonce, java.time.Instant expires)
+            throws SQLException {
+        return firstUse(connection, nonceTable, new io.fenceguard.admission.SignedAdmissionStore.Nonce(nonce, expires),
+                false);
+    }
+
+    private boolean firstUse(Connection connection, String nonceTable,
+            io.fenceguard.admission.SignedAdmissionStore.Nonce nonce, boolean withoutFlush) throws SQLException {
         connection.setAutoCommit(true);
         String since = sinceTable(connection);
         if (since == null) {
-            return super.firstUse(connection, nonceTable, nonce);
+            return super.firstUse(connection, nonceTable, nonce.value(), nonce.expires());
         }
         purgeNoncesNowAndThen(connection, nonceTable);
         try (PreparedStatement insert = connection.prepareStatement(sinceChecked(since)
-                + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) SELECT ?, ? WHERE ? > "
-                + "(SELECT extract(epoch FROM since) FROM known) + " + SINCE_MARGIN_SECONDS
-                + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce) "
-                + "SELECT (SELECT count(*) FROM fresh), set_config('synchronous_commit', 'off', true)")) {
+                + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) SELECT ?, ? WHERE " + createdAfterSince()
+                + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce) SELECT (SELECT count(*) FROM fresh)"
+                + (withoutFlush ? ", set_config('synchronous_commit', 'off', true)" : ""))) {
             insert.setString(1, nonce.value());
             insert.setTimestamp(2, java.sql.Timestamp.from(nonce.expires()));
             insert.setLong(3, nonce.created().getEpochSecond());
@@ -332,6 +357,11 @@ final class PostgresHighWaterSql extends HighWaterSql {
                 return rows.getLong(1) == 1;
             }
         }
+    }
+
+    /** A signature's creation time (a parameter, epoch seconds) later than {@code known}'s, with the margin. */
+    private static String createdAfterSince() {
+        return "? > (SELECT extract(epoch FROM since) FROM known) + " + SINCE_MARGIN_SECONDS;
     }
 
     /**
