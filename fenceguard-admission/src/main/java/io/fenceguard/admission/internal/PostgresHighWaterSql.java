@@ -1,6 +1,8 @@
 package io.fenceguard.admission.internal;
 
 import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.SignedAdmissionStore;
+import io.fenceguard.admission.SignedAdmissionStore.Nonce;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
@@ -195,19 +197,17 @@ final class PostgresHighWaterSql extends HighWaterSql {
      * The group's nonces inserted and, only when any was new, the upsert of {@link #admit} once: one statement,
      * one round trip and one commit for the whole group (a group of one: one request-signed admission). Concurrent
      * uses of one nonce wait for the first one's commit and then find it: exactly one is fresh. Each statement
-     * locks its nonces before its mark, so two of them cannot deadlock. With the {@link #sinceCandidate} there, a commit that leaves the mark
-     * as it was does not wait for its WAL flush (the next flush of any commit on the server takes it along), and
-     * a nonce whose signature may predate a crash that lost such commits is not fresh.
+     * locks its nonces before its mark, so two of them cannot deadlock. With the {@link #sinceCandidate} there, a
+     * commit that leaves the mark as it was does not wait for its WAL flush (the next flush of any commit on the
+     * server takes it along), and a nonce whose signature may predate a crash that lost such commits is not fresh.
      */
     @Override
     public java.util.List<java.util.Optional<Admission>> admitEachSigned(Connection connection, String nonceTable,
-            Fence presented, java.util.List<io.fenceguard.admission.SignedAdmissionStore.Nonce> nonces)
-            throws SQLException {
+            Fence presented, java.util.List<Nonce> nonces) throws SQLException {
         connection.setAutoCommit(true);
         purgeNoncesNowAndThen(connection, nonceTable);
-        java.util.Map<String, io.fenceguard.admission.SignedAdmissionStore.Nonce> distinct =
-                new java.util.LinkedHashMap<>();
-        for (io.fenceguard.admission.SignedAdmissionStore.Nonce nonce : nonces) {
+        java.util.Map<String, Nonce> distinct = new java.util.LinkedHashMap<>();
+        for (Nonce nonce : nonces) {
             distinct.putIfAbsent(nonce.value(), nonce);
         }
         java.util.Set<String> fresh = new java.util.HashSet<>();
@@ -239,9 +239,8 @@ final class PostgresHighWaterSql extends HighWaterSql {
         if (reread) {
             decided = reread(connection, presented);
         }
-        return io.fenceguard.admission.SignedAdmissionStore.groupAnswers(
-                freshInOrder(nonces.stream().map(io.fenceguard.admission.SignedAdmissionStore.Nonce::value).toList(),
-                        fresh), decided);
+        return SignedAdmissionStore.groupAnswers(freshInOrder(nonces.stream().map(Nonce::value).toList(), fresh),
+                decided);
     }
 
     /**
@@ -252,8 +251,7 @@ final class PostgresHighWaterSql extends HighWaterSql {
      */
     @Override
     public ClaimedRow admitClaiming(Connection connection, String nonceTable, String idempotencyTable,
-            Fence presented, io.fenceguard.admission.SignedAdmissionStore.Nonce nonce, String key, String fingerprint)
-            throws SQLException {
+            Fence presented, Nonce nonce, String key, String fingerprint) throws SQLException {
         connection.setAutoCommit(true);
         String since = null;
         if (nonce != null) {
@@ -320,25 +318,22 @@ final class PostgresHighWaterSql extends HighWaterSql {
      * signature may predate a loss of such commits.
      */
     @Override
-    public boolean firstUse(Connection connection, String nonceTable,
-            io.fenceguard.admission.SignedAdmissionStore.Nonce nonce) throws SQLException {
+    public boolean firstUse(Connection connection, String nonceTable, Nonce nonce) throws SQLException {
         return firstUse(connection, nonceTable, nonce, true);
     }
 
     /**
-     * With the {@link #sinceCandidate} there, checked as {@link #firstUse(Connection, String,
-     * io.fenceguard.admission.SignedAdmissionStore.Nonce)} but waiting for its flush, the signature's creation time
-     * unknown (taken as early as the longest lifetime allows).
+     * With the {@link #sinceCandidate} there, checked as {@link #firstUse(Connection, String, Nonce)} but waiting
+     * for its flush, the signature's creation time unknown (taken as early as the longest lifetime allows).
      */
     @Override
     public boolean firstUse(Connection connection, String nonceTable, String nonce, java.time.Instant expires)
             throws SQLException {
-        return firstUse(connection, nonceTable, new io.fenceguard.admission.SignedAdmissionStore.Nonce(nonce, expires),
-                false);
+        return firstUse(connection, nonceTable, new Nonce(nonce, expires), false);
     }
 
-    private boolean firstUse(Connection connection, String nonceTable,
-            io.fenceguard.admission.SignedAdmissionStore.Nonce nonce, boolean withoutFlush) throws SQLException {
+    private boolean firstUse(Connection connection, String nonceTable, Nonce nonce, boolean withoutFlush)
+            throws SQLException {
         connection.setAutoCommit(true);
         String since = sinceTable(connection);
         if (since == null) {
