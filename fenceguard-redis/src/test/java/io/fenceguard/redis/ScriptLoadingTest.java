@@ -29,6 +29,12 @@ import redis.clients.jedis.JedisPool;
  */
 class ScriptLoadingTest {
 
+    /**
+     * The call timeout, which is also how long a provider waits for its scripts to load: a client's first connection
+     * under a parallel build took more than the default second, and a script then went out before its load.
+     */
+    private static final Duration LOAD_WAIT = Duration.ofSeconds(10);
+
     private RedisProcess redis;
 
     @BeforeEach
@@ -105,7 +111,8 @@ class ScriptLoadingTest {
     void readWriteLeasesLoadTheirScriptsBeforeTheirFirstUse() throws Exception {
         RedissonClient redisson = RedisClients.single(redis.uri());
         try (io.fenceguard.core.LeaseManager manager = io.fenceguard.core.LeaseManager.of(
-                RedisReadWriteLeaseProvider.of(RedissonScriptClient.of(redisson), RedisClients.fastRedis().build()))) {
+                RedisReadWriteLeaseProvider.of(RedissonScriptClient.of(redisson),
+                        RedisClients.fastRedis().callTimeout(LOAD_WAIT).build()))) {
             try (io.fenceguard.core.Lease read = manager.acquireShared("scripts:rw", Duration.ofSeconds(5))) {
                 assertThat(read.token()).isNotNull();
             }
@@ -149,7 +156,7 @@ class ScriptLoadingTest {
      * sent again with the script itself.
      */
     private void forgottenScriptsAreSentAgain(Function<RedisLeaseConfig, RedisLeaseProvider> providers) throws Exception {
-        RedisLeaseConfig config = RedisClients.fastRedis().build();
+        RedisLeaseConfig config = RedisClients.fastRedis().callTimeout(LOAD_WAIT).build();
         try (RedisLeaseProvider provider = providers.apply(config)) {
             redis.call("SCRIPT", "FLUSH");
             LeaseRequest request = new LeaseRequest(ResourceName.of("scripts:forgotten"), "holder", Duration.ofSeconds(5));
@@ -163,7 +170,7 @@ class ScriptLoadingTest {
 
     private void firstUseIsOneRoundTrip(Function<RedisLeaseConfig, RedisLeaseProvider> providers) throws Exception {
         assertThat(cached(redis)).as("a fresh server knows none of the scripts").containsOnly(0L);
-        RedisLeaseConfig config = RedisClients.fastRedis().build();
+        RedisLeaseConfig config = RedisClients.fastRedis().callTimeout(LOAD_WAIT).build();
         try (RedisLeaseProvider provider = providers.apply(config)) {
             assertThat(cached(redis)).as("every script loaded by the time the provider exists").containsOnly(1L);
             LeaseRequest request = new LeaseRequest(ResourceName.of("scripts:first-use"), "holder", Duration.ofSeconds(5));
