@@ -140,8 +140,23 @@ class FailoverRightAfterGrantsTest {
         }
     }
 
+    /**
+     * Shown in one of up to three failovers: on a loaded machine a run has ended with the promoted replica's counter
+     * gone and a new epoch taken (safe, and then nothing is repeated to show).
+     */
     @Test
     void withoutAcknowledgementAReplicaThatMissedGrantsMintsTheirTokensAgain() {
+        for (int run = 1; ; run++) {
+            Set<Long> repeated = failoverWithoutAcknowledgement();
+            if (!repeated.isEmpty() || run == 3) {
+                assertThat(repeated).as("tokens handed out again after the failover").isNotEmpty();
+                return;
+            }
+        }
+    }
+
+    /** Grants the replica has, grants it missed, a failover, grants after it: the tokens handed out again. */
+    private Set<Long> failoverWithoutAcknowledgement() {
         try (RedisSentinelGroup group = RedisSentinelGroup.start();
              JedisSentinelPool pool = new JedisSentinelPool(RedisSentinelGroup.MASTER_NAME, sentinels(group))) {
             RedisLeaseConfig config = RedisClients.fastRedis().tokenEpochSource(durable)
@@ -175,7 +190,7 @@ class FailoverRightAfterGrantsTest {
                 System.out.printf("without acknowledgement: %d tokens the replica missed %s, after the failover %s: "
                         + "%d handed out again%n", missed.size(), missed, later, repeated.size());
                 assertThat(replicated).doesNotContainAnyElementsOf(later);
-                assertThat(repeated).as("tokens handed out again after the failover").isNotEmpty();
+                return repeated;
             }
         }
     }
