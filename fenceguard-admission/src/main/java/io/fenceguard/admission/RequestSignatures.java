@@ -201,8 +201,16 @@ public final class RequestSignatures {
 
         /** Without a known creation time: taken as early as the longest accepted lifetime allows. */
         public Verified(String keyId, String nonce, Instant expires) {
-            this(keyId, nonce, expires.minus(MAX_LIFETIME).minus(CLOCK_SKEW), expires);
+            this(keyId, nonce, earliestCreation(expires), expires);
         }
+    }
+
+    /**
+     * The earliest creation time of an accepted signature that may be used until {@code expires} (its expiry plus the
+     * clock skew, as {@link Verified#expires()} is): for a nonce whose signature's creation time is not known.
+     */
+    static Instant earliestCreation(Instant expires) {
+        return expires.minus(MAX_LIFETIME).minus(CLOCK_SKEW);
     }
 
     /**

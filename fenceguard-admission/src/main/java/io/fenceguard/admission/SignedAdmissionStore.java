@@ -37,8 +37,7 @@ public interface SignedAdmissionStore extends HighWaterStore {
 
         /** Without a known creation time: taken as early as the longest accepted signature lifetime allows. */
         public Nonce(String value, Instant expires) {
-            this(value, java.util.Objects.requireNonNull(expires, "expires").minus(RequestSignatures.MAX_LIFETIME)
-                    .minus(RequestSignatures.CLOCK_SKEW), expires);
+            this(value, RequestSignatures.earliestCreation(java.util.Objects.requireNonNull(expires, "expires")), expires);
         }
     }
 

@@ -262,7 +262,7 @@ class HighWaterStoresTest {
                 IdempotentAdmissionStore.ClaimedAdmission answer = store.admitClaiming(fence(r, 7),
                         new SignedAdmissionStore.Nonce("k1:" + UUID.randomUUID(), expires), "key-1", fingerprints[i]);
                 assertThat(answer.claim().kind()).isEqualTo(kinds[i]);
-                assertThat(withoutPurge(statements)).as(kinds[i].toString()).hasSize(1);
+                assertThat(admissionStatements(statements)).as(kinds[i].toString()).hasSize(1);
             }
         }
     }
@@ -285,11 +285,11 @@ class HighWaterStoresTest {
                 statements.clear();
                 assertThat(store.admit(fence(r, tokens[i]), nonce + i, expires).orElseThrow().outcome())
                         .isEqualTo(outcomes[i]);
-                assertThat(withoutPurge(statements)).as(outcomes[i].toString()).hasSize(1);
+                assertThat(admissionStatements(statements)).as(outcomes[i].toString()).hasSize(1);
             }
             statements.clear();
             assertThat(store.admit(fence(r, 6), nonce + 0, expires)).isEmpty();
-            assertThat(withoutPurge(statements)).as("a replay").hasSize(1);
+            assertThat(admissionStatements(statements)).as("a replay").hasSize(1);
         }
     }
 
@@ -334,7 +334,7 @@ class HighWaterStoresTest {
             String run = "k1:" + UUID.randomUUID();
             assertThat(store.admitEach(fence(r, 3), java.util.List.of(nonce(run + "a", expires), nonce(run + "b", expires),
                     nonce(run + "c", expires)))).allMatch(java.util.Optional::isPresent);
-            assertThat(withoutPurge(statements)).as("statements for a group of three").hasSize(1);
+            assertThat(admissionStatements(statements)).as("statements for a group of three").hasSize(1);
         }
     }
 
@@ -364,7 +364,7 @@ class HighWaterStoresTest {
      * The statements other than the nonce purge (now and then) and the store's one look for its unlogged table that
      * {@code statements} recorded.
      */
-    private static java.util.List<String> withoutPurge(java.util.List<String> statements) {
+    private static java.util.List<String> admissionStatements(java.util.List<String> statements) {
         synchronized (statements) {
             return statements.stream().filter(sql -> !sql.startsWith("DELETE FROM")
                     && !sql.startsWith("SELECT relpersistence")).toList();

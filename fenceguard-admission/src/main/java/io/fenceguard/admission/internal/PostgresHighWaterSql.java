@@ -264,7 +264,7 @@ final class PostgresHighWaterSql extends HighWaterSql {
         String statement = (nonce == null ? "WITH " : since == null ? "WITH fresh AS (INSERT INTO " + nonceTable
                 + " (nonce, expires_at) VALUES (?, ?) ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
                 : sinceChecked(since) + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) SELECT ?, ? WHERE "
-                        + createdAfterSince() + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce), ")
+                        + createdAfterSince("?") + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce), ")
                 + markClaim(fresh) + ", keyed AS (INSERT INTO " + idempotencyTable
                 + " (resource, idem_key, fingerprint, token, created_at) SELECT ?, ?, ?, ?, ? WHERE " + fresh
                 + "(EXISTS (SELECT 1 FROM claimed) OR EXISTS (SELECT 1 FROM previous WHERE token = ?)) "
@@ -341,8 +341,8 @@ final class PostgresHighWaterSql extends HighWaterSql {
         }
         purgeNoncesNowAndThen(connection, nonceTable);
         try (PreparedStatement insert = connection.prepareStatement(sinceChecked(since)
-                + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) SELECT ?, ? WHERE " + createdAfterSince()
-                + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce) SELECT (SELECT count(*) FROM fresh)"
+                + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) SELECT ?, ? WHERE "
+                + createdAfterSince("?") + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce) SELECT (SELECT count(*) FROM fresh)"
                 + (withoutFlush ? ", set_config('synchronous_commit', 'off', true)" : ""))) {
             insert.setString(1, nonce.value());
             insert.setTimestamp(2, java.sql.Timestamp.from(nonce.expires()));
@@ -354,9 +354,9 @@ final class PostgresHighWaterSql extends HighWaterSql {
         }
     }
 
-    /** A signature's creation time (a parameter, epoch seconds) later than {@code known}'s, with the margin. */
-    private static String createdAfterSince() {
-        return "? > (SELECT extract(epoch FROM since) FROM known) + " + SINCE_MARGIN_SECONDS;
+    /** A signature's creation time ({@code created}: SQL, epoch seconds) later than {@code known}'s, with the margin. */
+    private static String createdAfterSince(String created) {
+        return created + " > (SELECT extract(epoch FROM since) FROM known) + " + SINCE_MARGIN_SECONDS;
     }
 
     /**
@@ -381,8 +381,7 @@ final class PostgresHighWaterSql extends HighWaterSql {
         }
         return sinceChecked(sinceTable) + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) "
                 + "SELECT n, e FROM unnest(?::text[], ?::timestamp[], ?::bigint[]) AS g(n, e, c) "
-                + "WHERE c > (SELECT extract(epoch FROM since) FROM known) + " + SINCE_MARGIN_SECONDS
-                + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
+                + "WHERE " + createdAfterSince("c") + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
                 + markClaim("EXISTS (SELECT 1 FROM fresh) AND ")
                 + " SELECT (SELECT array_agg(nonce) FROM fresh), (SELECT token FROM claimed), "
                 + "(SELECT token FROM previous), set_config('synchronous_commit', CASE WHEN EXISTS "
