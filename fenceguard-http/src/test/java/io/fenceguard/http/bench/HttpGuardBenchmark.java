@@ -12,6 +12,7 @@ import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
+import com.zaxxer.hikari.HikariDataSource;
 import io.fenceguard.http.support.Instances;
 import io.fenceguard.http.support.TestApp;
 import io.fenceguard.http.support.TestWiring;
@@ -37,7 +38,9 @@ import javax.sql.DataSource;
  * filter (that row's anchor), with the JDBC store, and with the JDBC store's admission in the handler's
  * transaction (one commit), and request-signed with the JDBC store; the same token each time, so every request consults the store (request-signed:
  * the nonce cache too). Stores this module cannot depend on add their rows through an {@link Extension}
- * (fenceguard-redis's {@code RedisHttpGuardBenchmark}: the Redis store, in the same run). All are warmed up first, then measured in rounds in a
+ * (fenceguard-redis's {@code RedisHttpGuardBenchmark}: the Redis store, in the same run). Rows without the filter
+ * whose handler makes one trivial call to the store's server (after its row, for the writing handler) show what any
+ * filter that calls the store once per request could reach at most. All are warmed up first, then measured in rounds in a
  * rotating order (so neither JIT warm-up nor a drift in machine load favours one); figures are over all
  * rounds. The header's parse and verification alone are the JMH micro-benchmark {@link FenceHeaderBenchmark}.
  *
@@ -141,16 +144,16 @@ public final class HttpGuardBenchmark {
     public static final class Setup {
 
         private final Instances instances;
-        private final BenchPostgres postgres;
+        private final DataSource pool;
         private final RequestSignatures signer;
         private final String unsigned;
         private final String compact;
         private final List<Row> rows = new ArrayList<>();
 
-        private Setup(Instances instances, BenchPostgres postgres, RequestSignatures signer, String unsigned,
+        private Setup(Instances instances, DataSource pool, RequestSignatures signer, String unsigned,
                 String compact) {
             this.instances = instances;
-            this.postgres = postgres;
+            this.pool = pool;
             this.signer = signer;
             this.unsigned = unsigned;
             this.compact = compact;
@@ -165,12 +168,30 @@ public final class HttpGuardBenchmark {
             properties.putAll(settings);
             return Instances.port(instances.start(name, properties, ctx -> {
                 if (dataSource) {
-                    ctx.registerBean(DataSource.class, () -> postgres.pool(THREADS));
+                    ctx.registerBean(DataSource.class, () -> new Shared(pool));
                 }
                 if (store != null) {
                     ctx.registerBean(TestWiring.CustomStore.class, () -> store::get);
                 }
             }));
+        }
+
+        /**
+         * Starts an instance without the filter whose handler of PUT /round-trip/{id} makes one call to a store
+         * server ({@code roundTrip}), and of PUT /writes-round-trip/{id} writes its row first; answers its port.
+         */
+        public int startRoundTrip(String name, TestApp.RoundTrip roundTrip) {
+            Map<String, Object> properties = new LinkedHashMap<>(Instances.defaults());
+            properties.put("test.fencing", "false");
+            return Instances.port(instances.start(name, properties, ctx -> {
+                ctx.registerBean(TestApp.RoundTrip.class, () -> roundTrip);
+                ctx.registerBean(DataSource.class, () -> new Shared(pool));
+            }));
+        }
+
+        /** The same request every time, no fencing header, to {@code path}. */
+        public Supplier<HttpRequest> plain(int port, String path) {
+            return fixed(port, null, path);
         }
 
         /** The index of the row named {@code name}, the anchor of rows compared with it. */
@@ -210,6 +231,55 @@ public final class HttpGuardBenchmark {
                 signer.sign("PUT", uri, unsigned, new byte[0]).forEach(builder::header);
                 return builder.build();
             };
+        }
+    }
+
+    /** The run's pool as an instance's DataSource: not closeable, so that an instance's shutdown leaves it open. */
+    private record Shared(DataSource pool) implements DataSource {
+
+        @Override
+        public java.sql.Connection getConnection() throws java.sql.SQLException {
+            return pool.getConnection();
+        }
+
+        @Override
+        public java.sql.Connection getConnection(String user, String password) throws java.sql.SQLException {
+            return pool.getConnection(user, password);
+        }
+
+        @Override
+        public java.io.PrintWriter getLogWriter() throws java.sql.SQLException {
+            return pool.getLogWriter();
+        }
+
+        @Override
+        public void setLogWriter(java.io.PrintWriter out) throws java.sql.SQLException {
+            pool.setLogWriter(out);
+        }
+
+        @Override
+        public void setLoginTimeout(int seconds) throws java.sql.SQLException {
+            pool.setLoginTimeout(seconds);
+        }
+
+        @Override
+        public int getLoginTimeout() throws java.sql.SQLException {
+            return pool.getLoginTimeout();
+        }
+
+        @Override
+        public java.util.logging.Logger getParentLogger() throws java.sql.SQLFeatureNotSupportedException {
+            return pool.getParentLogger();
+        }
+
+        @Override
+        public <T> T unwrap(Class<T> type) throws java.sql.SQLException {
+            return pool.unwrap(type);
+        }
+
+        @Override
+        public boolean isWrapperFor(Class<?> type) throws java.sql.SQLException {
+            return pool.isWrapperFor(type);
         }
     }
 
@@ -267,12 +337,21 @@ public final class HttpGuardBenchmark {
         String unsigned = FenceHeader.of(fence).value();
         String compact = keys.header(fence).value();
         RequestSignatures signer = RequestSignatures.of(keys, "Fencing-Token");
-        try (BenchPostgres postgres = new BenchPostgres(); Instances instances = new Instances();
+        // One pool for every instance (each row runs alone): together they stay within the server's connection limit.
+        try (BenchPostgres postgres = new BenchPostgres(); HikariDataSource pool = postgres.pool(2 * THREADS);
+                Instances instances = new Instances();
                 LoadDriver driver = new LoadDriver(THREADS, ATTEMPTS, REQUEST_TIMEOUT); extension) {
-            Setup setup = new Setup(instances, postgres, signer, unsigned, compact);
+            Setup setup = new Setup(instances, pool, signer, unsigned, compact);
             List<Row> rows = setup.rows;
             int openPort = setup.start("open", Map.of("test.fencing", "false"), null, false);
             rows.add(new Row("no filter", fixed(openPort, null), 0));
+            // What one call per request to the store's server costs, without the filter: a shared store's ceiling.
+            int queryPort = setup.startRoundTrip("postgres-round-trip", () -> {
+                try (java.sql.Connection c = pool.getConnection(); java.sql.Statement query = c.createStatement()) {
+                    query.execute("SELECT 1");
+                }
+            });
+            rows.add(new Row("no filter, handler: one PostgreSQL query", fixed(queryPort, null, "/round-trip/bench"), 0));
             int unsignedPort = setup.start("memory-unsigned", Map.of("test.unsigned", "true"), null, false);
             rows.add(new Row("in-memory, unsigned", fixed(unsignedPort, unsigned), 0));
             int memoryPort = setup.start("memory", Map.of(), null, false);
@@ -296,12 +375,14 @@ public final class HttpGuardBenchmark {
                     "test.request-signatures", "true", "test.idempotency", "true"), null, true);
             rows.add(new Row("JDBC, request-signed + key", setup.requestSignedWithKeys(jdbcKeyedPort), 0));
             int jdbcKeyedApartPort = setup.start("jdbc-request-keyed-apart", Map.of("test.request-signatures", "true",
-                    "test.idempotency", "true"), () -> new ClaimApart<>(JdbcHighWaterStore.of(postgres.pool(THREADS))),
+                    "test.idempotency", "true"), () -> new ClaimApart<>(JdbcHighWaterStore.of(new Shared(pool))),
                     false);
             rows.add(new Row("JDBC, request-signed + key apart", setup.requestSignedWithKeys(jdbcKeyedApartPort), 0));
             int openWritesPort = setup.start("open-writes", Map.of("test.fencing", "false"), null, true);
             int writesAnchor = rows.size();
             rows.add(new Row("no filter, handler writes", fixed(openWritesPort, null, "/writes/bench"), writesAnchor));
+            rows.add(new Row("no filter, handler writes + one PostgreSQL query", fixed(queryPort, null,
+                    "/writes-round-trip/bench"), writesAnchor));
             int jdbcWritesPort = setup.start("jdbc-writes", Map.of("test.store", "jdbc"), null, true);
             rows.add(new Row("JDBC, handler writes", fixed(jdbcWritesPort, compact, "/writes/bench"), writesAnchor));
             int joinedWritesPort = setup.start("jdbc-joined-writes", Map.of("test.store", "jdbc",
@@ -346,7 +427,7 @@ public final class HttpGuardBenchmark {
                     perRound[i][round] = got.latencies().length * 1e9 / slice.toNanos();
                 }
             }
-            System.out.printf("%-38s %10s %10s %8s  %-34s %16s %8s%n", "endpoint", "req/s", "p50 µs", "ratio",
+            System.out.printf("%-52s %10s %10s %8s  %-34s %16s %8s%n", "endpoint", "req/s", "p50 µs", "ratio",
                     "anchor", "rounds req/s", "failed");
             long[][] results = new long[rows.size()][];
             for (int i = 0; i < rows.size(); i++) {
@@ -355,7 +436,7 @@ public final class HttpGuardBenchmark {
             for (int i = 0; i < rows.size(); i++) {
                 Row row = rows.get(i);
                 long anchor = results[row.anchor()][0];
-                System.out.printf("%-38s %10d %10d %8.2f  %-34s %16s %8d%n", row.name(), results[i][0], results[i][1],
+                System.out.printf("%-52s %10d %10d %8.2f  %-34s %16s %8d%n", row.name(), results[i][0], results[i][1],
                         anchor == 0 ? 0 : (double) results[i][0] / anchor, rows.get(row.anchor()).name(),
                         String.format("%.0f..%.0f", Arrays.stream(perRound[i]).min().orElse(0),
                                 Arrays.stream(perRound[i]).max().orElse(0)), failed[i]);

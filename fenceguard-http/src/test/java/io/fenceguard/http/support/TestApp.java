@@ -27,17 +27,25 @@ public class TestApp {
 
     public static final Queue<Reached> REACHED = new ConcurrentLinkedQueue<>();
 
+    /** One call to a store server (a Redis PING, a PostgreSQL query): the benchmark's handler of /round-trip. */
+    public interface RoundTrip {
+        void run() throws Exception;
+    }
+
     @RestController
     static class Endpoints {
 
         private final String instance;
         private final org.springframework.beans.factory.ObjectProvider<javax.sql.DataSource> dataSource;
         private final boolean joined;
+        private final org.springframework.beans.factory.ObjectProvider<RoundTrip> roundTrip;
 
         Endpoints(org.springframework.core.env.Environment environment,
-                org.springframework.beans.factory.ObjectProvider<javax.sql.DataSource> dataSource) {
+                org.springframework.beans.factory.ObjectProvider<javax.sql.DataSource> dataSource,
+                org.springframework.beans.factory.ObjectProvider<RoundTrip> roundTrip) {
             this.instance = environment.getProperty("test.instance", "?");
             this.dataSource = dataSource;
+            this.roundTrip = roundTrip;
             this.joined = environment.getProperty("test.join-transaction", Boolean.class, false);
         }
 
@@ -48,6 +56,19 @@ public class TestApp {
         @FencedEndpoint(resource = "account:{id}")
         @PutMapping("/writes/{id}")
         String write(@PathVariable String id) throws java.sql.SQLException {
+            insert(id);
+            return "written";
+        }
+
+        /** Unfenced: the row of {@link #write}, then one call to a store server ({@link RoundTrip}). */
+        @PutMapping("/writes-round-trip/{id}")
+        String writeAndRoundTrip(@PathVariable String id) throws Exception {
+            insert(id);
+            roundTrip.getObject().run();
+            return "written";
+        }
+
+        private void insert(String id) throws java.sql.SQLException {
             javax.sql.DataSource target = dataSource.getObject();
             javax.sql.DataSource source = joined ? TestWiring.Server.transactions(target).dataSource() : target;
             try (java.sql.Connection c = source.getConnection();
@@ -55,7 +76,16 @@ public class TestApp {
                 insert.setString(1, id);
                 insert.executeUpdate();
             }
-            return "written";
+        }
+
+        /**
+         * Unfenced: one call to a store server ({@link RoundTrip}) and nothing else, what a filter calling the same
+         * server once per request could reach at most.
+         */
+        @PutMapping("/round-trip/{id}")
+        String roundTrip(@PathVariable String id) throws Exception {
+            roundTrip.getObject().run();
+            return "done";
         }
 
         @FencedEndpoint(resource = "account:{id}")

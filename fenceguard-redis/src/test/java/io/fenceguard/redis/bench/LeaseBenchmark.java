@@ -13,6 +13,10 @@ import io.fenceguard.redis.bench.LeaseRuns.Run;
 import io.fenceguard.redis.internal.LeaseScriptTexts;
 import io.fenceguard.testsupport.bench.BenchTable;
 import io.fenceguard.testsupport.bench.ProcessCpu;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,6 +74,8 @@ public final class LeaseBenchmark {
         FENCEGUARD_JEDIS_BG("fenceguard on Jedis, bg release"),
         FENCEGUARD_LETTUCE("fenceguard on Lettuce (Spring)"),
         FENCEGUARD_LETTUCE_BG("fenceguard on Lettuce, bg release"),
+        /** The script anchor's own commands (acquire script + PING) from Lettuce's sync API: the client's share. */
+        LETTUCE_ALONE("Lettuce alone, anchor's commands"),
         RLOCK("Redisson RLock"),
         FENCED("Redisson RFencedLock");
 
@@ -97,6 +103,11 @@ public final class LeaseBenchmark {
     /** The same two on a Spring Data Redis LettuceConnectionFactory: Lettuce's async API on its shared connection. */
     private final LeaseManager lettuceManager;
     private final LeaseManager lettuceBgManager;
+    /** Lettuce without Spring or fenceguard, one shared connection as Spring's factory has, and the acquire script. */
+    private RedisClient lettuceAloneClient;
+    private StatefulRedisConnection<String, String> lettuceAloneConnection;
+    private RedisCommands<String, String> lettuceAlone;
+    private String acquireSha;
     private final String prefix;
     private volatile long sink;
 
@@ -147,6 +158,10 @@ public final class LeaseBenchmark {
         lettuce.afterPropertiesSet();
         lettuce.start();
         LeaseBenchmark bench = new LeaseBenchmark(redisson, jedis, lettuce, prefix);
+        bench.lettuceAloneClient = RedisClient.create(url);
+        bench.lettuceAloneConnection = bench.lettuceAloneClient.connect();
+        bench.lettuceAlone = bench.lettuceAloneConnection.sync();
+        bench.acquireSha = bench.lettuceAlone.scriptLoad(LeaseScriptTexts.acquire());
         try {
             System.out.printf("rounds %d x %.1f s per implementation and thread count, warm-up %.1f s each; "
                     + "one operation = acquire + release, uncontended, %d resources per thread%n",
@@ -169,6 +184,8 @@ public final class LeaseBenchmark {
             redisson.shutdown();
             jedis.close();
             lettuce.destroy();
+            bench.lettuceAloneConnection.close();
+            bench.lettuceAloneClient.shutdown();
         }
     }
 
@@ -391,6 +408,14 @@ public final class LeaseBenchmark {
                     sink += lease.token().value();
                 }
             }
+            case LETTUCE_ALONE -> {
+                // As the script anchor: a lock of 1 ms (free again when the thread comes back to it), then a PING.
+                String keys = prefix + "alone:{" + name + "}:";
+                List<Object> granted = lettuceAlone.evalsha(acquireSha, ScriptOutputType.MULTI,
+                        new String[] {keys + "lock", keys + "delay", keys + "seq", keys + "given-up"},
+                        "lettuce-alone", "1", "0", "10000");
+                sink += granted.size() + lettuceAlone.ping().length();
+            }
             case RLOCK -> {
                 RLock lock = redisson.getLock(prefix + "rlock:" + name);
                 lock.lock();
@@ -442,6 +467,17 @@ public final class LeaseBenchmark {
             double ratio = fg.medianOpsPerSecond() / rlock.medianOpsPerSecond();
             System.out.printf("fenceguard / RLock throughput, %d thread%s: %.2f (goal >= 1.00)%s%n", e.getKey(),
                     e.getKey() == 1 ? "" : "s", ratio, ratio >= 1.0 ? "" : "  BELOW GOAL");
+        }
+        // What fenceguard adds on Lettuce, apart from what Lettuce costs: both send two commands per operation.
+        for (Map.Entry<Integer, Map<Impl, Result>> e : results.entrySet()) {
+            Result onLettuce = e.getValue().get(Impl.FENCEGUARD_LETTUCE);
+            Result alone = e.getValue().get(Impl.LETTUCE_ALONE);
+            if (onLettuce != null && alone != null) {
+                System.out.printf("fenceguard on Lettuce / Lettuce alone with the anchor's commands, %d thread(s): "
+                        + "%.2f throughput, JVM CPU per op %.0f / %.0f µs%n", e.getKey(),
+                        onLettuce.medianOpsPerSecond() / alone.medianOpsPerSecond(), onLettuce.cpuMicrosPerOp(),
+                        alone.cpuMicrosPerOp());
+            }
         }
         System.out.println();
         if (floor.isEmpty()) {

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 /** Withheld renewals never reach the store, the paused holder's lease expires, everything else goes on. */
 class PausableLeaseProviderTest {
 
-    private static final Duration LEASE = Duration.ofMillis(600);
+    /** Renewed every 150 ms: a lease not paused survives renewals late by over a second (a loaded parallel build). */
+    private static final Duration LEASE = Duration.ofMillis(1500);
 
     private final CountingProvider store = new CountingProvider(InMemoryLeaseProvider.create());
     private final PausableLeaseProvider provider = PausableLeaseProvider.wrap(store);
