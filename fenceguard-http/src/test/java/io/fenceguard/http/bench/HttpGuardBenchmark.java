@@ -345,6 +345,9 @@ public final class HttpGuardBenchmark {
             List<Row> rows = setup.rows;
             int openPort = setup.start("open", Map.of("test.fencing", "false"), null, false);
             rows.add(new Row("no filter", fixed(openPort, null), 0));
+            // The same endpoint sent request-signed requests (signed on the client thread, four more headers): what the
+            // signature costs before any filter reads it.
+            rows.add(new Row("no filter, request-signed requests", signed(openPort, signer, unsigned), 0));
             // What one call per request to the store's server costs, without the filter: a shared store's ceiling.
             int queryPort = setup.startRoundTrip("postgres-round-trip", () -> {
                 try (java.sql.Connection c = pool.getConnection(); java.sql.Statement query = c.createStatement()) {

@@ -57,7 +57,9 @@ import reactor.core.scheduler.Schedulers;
  * loop; PostgreSQL and Redis on boundedElastic), with compact-signed headers and with request signatures (made
  * per request on the client thread), against the same handler without the filter, in the same run. All are
  * warmed up, then measured in rounds in a rotating order; figures are over all rounds, ratios against the
- * unfenced server. Then the signature's own cost, without a server: signatures and verifications per second.
+ * unfenced server. Two servers without the filter whose handler makes one trivial call to PostgreSQL or Redis on
+ * boundedElastic show what a filter calling its store once per request could reach at most. Then the signature's
+ * own cost, without a server: signatures and verifications per second.
  *
  * <p>Every request has a timeout, transient errors are retried and counted, the run has a deadline, and
  * the JVM always exits: 0 with figures, 1 on a failure, 3 when the deadline passed.
@@ -80,7 +82,7 @@ public final class WebFluxGuardBenchmark {
     private static final Duration REQUEST_TIMEOUT = seconds("bench.webflux.request-timeout", "5");
     private static final int ATTEMPTS = Math.max(1, Integer.getInteger("bench.webflux.attempts", 3));
     private static final Duration SIGNING = seconds("bench.webflux.signing-seconds", "2");
-    private static final int SERVERS = 9;
+    private static final int SERVERS = 12;
     private static final Duration DEADLINE = deadline();
     private static final double MAX_FAILED_SHARE = 0.01;
     private static final byte[] BODY = "{\"amount\":5,\"reference\":\"bench-0123456789\"}".getBytes(StandardCharsets.UTF_8);
@@ -136,6 +138,19 @@ public final class WebFluxGuardBenchmark {
         return server(store, keys, immediate, requestSigned, true);
     }
 
+    /**
+     * No filter; the handler makes one blocking call to a store's server ({@code roundTrip}) on
+     * {@code boundedElastic}, as the filter calls a shared store: what such a filter could reach at most.
+     */
+    private static NettyServer roundTripServer(java.util.concurrent.Callable<?> roundTrip) {
+        RouterFunction<ServerResponse> routes = RouterFunctions.route()
+                .PUT("/accounts/{id}", request -> request.bodyToMono(String.class)
+                        .then(reactor.core.publisher.Mono.fromCallable(roundTrip).subscribeOn(Schedulers.boundedElastic()))
+                        .then(ServerResponse.ok().bodyValue("ok")))
+                .build();
+        return NettyServer.start(WebHttpHandlerBuilder.webHandler(RouterFunctions.toWebHandler(routes)).build());
+    }
+
     private static NettyServer server(HighWaterStore store, SigningKeys keys, boolean immediate, boolean requestSigned,
             boolean coalescing) {
         RouterFunction<ServerResponse> routes = RouterFunctions.route()
@@ -168,7 +183,9 @@ public final class WebFluxGuardBenchmark {
         pool.setMaximumPoolSize(THREADS);
         String[] names = {"no filter", "in-memory store, compact", "JDBC store (PostgreSQL), compact",
                 "Redis store, compact", "in-memory store, request-signed", "JDBC store (PostgreSQL), request-signed",
-                "Redis store, request-signed", "JDBC store, compact, uncoalesced", "Redis store, compact, uncoalesced"};
+                "Redis store, request-signed", "JDBC store, compact, uncoalesced", "Redis store, compact, uncoalesced",
+                "no filter, handler: one PostgreSQL query", "no filter, handler: one Redis script call",
+                "no filter, request-signed requests"};
         List<NettyServer> servers = new ArrayList<>();
         ExecutorService clients = Executors.newFixedThreadPool(THREADS);
         try (HikariDataSource dataSource = new HikariDataSource(pool)) {
@@ -182,6 +199,18 @@ public final class WebFluxGuardBenchmark {
             servers.add(server(redisStore, keys, false, true));
             servers.add(server(JdbcHighWaterStore.of(dataSource), keys, false, false, false));
             servers.add(server(redisStore, keys, false, false, false));
+            servers.add(roundTripServer(() -> {
+                try (java.sql.Connection c = dataSource.getConnection(); java.sql.Statement query = c.createStatement()) {
+                    return query.execute("SELECT 1");
+                }
+            }));
+            io.fenceguard.redis.RedisScriptClient scripts = RedissonScriptClient.of(TestRedisson.shared());
+            String roundTripKey = "fg:bench:" + System.nanoTime() + ":round-trip";
+            servers.add(roundTripServer(() -> scripts.eval("return 1", io.fenceguard.redis.RedisScriptClient.Reply.LONG,
+                    List.of(roundTripKey), List.of(), System.nanoTime() + REQUEST_TIMEOUT.toNanos())
+                    .toCompletableFuture().join()));
+            // the unfenced server again, sent request-signed requests: what signing and the longer header cost alone
+            servers.add(server(null, keys, true, false));
             // a token of now, as a clock-floor lease mints it: not below the floor the Redis store set when it started
             long token = Math.max(System.currentTimeMillis() * 1000,
                     redisStore.floor().map(FencingToken::value).orElse(0L));
@@ -195,10 +224,10 @@ public final class WebFluxGuardBenchmark {
             List<Supplier<HttpRequest>> requests = new ArrayList<>();
             for (int i = 0; i < servers.size(); i++) {
                 URI uri = URI.create(servers.get(i).baseUrl() + "/accounts/" + account);
-                if (i == 0) {
+                if (i == 0 || i == 9 || i == 10) {
                     HttpRequest plain = request(uri, Map.of());
                     requests.add(() -> plain);
-                } else if (i <= 3 || i >= 7) {
+                } else if (i <= 3 || i == 7 || i == 8) {
                     HttpRequest fenced = request(uri, Map.of("Fencing-Token", compact));
                     requests.add(() -> fenced);
                 } else {
