@@ -46,7 +46,8 @@ import redis.clients.jedis.JedisPoolConfig;
  * Throughput and latency of one lock round (acquire + release) on uncontended resources, against one
  * Redis: fenceguard {@link LeaseManager} acquire + close, Redisson {@link RLock} lock() + unlock() and
  * Redisson {@link RFencedLock} lockAndGetToken() + unlock(), all through the same Redisson client; and fenceguard
- * through a Jedis pool and through a Spring Data Redis {@code LettuceConnectionFactory}.
+ * through a Jedis pool and through a Spring Data Redis {@code LettuceConnectionFactory}; and Lettuce alone (its own
+ * {@code RedisClient}, no Spring, no fenceguard) sending the script anchor's commands, what that client itself costs.
  *
  * <p>Each thread cycles over resources of its own, so nothing is contended. The implementations run
  * interleaved in rounds, in a rotating order, after a warm-up; throughput is the median over rounds,
