@@ -21,32 +21,13 @@ import java.sql.SQLException;
  * predates a concurrent claim does a follow-up read decide, as before: one round trip otherwise.
  */
 final class PostgresHighWaterSql extends HighWaterSql {
-    /**
-     * How much later than the time in the {@link #sinceCandidate} a signature must have been created to be known new: the
-     * signer's clock may be ahead of the application's by the accepted skew, and the application's of the
-     * database's by as much again.
-     */
-    static final long SINCE_MARGIN_SECONDS = 2 * io.fenceguard.admission.RequestSignatures.CLOCK_SKEW.toSeconds();
-
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PostgresHighWaterSql.class);
-
     private final String upsert;
-    /**
-     * The unlogged table whose one row says since when every nonce committed without a WAL flush is still there.
-     * PostgreSQL empties an unlogged table in its recovery from a crash, and a standby or a restored backup has it
-     * empty: exactly when commits that did not wait for their flush may be gone. The next admission then sets the row
-     * to the current time, and a signature created before it (with {@link #SINCE_MARGIN_SECONDS}) is refused as a
-     * possible replay. Looked for at the first request-signed admission (an application's start-up migrates after
-     * its beans are built); when it is not there, or not unlogged, every nonce's commit waits for its flush.
-     */
-    private final String sinceCandidate;
-    /** {@link #sinceCandidate} once found there, {@code null} when not; read after {@link #sinceLooked}. */
-    private volatile String sinceTable;
-    private volatile boolean sinceLooked;
+    /** The nonces' guard against commits lost with their unflushed WAL ({@link NonceSince}). */
+    private final NonceSince nonceSince;
 
     PostgresHighWaterSql(String table, String sinceCandidate) {
         super(table);
-        this.sinceCandidate = sinceCandidate;
+        this.nonceSince = new NonceSince(sinceCandidate, table);
         this.upsert = "WITH " + markClaim("") + " SELECT (SELECT token FROM claimed), (SELECT token FROM previous)";
     }
 
@@ -61,35 +42,6 @@ final class PostgresHighWaterSql extends HighWaterSql {
                 + "SELECT ?, ? WHERE " + when + "NOT EXISTS (SELECT 1 FROM previous WHERE token >= ?) "
                 + "ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = CURRENT_TIMESTAMP "
                 + "WHERE hw.token < EXCLUDED.token RETURNING token)";
-    }
-
-    /** Whether {@code table} exists and is unlogged. */
-    static boolean isUnlogged(Connection connection, String table) throws SQLException {
-        try (PreparedStatement query = connection.prepareStatement(
-                "SELECT relpersistence FROM pg_class WHERE oid = to_regclass(?)")) {
-            query.setString(1, table);
-            try (ResultSet rows = query.executeQuery()) {
-                return rows.next() && "u".equals(rows.getString(1));
-            }
-        }
-    }
-
-    /** The {@link #sinceCandidate} when it is there and unlogged, else {@code null}: looked for once. */
-    private String sinceTable(Connection connection) throws SQLException {
-        if (!sinceLooked) {
-            synchronized (this) {
-                if (!sinceLooked) {
-                    boolean there = sinceCandidate != null && isUnlogged(connection, sinceCandidate);
-                    sinceTable = there ? sinceCandidate : null;
-                    sinceLooked = true;
-                    if (!there) {
-                        log.info("high-water store on {}: no unlogged table {} (fenceguard's migration V7), so every "
-                                + "request-signed admission waits for its own WAL flush", table, sinceCandidate);
-                    }
-                }
-            }
-        }
-        return sinceTable;
     }
 
     @Override
@@ -197,7 +149,7 @@ final class PostgresHighWaterSql extends HighWaterSql {
      * The group's nonces inserted and, only when any was new, the upsert of {@link #admit} once: one statement,
      * one round trip and one commit for the whole group (a group of one: one request-signed admission). Concurrent
      * uses of one nonce wait for the first one's commit and then find it: exactly one is fresh. Each statement
-     * locks its nonces before its mark, so two of them cannot deadlock. With the {@link #sinceCandidate} there, a
+     * locks its nonces before its mark, so two of them cannot deadlock. With the {@link NonceSince} table there, a
      * commit that leaves the mark as it was does not wait for its WAL flush (the next flush of any commit on the
      * server takes it along), and a nonce whose signature may predate a crash that lost such commits is not fresh.
      */
@@ -213,7 +165,7 @@ final class PostgresHighWaterSql extends HighWaterSql {
         java.util.Set<String> fresh = new java.util.HashSet<>();
         Admission decided = null;
         boolean reread = false;
-        String since = sinceTable(connection);
+        String since = nonceSince.table(connection);
         try (PreparedStatement claim = connection.prepareStatement(signedGroupUpsert(nonceTable, since))) {
             claim.setArray(1, connection.createArrayOf("text", distinct.keySet().toArray()));
             claim.setArray(2, connection.createArrayOf("timestamp", distinct.values().stream()
@@ -256,15 +208,15 @@ final class PostgresHighWaterSql extends HighWaterSql {
         String since = null;
         if (nonce != null) {
             purgeNoncesNowAndThen(connection, nonceTable);
-            since = sinceTable(connection);
+            since = nonceSince.table(connection);
         }
         String fresh = nonce == null ? "" : "EXISTS (SELECT 1 FROM fresh) AND ";
         // Its commit waits for the flush (a key's claim must outlive a crash), but its nonce may be one an earlier
         // admission committed without waiting: the same check of the signature's creation time.
         String statement = (nonce == null ? "WITH " : since == null ? "WITH fresh AS (INSERT INTO " + nonceTable
                 + " (nonce, expires_at) VALUES (?, ?) ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
-                : sinceChecked(since) + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) SELECT ?, ? WHERE "
-                        + createdAfterSince("?") + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce), ")
+                : NonceSince.checked(since) + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) SELECT ?, ? WHERE "
+                        + NonceSince.createdAfter("?") + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce), ")
                 + markClaim(fresh) + ", keyed AS (INSERT INTO " + idempotencyTable
                 + " (resource, idem_key, fingerprint, token, created_at) SELECT ?, ?, ?, ?, ? WHERE " + fresh
                 + "(EXISTS (SELECT 1 FROM claimed) OR EXISTS (SELECT 1 FROM previous WHERE token = ?)) "
@@ -313,7 +265,7 @@ final class PostgresHighWaterSql extends HighWaterSql {
     }
 
     /**
-     * With the {@link #sinceCandidate} there: the nonce inserted in a commit that does not wait for its WAL flush (the
+     * With the {@link NonceSince} table there: the nonce inserted in a commit that does not wait for its WAL flush (the
      * commit of the transaction it guards, joined by the handler's writes, flushes it), refused as used when its
      * signature may predate a loss of such commits.
      */
@@ -323,7 +275,7 @@ final class PostgresHighWaterSql extends HighWaterSql {
     }
 
     /**
-     * With the {@link #sinceCandidate} there, checked as {@link #firstUse(Connection, String, Nonce)} but waiting
+     * With the {@link NonceSince} table there, checked as {@link #firstUse(Connection, String, Nonce)} but waiting
      * for its flush, the signature's creation time unknown (taken as early as the longest lifetime allows).
      */
     @Override
@@ -335,14 +287,14 @@ final class PostgresHighWaterSql extends HighWaterSql {
     private boolean firstUse(Connection connection, String nonceTable, Nonce nonce, boolean withoutFlush)
             throws SQLException {
         connection.setAutoCommit(true);
-        String since = sinceTable(connection);
+        String since = nonceSince.table(connection);
         if (since == null) {
             return super.firstUse(connection, nonceTable, nonce.value(), nonce.expires());
         }
         purgeNoncesNowAndThen(connection, nonceTable);
-        try (PreparedStatement insert = connection.prepareStatement(sinceChecked(since)
+        try (PreparedStatement insert = connection.prepareStatement(NonceSince.checked(since)
                 + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) SELECT ?, ? WHERE "
-                + createdAfterSince("?") + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce) SELECT (SELECT count(*) FROM fresh)"
+                + NonceSince.createdAfter("?") + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce) SELECT (SELECT count(*) FROM fresh)"
                 + (withoutFlush ? ", set_config('synchronous_commit', 'off', true)" : ""))) {
             insert.setString(1, nonce.value());
             insert.setTimestamp(2, java.sql.Timestamp.from(nonce.expires()));
@@ -352,21 +304,6 @@ final class PostgresHighWaterSql extends HighWaterSql {
                 return rows.getLong(1) == 1;
             }
         }
-    }
-
-    /** A signature's creation time ({@code created}: SQL, epoch seconds) later than {@code known}'s, with the margin. */
-    private static String createdAfterSince(String created) {
-        return created + " > (SELECT extract(epoch FROM since) FROM known) + " + SINCE_MARGIN_SECONDS;
-    }
-
-    /**
-     * The start of a statement that reads the row of {@code sinceTable} ({@code known}) and, when it is gone, sets
-     * it again ({@code noted}: this statement's nonces are then not fresh); ends with a comma.
-     */
-    private static String sinceChecked(String sinceTable) {
-        return "WITH known AS (SELECT since FROM " + sinceTable + " WHERE id = 1), "
-                + "noted AS (INSERT INTO " + sinceTable + " (id, since) SELECT 1, CURRENT_TIMESTAMP "
-                + "WHERE NOT EXISTS (SELECT 1 FROM known) ON CONFLICT (id) DO NOTHING RETURNING since), ";
     }
 
     /** The statement of {@link #admitEachSigned}, for this store's nonce table. */
@@ -379,9 +316,9 @@ final class PostgresHighWaterSql extends HighWaterSql {
                     + " SELECT (SELECT array_agg(nonce) FROM fresh), (SELECT token FROM claimed), "
                     + "(SELECT token FROM previous)";
         }
-        return sinceChecked(sinceTable) + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) "
+        return NonceSince.checked(sinceTable) + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) "
                 + "SELECT n, e FROM unnest(?::text[], ?::timestamp[], ?::bigint[]) AS g(n, e, c) "
-                + "WHERE " + createdAfterSince("c") + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
+                + "WHERE " + NonceSince.createdAfter("c") + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
                 + markClaim("EXISTS (SELECT 1 FROM fresh) AND ")
                 + " SELECT (SELECT array_agg(nonce) FROM fresh), (SELECT token FROM claimed), "
                 + "(SELECT token FROM previous), set_config('synchronous_commit', CASE WHEN EXISTS "
