@@ -128,6 +128,29 @@ public final class HttpGuardBenchmark {
     }
 
     /**
+     * The row without the filter whose handler makes one call to the server of {@code row}'s store (after the
+     * handler's row when {@code row}'s handler writes): the most a filter calling that store once per request can
+     * reach, its floor in the table; {@code null} for a row without a shared store.
+     */
+    static String floorOf(String row) {
+        String server = row.startsWith("JDBC") ? "PostgreSQL query" : row.startsWith("Redis") ? "Redis script call" : null;
+        if (server == null) {
+            return null;
+        }
+        return row.contains("handler writes") ? "no filter, handler writes + one " + server
+                : "no filter, handler: one " + server;
+    }
+
+    private static int indexOf(List<Row> rows, String name) {
+        for (int i = 0; name != null && i < rows.size(); i++) {
+            if (rows.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
      * More rows measured in the same run, for stores this module cannot depend on (the Redis store lives in
      * fenceguard-redis, which depends on this module): they start their own instances through {@link Setup}.
      */
@@ -430,26 +453,34 @@ public final class HttpGuardBenchmark {
                     perRound[i][round] = got.latencies().length * 1e9 / slice.toNanos();
                 }
             }
-            System.out.printf("%-52s %10s %10s %8s  %-34s %16s %8s%n", "endpoint", "req/s", "p50 µs", "ratio",
-                    "anchor", "rounds req/s", "failed");
+            System.out.printf("%-52s %10s %10s %8s  %-34s %16s %8s %10s%n", "endpoint", "req/s", "p50 µs", "ratio",
+                    "anchor", "rounds req/s", "failed", "vs 1 call");
             long[][] results = new long[rows.size()][];
             for (int i = 0; i < rows.size(); i++) {
                 results[i] = summary(samples.get(i), slice.multipliedBy(ROUNDS));
             }
+            double[] vsFloor = new double[rows.size()];
+            for (int i = 0; i < rows.size(); i++) {
+                int floor = indexOf(rows, floorOf(rows.get(i).name()));
+                vsFloor[i] = floor < 0 || results[floor][0] == 0 ? Double.NaN
+                        : (double) results[i][0] / results[floor][0];
+            }
             for (int i = 0; i < rows.size(); i++) {
                 Row row = rows.get(i);
                 long anchor = results[row.anchor()][0];
-                System.out.printf("%-52s %10d %10d %8.2f  %-34s %16s %8d%n", row.name(), results[i][0], results[i][1],
+                System.out.printf("%-52s %10d %10d %8.2f  %-34s %16s %8d %10s%n", row.name(), results[i][0], results[i][1],
                         anchor == 0 ? 0 : (double) results[i][0] / anchor, rows.get(row.anchor()).name(),
                         String.format("%.0f..%.0f", Arrays.stream(perRound[i]).min().orElse(0),
-                                Arrays.stream(perRound[i]).max().orElse(0)), failed[i]);
+                                Arrays.stream(perRound[i]).max().orElse(0)), failed[i],
+                        Double.isNaN(vsFloor[i]) ? "–" : String.format("%.2f", vsFloor[i]));
             }
+            // The floor of a shared store's row: the same endpoint without the filter, one call to the store's server.
             for (int i = 0; i < rows.size(); i++) {
                 Row row = rows.get(i);
                 long anchor = results[row.anchor()][0];
                 BenchTable.row("http", "PUT, " + THREADS + " client threads: " + row.name(), results[i][0], "req/s",
                         rows.get(row.anchor()).name(), anchor == 0 ? Double.NaN : (double) results[i][0] / anchor,
-                        Double.NaN);
+                        vsFloor[i]);
             }
             BenchTable.print();
             return report(driver, warmupErrors, warmupFailed);
@@ -468,6 +499,11 @@ public final class HttpGuardBenchmark {
             if (names.matcher(rows.get(i).name()).find()) {
                 kept.add(i);
                 kept.add(rows.get(i).anchor());
+                int floor = indexOf(rows, floorOf(rows.get(i).name()));
+                if (floor >= 0) {
+                    kept.add(floor);
+                    kept.add(rows.get(floor).anchor());
+                }
             }
         }
         if (kept.isEmpty()) {
