@@ -196,8 +196,10 @@ class RabbitFencingTest {
     @Test
     void aSendUnderALostLeaseFailsAndPublishesNothing() throws Exception {
         try (Lease lease = leases.acquire(resource, Duration.ofSeconds(5)); LeaseContext.Scope scope = LeaseContext.bind(lease)) {
-            provider.pauseRenewals(lease.resource(), Duration.ofSeconds(5));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            // Paused past the lease's time, and waited for at least as long.
+            Duration pause = PausableLeases.LEASE_TIME.multipliedBy(3);
+            provider.pauseRenewals(lease.resource(), pause);
+            long deadline = System.nanoTime() + pause.toNanos();
             while (lease.isValid() && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
