@@ -241,12 +241,17 @@ public final class WebFluxGuardBenchmark {
                     WARMUP.toMillis() / 1e3, postgres.url(), TestServers.redis().uri());
             // the rows asked for (bench.webflux.rows), always with their anchor, the unfenced server
             java.util.regex.Pattern wanted = java.util.regex.Pattern.compile(System.getProperty("bench.webflux.rows", ".*"));
-            List<Integer> rows = new ArrayList<>();
+            java.util.Set<Integer> kept = new java.util.TreeSet<>();
             for (int i = 0; i < requests.size(); i++) {
                 if (i == 0 || wanted.matcher(names[i]).find()) {
-                    rows.add(i);
+                    kept.add(i);
+                    int floor = floorOf(names, i);
+                    if (floor >= 0) {
+                        kept.add(floor);
+                    }
                 }
             }
+            List<Integer> rows = new ArrayList<>(kept);
             for (int i : rows) {
                 drive(http, clients, requests.get(i), WARMUP);
             }
@@ -268,21 +273,26 @@ public final class WebFluxGuardBenchmark {
                     perRound[i][round] = latencies.length * 1e9 / slice.toNanos();
                 }
             }
-            System.out.printf("%-40s %10s %10s %10s %14s %20s %12s%n", "server", "req/s", "p50 µs", "p99 µs", "vs no filter",
-                    "rounds req/s", "JVM CPU µs");
+            System.out.printf("%-40s %10s %10s %10s %14s %20s %12s %10s%n", "server", "req/s", "p50 µs", "p99 µs",
+                    "vs no filter", "rounds req/s", "JVM CPU µs", "vs 1 call");
             long[][] results = new long[requests.size()][];
             for (int i : rows) {
                 results[i] = summary(samples.get(i), slice.multipliedBy(ROUNDS));
             }
             for (int i : rows) {
-                System.out.printf("%-40s %10d %10d %10d %14.2f %20s %12.0f%n", names[i], results[i][0], results[i][1],
+                int floor = floorOf(names, i);
+                double vsFloor = floor < 0 || results[floor] == null || results[floor][0] == 0 ? Double.NaN
+                        : (double) results[i][0] / results[floor][0];
+                System.out.printf("%-40s %10d %10d %10d %14.2f %20s %12.0f %10s%n", names[i], results[i][0], results[i][1],
                         results[i][2], results[0][0] == 0 ? 0 : (double) results[i][0] / results[0][0],
                         String.format("%.0f..%.0f", Arrays.stream(perRound[i]).min().orElse(0),
                                 Arrays.stream(perRound[i]).max().orElse(0)),
-                        results[i][3] == 0 ? 0 : cpuNanos[i] / 1e3 / results[i][3]);
+                        results[i][3] == 0 ? 0 : cpuNanos[i] / 1e3 / results[i][3],
+                        Double.isNaN(vsFloor) ? "–" : String.format("%.2f", vsFloor));
+                // The floor of a shared store's row: the server without the filter, one call to the store's server.
                 io.fenceguard.testsupport.bench.BenchTable.row("webflux", "PUT, " + THREADS + " client threads: "
                         + names[i], results[i][0], "req/s", names[0],
-                        results[0][0] == 0 ? Double.NaN : (double) results[i][0] / results[0][0], Double.NaN);
+                        results[0][0] == 0 ? Double.NaN : (double) results[i][0] / results[0][0], vsFloor);
             }
             System.out.printf("transient client errors, retried: %d%n", ERRORS.get());
             new TreeMap<>(ERROR_KINDS).forEach((kind, count) -> System.out.printf("  %8d × %s%n", count.get(), kind));
@@ -303,6 +313,16 @@ public final class WebFluxGuardBenchmark {
             clients.shutdownNow();
             servers.forEach(NettyServer::close);
         }
+    }
+
+    /**
+     * The server without the filter whose handler makes one call to the server of row {@code i}'s store: the most a
+     * filter calling that store once per request can reach; -1 for a row without a shared store.
+     */
+    private static int floorOf(String[] names, int i) {
+        String floor = names[i].startsWith("JDBC") ? "no filter, handler: one PostgreSQL query"
+                : names[i].startsWith("Redis") ? "no filter, handler: one Redis script call" : null;
+        return floor == null ? -1 : Arrays.asList(names).indexOf(floor);
     }
 
     private static HttpRequest request(URI uri, Map<String, String> headers) {
