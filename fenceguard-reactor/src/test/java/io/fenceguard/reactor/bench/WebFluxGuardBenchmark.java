@@ -58,7 +58,8 @@ import reactor.core.scheduler.Schedulers;
  * per request on the client thread), against the same handler without the filter, in the same run. All are
  * warmed up, then measured in rounds in a rotating order; figures are over all rounds, ratios against the
  * unfenced server. Two servers without the filter whose handler makes one trivial call to PostgreSQL or Redis on
- * boundedElastic show what a filter calling its store once per request could reach at most. Then the signature's
+ * boundedElastic show what a filter calling its store once per request could reach at most (the Redis call also
+ * made without leaving the event loop, as a store answering asynchronously would). Then the signature's
  * own cost, without a server: signatures and verifications per second.
  *
  * <p>Every request has a timeout, transient errors are retried and counted, the run has a deadline, and
@@ -82,7 +83,7 @@ public final class WebFluxGuardBenchmark {
     private static final Duration REQUEST_TIMEOUT = seconds("bench.webflux.request-timeout", "5");
     private static final int ATTEMPTS = Math.max(1, Integer.getInteger("bench.webflux.attempts", 3));
     private static final Duration SIGNING = seconds("bench.webflux.signing-seconds", "2");
-    private static final int SERVERS = 12;
+    private static final int SERVERS = 13;
     private static final Duration DEADLINE = deadline();
     private static final double MAX_FAILED_SHARE = 0.01;
     private static final byte[] BODY = "{\"amount\":5,\"reference\":\"bench-0123456789\"}".getBytes(StandardCharsets.UTF_8);
@@ -185,7 +186,7 @@ public final class WebFluxGuardBenchmark {
                 "Redis store, compact", "in-memory store, request-signed", "JDBC store (PostgreSQL), request-signed",
                 "Redis store, request-signed", "JDBC store, compact, uncoalesced", "Redis store, compact, uncoalesced",
                 "no filter, handler: one PostgreSQL query", "no filter, handler: one Redis script call",
-                "no filter, request-signed requests"};
+                "no filter, request-signed requests", "no filter, handler: one Redis script call, async"};
         List<NettyServer> servers = new ArrayList<>();
         ExecutorService clients = Executors.newFixedThreadPool(THREADS);
         try (HikariDataSource dataSource = new HikariDataSource(pool)) {
@@ -211,6 +212,13 @@ public final class WebFluxGuardBenchmark {
                     .toCompletableFuture().join()));
             // the unfenced server again, sent request-signed requests: what signing and the longer header cost alone
             servers.add(server(null, keys, true, false));
+            // the same Redis call without leaving the event loop: what a store answering asynchronously could reach
+            servers.add(NettyServer.start(WebHttpHandlerBuilder.webHandler(RouterFunctions.toWebHandler(
+                    RouterFunctions.route().PUT("/accounts/{id}", request -> request.bodyToMono(String.class)
+                            .then(reactor.core.publisher.Mono.fromCompletionStage(() -> scripts.evalAsync("return 1",
+                                    io.fenceguard.redis.RedisScriptClient.Reply.LONG, List.of(roundTripKey), List.of(),
+                                    REQUEST_TIMEOUT.toNanos())))
+                            .then(ServerResponse.ok().bodyValue("ok"))).build())).build()));
             // a token of now, as a clock-floor lease mints it: not below the floor the Redis store set when it started
             long token = Math.max(System.currentTimeMillis() * 1000,
                     redisStore.floor().map(FencingToken::value).orElse(0L));
@@ -224,7 +232,7 @@ public final class WebFluxGuardBenchmark {
             List<Supplier<HttpRequest>> requests = new ArrayList<>();
             for (int i = 0; i < servers.size(); i++) {
                 URI uri = URI.create(servers.get(i).baseUrl() + "/accounts/" + account);
-                if (i == 0 || i == 9 || i == 10) {
+                if (i == 0 || i == 9 || i == 10 || i == 12) {
                     HttpRequest plain = request(uri, Map.of());
                     requests.add(() -> plain);
                 } else if (i <= 3 || i == 7 || i == 8) {
