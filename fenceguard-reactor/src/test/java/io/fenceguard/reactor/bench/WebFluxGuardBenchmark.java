@@ -189,8 +189,10 @@ public final class WebFluxGuardBenchmark {
                 "no filter, request-signed requests", "no filter, handler: one Redis script call, async"};
         List<NettyServer> servers = new ArrayList<>();
         ExecutorService clients = Executors.newFixedThreadPool(THREADS);
+        // this run's Redis keys, removed at the end
+        String keyPrefix = "fg:bench:" + System.nanoTime() + ":";
         try (HikariDataSource dataSource = new HikariDataSource(pool)) {
-            RedisHighWaterStore redisStore = RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()), "fg:bench:" + System.nanoTime() + ":");
+            RedisHighWaterStore redisStore = RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()), keyPrefix);
             servers.add(server(null, keys, true, false));
             servers.add(server(InMemoryHighWaterStore.create(), keys, true, false));
             servers.add(server(JdbcHighWaterStore.of(dataSource), keys, false, false));
@@ -206,7 +208,7 @@ public final class WebFluxGuardBenchmark {
                 }
             }));
             io.fenceguard.redis.RedisScriptClient scripts = RedissonScriptClient.of(TestRedisson.shared());
-            String roundTripKey = "fg:bench:" + System.nanoTime() + ":round-trip";
+            String roundTripKey = keyPrefix + "round-trip";
             servers.add(roundTripServer(() -> scripts.eval("return 1", io.fenceguard.redis.RedisScriptClient.Reply.LONG,
                     List.of(roundTripKey), List.of(), System.nanoTime() + REQUEST_TIMEOUT.toNanos())
                     .toCompletableFuture().join()));
@@ -320,6 +322,11 @@ public final class WebFluxGuardBenchmark {
         } finally {
             clients.shutdownNow();
             servers.forEach(NettyServer::close);
+            try {
+                TestRedisson.shared().getKeys().deleteByPattern(keyPrefix + "*");
+            } catch (RuntimeException e) {
+                System.out.println("could not remove the keys under " + keyPrefix + ": " + e);
+            }
         }
     }
 
