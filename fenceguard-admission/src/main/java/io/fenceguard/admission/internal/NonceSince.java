@@ -18,7 +18,7 @@ final class NonceSince {
      * How much later than the table's time a signature must have been created to be known new: the signer's clock may
      * be ahead of the application's by the accepted skew, and the application's of the database's by as much again.
      */
-    static final long MARGIN_SECONDS = 2 * io.fenceguard.admission.RequestSignatures.CLOCK_SKEW.toSeconds();
+    private static final long MARGIN_SECONDS = 2 * io.fenceguard.admission.RequestSignatures.CLOCK_SKEW.toSeconds();
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NonceSince.class);
 
@@ -53,7 +53,7 @@ final class NonceSince {
     }
 
     /** Whether {@code table} exists and is unlogged. */
-    static boolean isUnlogged(Connection connection, String table) throws SQLException {
+    private static boolean isUnlogged(Connection connection, String table) throws SQLException {
         try (PreparedStatement query = connection.prepareStatement(
                 "SELECT relpersistence FROM pg_class WHERE oid = to_regclass(?)")) {
             query.setString(1, table);

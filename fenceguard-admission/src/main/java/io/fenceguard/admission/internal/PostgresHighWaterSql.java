@@ -213,11 +213,7 @@ final class PostgresHighWaterSql extends HighWaterSql {
         String fresh = nonce == null ? "" : "EXISTS (SELECT 1 FROM fresh) AND ";
         // Its commit waits for the flush (a key's claim must outlive a crash), but its nonce may be one an earlier
         // admission committed without waiting: the same check of the signature's creation time.
-        String statement = (nonce == null ? "WITH " : since == null ? "WITH fresh AS (INSERT INTO " + nonceTable
-                + " (nonce, expires_at) VALUES (?, ?) ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
-                : NonceSince.checked(since) + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) SELECT ?, ? WHERE "
-                        + NonceSince.createdAfter("?") + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce), ")
-                + markClaim(fresh) + ", keyed AS (INSERT INTO " + idempotencyTable
+        String statement = (nonce == null ? "WITH " : freshNonce(nonceTable, since) + ", ") + markClaim(fresh) + ", keyed AS (INSERT INTO " + idempotencyTable
                 + " (resource, idem_key, fingerprint, token, created_at) SELECT ?, ?, ?, ?, ? WHERE " + fresh
                 + "(EXISTS (SELECT 1 FROM claimed) OR EXISTS (SELECT 1 FROM previous WHERE token = ?)) "
                 + "ON CONFLICT (resource, idem_key) DO NOTHING RETURNING 1) "
@@ -227,14 +223,7 @@ final class PostgresHighWaterSql extends HighWaterSql {
                 + "LEFT JOIN " + idempotencyTable + " AS f ON f.resource = ? AND f.idem_key = ?";
         Admission admission;
         try (PreparedStatement claim = connection.prepareStatement(statement)) {
-            int at = 1;
-            if (nonce != null) {
-                claim.setString(at++, nonce.value());
-                claim.setTimestamp(at++, java.sql.Timestamp.from(nonce.expires()));
-                if (since != null) {
-                    claim.setLong(at++, nonce.created().getEpochSecond());
-                }
-            }
+            int at = nonce == null ? 1 : bindNonce(claim, nonce, since != null);
             bindMark(claim, at, presented);
             at += 4;
             claim.setString(at++, presented.resource().value());
@@ -292,18 +281,38 @@ final class PostgresHighWaterSql extends HighWaterSql {
             return super.firstUse(connection, nonceTable, nonce.value(), nonce.expires());
         }
         purgeNoncesNowAndThen(connection, nonceTable);
-        try (PreparedStatement insert = connection.prepareStatement(NonceSince.checked(since)
-                + "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) SELECT ?, ? WHERE "
-                + NonceSince.createdAfter("?") + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce) SELECT (SELECT count(*) FROM fresh)"
+        try (PreparedStatement insert = connection.prepareStatement(freshNonce(nonceTable, since)
+                + " SELECT (SELECT count(*) FROM fresh)"
                 + (withoutFlush ? ", set_config('synchronous_commit', 'off', true)" : ""))) {
-            insert.setString(1, nonce.value());
-            insert.setTimestamp(2, java.sql.Timestamp.from(nonce.expires()));
-            insert.setLong(3, nonce.created().getEpochSecond());
+            bindNonce(insert, nonce, true);
             try (ResultSet rows = insert.executeQuery()) {
                 rows.next();
                 return rows.getLong(1) == 1;
             }
         }
+    }
+
+    /**
+     * The start of a statement that inserts one nonce ({@code fresh}: it, when it was new) and, with the
+     * {@link NonceSince} table {@code since}, only when its signature was created after that table's time; parameters
+     * as {@link #bindNonce} binds them.
+     */
+    private static String freshNonce(String nonceTable, String since) {
+        String insert = "fresh AS (INSERT INTO " + nonceTable + " (nonce, expires_at) ";
+        String fresh = " ON CONFLICT (nonce) DO NOTHING RETURNING nonce)";
+        return since == null ? "WITH " + insert + "VALUES (?, ?)" + fresh
+                : NonceSince.checked(since) + insert + "SELECT ?, ? WHERE " + NonceSince.createdAfter("?") + fresh;
+    }
+
+    /** The parameters of {@link #freshNonce} from the first on, its creation time {@code withSince}; the next one's index. */
+    private static int bindNonce(PreparedStatement statement, Nonce nonce, boolean withSince) throws SQLException {
+        statement.setString(1, nonce.value());
+        statement.setTimestamp(2, java.sql.Timestamp.from(nonce.expires()));
+        if (!withSince) {
+            return 3;
+        }
+        statement.setLong(3, nonce.created().getEpochSecond());
+        return 4;
     }
 
     /** The statement of {@link #admitEachSigned}, for this store's nonce table. */
