@@ -83,7 +83,7 @@ public final class PostgresProcess implements AutoCloseable {
                     + BACKGROUND_WRITERS + " among the server's processes");
         }
         for (ProcessHandle writer : writers) {
-            RedisProcess.signal("STOP", writer.pid());
+            ProcessSignals.send("STOP", writer.pid());
         }
     }
 

@@ -152,22 +152,7 @@ public final class RedisProcess implements AutoCloseable {
         if (process == null || !process.isAlive()) {
             throw new IllegalStateException("redis-server on port " + port + " is not running");
         }
-        signal(name, process.pid());
-    }
-
-    /** Sends signal {@code name} (STOP, CONT, KILL…) to process {@code pid} with {@code kill}; throws when it fails. */
-    static void signal(String name, long pid) {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + name + " " + pid + " failed");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        ProcessSignals.send(name, process.pid());
     }
 
     /** Starts the same server again on the same port, empty. */
