@@ -191,7 +191,7 @@ public final class HttpGuardBenchmark {
             properties.putAll(settings);
             return Instances.port(instances.start(name, properties, ctx -> {
                 if (dataSource) {
-                    ctx.registerBean(DataSource.class, () -> new Shared(pool));
+                    sharePool(ctx);
                 }
                 if (store != null) {
                     ctx.registerBean(TestWiring.CustomStore.class, () -> store::get);
@@ -208,7 +208,7 @@ public final class HttpGuardBenchmark {
             properties.put("test.fencing", "false");
             return Instances.port(instances.start(name, properties, ctx -> {
                 ctx.registerBean(TestApp.RoundTrip.class, () -> roundTrip);
-                ctx.registerBean(DataSource.class, () -> new Shared(pool));
+                sharePool(ctx);
             }));
         }
 
@@ -219,12 +219,16 @@ public final class HttpGuardBenchmark {
 
         /** The index of the row named {@code name}, the anchor of rows compared with it. */
         public int indexOf(String name) {
-            for (int i = 0; i < rows.size(); i++) {
-                if (rows.get(i).name().equals(name)) {
-                    return i;
-                }
+            int at = HttpGuardBenchmark.indexOf(rows, name);
+            if (at < 0) {
+                throw new IllegalArgumentException("no row " + name);
             }
-            throw new IllegalArgumentException("no row " + name);
+            return at;
+        }
+
+        /** The run's pool as the instance's DataSource, left open when the instance stops (its destroy method off). */
+        private void sharePool(org.springframework.context.support.GenericApplicationContext ctx) {
+            ctx.registerBean(DataSource.class, () -> pool, definition -> definition.setDestroyMethodName(""));
         }
 
         /** The same request every time, with the compact signed header ({@code null} path: /accounts/bench). */
@@ -254,55 +258,6 @@ public final class HttpGuardBenchmark {
                 signer.sign("PUT", uri, unsigned, new byte[0]).forEach(builder::header);
                 return builder.build();
             };
-        }
-    }
-
-    /** The run's pool as an instance's DataSource: not closeable, so that an instance's shutdown leaves it open. */
-    private record Shared(DataSource pool) implements DataSource {
-
-        @Override
-        public java.sql.Connection getConnection() throws java.sql.SQLException {
-            return pool.getConnection();
-        }
-
-        @Override
-        public java.sql.Connection getConnection(String user, String password) throws java.sql.SQLException {
-            return pool.getConnection(user, password);
-        }
-
-        @Override
-        public java.io.PrintWriter getLogWriter() throws java.sql.SQLException {
-            return pool.getLogWriter();
-        }
-
-        @Override
-        public void setLogWriter(java.io.PrintWriter out) throws java.sql.SQLException {
-            pool.setLogWriter(out);
-        }
-
-        @Override
-        public void setLoginTimeout(int seconds) throws java.sql.SQLException {
-            pool.setLoginTimeout(seconds);
-        }
-
-        @Override
-        public int getLoginTimeout() throws java.sql.SQLException {
-            return pool.getLoginTimeout();
-        }
-
-        @Override
-        public java.util.logging.Logger getParentLogger() throws java.sql.SQLFeatureNotSupportedException {
-            return pool.getParentLogger();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> type) throws java.sql.SQLException {
-            return pool.unwrap(type);
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> type) throws java.sql.SQLException {
-            return pool.isWrapperFor(type);
         }
     }
 
@@ -401,7 +356,7 @@ public final class HttpGuardBenchmark {
                     "test.request-signatures", "true", "test.idempotency", "true"), null, true);
             rows.add(new Row("JDBC, request-signed + key", setup.requestSignedWithKeys(jdbcKeyedPort), 0));
             int jdbcKeyedApartPort = setup.start("jdbc-request-keyed-apart", Map.of("test.request-signatures", "true",
-                    "test.idempotency", "true"), () -> new ClaimApart<>(JdbcHighWaterStore.of(new Shared(pool))),
+                    "test.idempotency", "true"), () -> new ClaimApart<>(JdbcHighWaterStore.of(pool)),
                     false);
             rows.add(new Row("JDBC, request-signed + key apart", setup.requestSignedWithKeys(jdbcKeyedApartPort), 0));
             int openWritesPort = setup.start("open-writes", Map.of("test.fencing", "false"), null, true);

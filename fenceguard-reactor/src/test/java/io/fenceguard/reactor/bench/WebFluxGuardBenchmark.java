@@ -143,10 +143,16 @@ public final class WebFluxGuardBenchmark {
      * No filter; the handler makes one blocking call to a store's server ({@code roundTrip}) on
      * {@code boundedElastic}, as the filter calls a shared store: what such a filter could reach at most.
      */
-    private static NettyServer roundTripServer(java.util.concurrent.Callable<?> roundTrip) {
+    private static NettyServer blockingRoundTripServer(java.util.concurrent.Callable<?> roundTrip) {
+        return roundTripServer(() -> reactor.core.publisher.Mono.fromCallable(roundTrip)
+                .subscribeOn(Schedulers.boundedElastic()));
+    }
+
+    /** No filter; the handler makes the call {@code roundTrip} gives, as it answers. */
+    private static NettyServer roundTripServer(Supplier<reactor.core.publisher.Mono<?>> roundTrip) {
         RouterFunction<ServerResponse> routes = RouterFunctions.route()
                 .PUT("/accounts/{id}", request -> request.bodyToMono(String.class)
-                        .then(reactor.core.publisher.Mono.fromCallable(roundTrip).subscribeOn(Schedulers.boundedElastic()))
+                        .then(roundTrip.get())
                         .then(ServerResponse.ok().bodyValue("ok")))
                 .build();
         return NettyServer.start(WebHttpHandlerBuilder.webHandler(RouterFunctions.toWebHandler(routes)).build());
@@ -202,25 +208,22 @@ public final class WebFluxGuardBenchmark {
             servers.add(server(redisStore, keys, false, true));
             servers.add(server(JdbcHighWaterStore.of(dataSource), keys, false, false, false));
             servers.add(server(redisStore, keys, false, false, false));
-            servers.add(roundTripServer(() -> {
+            servers.add(blockingRoundTripServer(() -> {
                 try (java.sql.Connection c = dataSource.getConnection(); java.sql.Statement query = c.createStatement()) {
                     return query.execute("SELECT 1");
                 }
             }));
             io.fenceguard.redis.RedisScriptClient scripts = RedissonScriptClient.of(TestRedisson.shared());
             String roundTripKey = keyPrefix + "round-trip";
-            servers.add(roundTripServer(() -> scripts.eval("return 1", io.fenceguard.redis.RedisScriptClient.Reply.LONG,
+            servers.add(blockingRoundTripServer(() -> scripts.eval("return 1", io.fenceguard.redis.RedisScriptClient.Reply.LONG,
                     List.of(roundTripKey), List.of(), System.nanoTime() + REQUEST_TIMEOUT.toNanos())
                     .toCompletableFuture().join()));
             // the unfenced server again, sent request-signed requests: what signing and the longer header cost alone
             servers.add(server(null, keys, true, false));
             // the same Redis call without leaving the event loop: what a store answering asynchronously could reach
-            servers.add(NettyServer.start(WebHttpHandlerBuilder.webHandler(RouterFunctions.toWebHandler(
-                    RouterFunctions.route().PUT("/accounts/{id}", request -> request.bodyToMono(String.class)
-                            .then(reactor.core.publisher.Mono.fromCompletionStage(() -> scripts.evalAsync("return 1",
-                                    io.fenceguard.redis.RedisScriptClient.Reply.LONG, List.of(roundTripKey), List.of(),
-                                    REQUEST_TIMEOUT.toNanos())))
-                            .then(ServerResponse.ok().bodyValue("ok"))).build())).build()));
+            servers.add(roundTripServer(() -> reactor.core.publisher.Mono.fromCompletionStage(() -> scripts.evalAsync(
+                    "return 1", io.fenceguard.redis.RedisScriptClient.Reply.LONG, List.of(roundTripKey), List.of(),
+                    REQUEST_TIMEOUT.toNanos()))));
             // a token of now, as a clock-floor lease mints it: not below the floor the Redis store set when it started
             long token = Math.max(System.currentTimeMillis() * 1000,
                     redisStore.floor().map(FencingToken::value).orElse(0L));
