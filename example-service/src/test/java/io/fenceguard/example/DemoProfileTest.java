@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fenceguard.admission.SigningKeys;
-import io.fenceguard.autoconfigure.http.FenceguardHttpAutoConfiguration;
-import io.fenceguard.autoconfigure.http.FenceguardHttpProperties;
-import io.fenceguard.autoconfigure.http.HttpFencingConfigurationException;
+import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpAutoConfiguration;
+import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpProperties;
+import io.fenceguard.spring.boot.autoconfigure.http.HttpFencingConfigurationException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;

@@ -3,9 +3,9 @@ package io.fenceguard.example;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
-import io.fenceguard.testsupport.JdbcEndpoint;
-import io.fenceguard.testsupport.RedisEndpoint;
-import io.fenceguard.testsupport.TestServers;
+import io.fenceguard.test.support.JdbcEndpoint;
+import io.fenceguard.test.support.RedisEndpoint;
+import io.fenceguard.test.support.TestServers;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.sql.Connection;

@@ -1,8 +1,8 @@
 package io.fenceguard.example;
 
-import io.fenceguard.testsupport.JdbcEndpoint;
-import io.fenceguard.testsupport.RedisEndpoint;
-import io.fenceguard.testsupport.TestServers;
+import io.fenceguard.test.support.JdbcEndpoint;
+import io.fenceguard.test.support.RedisEndpoint;
+import io.fenceguard.test.support.TestServers;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.fenceguard.example;
 
-import io.fenceguard.testsupport.RedisProcess;
+import io.fenceguard.test.support.RedisProcess;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

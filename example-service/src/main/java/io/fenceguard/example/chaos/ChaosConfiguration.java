@@ -1,6 +1,6 @@
 package io.fenceguard.example.chaos;
 
-import io.fenceguard.autoconfigure.core.LeaseStoreHealth;
+import io.fenceguard.spring.boot.autoconfigure.core.LeaseStoreHealth;
 import io.fenceguard.core.spi.LeaseProvider;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;

@@ -1,4 +1,0 @@
-/**
- * The guard's own tables and triggers, migrated at start-up (fenceguard-jdbc-schema, optional).
- */
-package io.fenceguard.spring.schema;

@@ -1,0 +1,515 @@
+package io.fenceguard.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fenceguard.admission.Admission.Outcome;
+import io.fenceguard.admission.support.Stores;
+import io.fenceguard.core.Fence;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
+import io.fenceguard.db.FenceguardMigrations;
+import java.util.UUID;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The admission rule on every store of this module, including the locking-read dialect on H2 and
+ * MariaDB. (The Redis store is tested in fenceguard-redis, which it belongs to.)
+ */
+class HighWaterStoresTest {
+
+    static Fence fence(ResourceName resource, long token) {
+        return new Fence(resource, FencingToken.of(token));
+    }
+
+    static void assertRule(HighWaterStore store) {
+        ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+        Admission claimed = store.admit(fence(r, 5));
+        assertThat(claimed.outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(claimed.presented()).isEqualTo(fence(r, 5));
+        assertThat(store.admit(fence(r, 5)).outcome()).isEqualTo(Outcome.CONTINUED);
+        Admission stale = store.admit(fence(r, 4));
+        assertThat(stale.outcome()).isEqualTo(Outcome.STALE);
+        assertThat(stale.presented()).isEqualTo(fence(r, 4));
+        assertThat(stale.highWater()).isEqualTo(FencingToken.of(5));
+        assertThat(store.admit(fence(r, Long.MAX_VALUE)).outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(store.admit(fence(r, Long.MAX_VALUE - 1)).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(store.admit(fence(r, 6)).highWater()).isEqualTo(FencingToken.of(Long.MAX_VALUE));
+    }
+
+    /**
+     * A batch is decided as if its fences were admitted one after another: per resource the highest token raises
+     * the mark, an equal one continues, an older one after a newer one (or below the stored mark) is stale.
+     */
+    static void assertBatchRule(HighWaterStore store) {
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        ResourceName r1 = ResourceName.of("account:" + run + "-1");
+        ResourceName r2 = ResourceName.of("account:" + run + "-2");
+        ResourceName r3 = ResourceName.of("account:" + run + "-3");
+        assertThat(store.admitAll(java.util.List.of())).isEmpty();
+        assertThat(store.admit(fence(r3, 50)).outcome()).isEqualTo(Outcome.CLAIMED);
+        java.util.List<Admission> batch = store.admitAll(java.util.List.of(fence(r1, 10), fence(r2, 5), fence(r1, 20),
+                fence(r1, 10), fence(r2, 5), fence(r1, 20), fence(r3, 40), fence(r3, 50), fence(r3, 60), fence(r3, 55)));
+        assertThat(batch).extracting(Admission::outcome).containsExactly(Outcome.CLAIMED, Outcome.CLAIMED,
+                Outcome.CLAIMED, Outcome.STALE, Outcome.CONTINUED, Outcome.CONTINUED, Outcome.STALE, Outcome.CONTINUED,
+                Outcome.CLAIMED, Outcome.STALE);
+        assertThat(batch).extracting(Admission::presented).containsExactly(fence(r1, 10), fence(r2, 5), fence(r1, 20),
+                fence(r1, 10), fence(r2, 5), fence(r1, 20), fence(r3, 40), fence(r3, 50), fence(r3, 60), fence(r3, 55));
+        assertThat(batch.get(3).highWater()).isEqualTo(FencingToken.of(20));
+        assertThat(batch.get(6).highWater()).isEqualTo(FencingToken.of(50));
+        assertThat(batch.get(9).highWater()).isEqualTo(FencingToken.of(60));
+        assertThat(batch.get(0).replaced()).isEqualTo(new Admission.Replaced(null));
+        assertThat(batch.get(2).replaced()).isEqualTo(new Admission.Replaced(FencingToken.of(10)));
+        assertThat(batch.get(8).replaced()).isEqualTo(new Admission.Replaced(FencingToken.of(50)));
+        assertThat(store.admit(fence(r1, 20)).outcome()).as("the batch's highest is the mark").isEqualTo(Outcome.CONTINUED);
+        assertThat(store.admit(fence(r1, 19)).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(store.admit(fence(r2, 5)).outcome()).isEqualTo(Outcome.CONTINUED);
+        assertThat(store.admit(fence(r3, 60)).outcome()).isEqualTo(Outcome.CONTINUED);
+        assertThat(store.admitAll(java.util.List.of(fence(r3, 59), fence(r3, Long.MAX_VALUE))))
+                .extracting(Admission::outcome).containsExactly(Outcome.STALE, Outcome.CLAIMED);
+    }
+
+    /** The operator's compare-and-set: only from the expected mark, lower or removed, and the rule holds after. */
+    static void assertReset(HighWaterStore store) {
+        ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+        FencingToken max = FencingToken.of(Long.MAX_VALUE);
+        assertThat(store.reset(r, FencingToken.of(1), FencingToken.of(2))).as("no mark yet, 1 expected").isFalse();
+        assertThat(store.reset(r, null, FencingToken.of(3))).as("no mark expected").isTrue();
+        assertThat(store.admit(fence(r, 2)).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(store.admit(fence(r, Long.MAX_VALUE)).outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(store.reset(r, FencingToken.of(3), FencingToken.of(10))).as("mark moved on").isFalse();
+        assertThat(store.admit(fence(r, 10)).outcome()).as("locked out until reset").isEqualTo(Outcome.STALE);
+        assertThat(store.reset(r, max, FencingToken.of(10))).isTrue();
+        assertThat(store.reset(r, max, FencingToken.of(10))).as("applied once").isFalse();
+        assertThat(store.admit(fence(r, 9)).outcome()).isEqualTo(Outcome.STALE);
+        assertThat(store.admit(fence(r, 10)).outcome()).isEqualTo(Outcome.CONTINUED);
+        assertThat(store.admit(fence(r, 11)).outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(store.reset(r, FencingToken.of(11), null)).isTrue();
+        assertThat(store.admit(fence(r, 1)).outcome()).as("no mark").isEqualTo(Outcome.CLAIMED);
+    }
+
+    /**
+     * An admission with an idempotency key's claim: the key is claimed only when the token is admitted (a stale
+     * request leaves it free), a replayed nonce decides nothing, and later requests with the key are told what
+     * became of the first (in progress, another request's key, or its recorded response).
+     */
+    static void assertAdmitClaiming(IdempotentAdmissionStore store) {
+        ResourceName r = ResourceName.of("acct:claiming-" + UUID.randomUUID().toString().substring(0, 8));
+        String key = "key-" + UUID.randomUUID();
+        java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+        assertThat(store.admit(fence(r, 50)).outcome()).isEqualTo(Outcome.CLAIMED);
+
+        IdempotentAdmissionStore.ClaimedAdmission stale = store.admitClaiming(fence(r, 49), null, key, "fp-1");
+        assertThat(stale.admission().outcome()).isEqualTo(Outcome.STALE);
+        assertThat(stale.claim()).isNull();
+
+        String nonce = "k1:" + UUID.randomUUID();
+        IdempotentAdmissionStore.ClaimedAdmission first = store.admitClaiming(fence(r, 51),
+                new SignedAdmissionStore.Nonce(nonce, expires), key, "fp-1");
+        assertThat(first.admission().outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(first.claim()).as("the stale request left the key free").isEqualTo(IdempotencyStore.Claim.first());
+
+        IdempotentAdmissionStore.ClaimedAdmission replayed = store.admitClaiming(fence(r, 52),
+                new SignedAdmissionStore.Nonce(nonce, expires), "key-" + UUID.randomUUID(), "fp-9");
+        assertThat(replayed.admission()).as("a used nonce: nothing decided").isNull();
+        assertThat(store.admit(fence(r, 51)).outcome()).as("the replay raised no mark").isEqualTo(Outcome.CONTINUED);
+
+        assertThat(store.admitClaiming(fence(r, 51), null, key, "fp-1").claim().kind())
+                .isEqualTo(IdempotencyStore.Claim.Kind.IN_PROGRESS);
+        assertThat(store.admitClaiming(fence(r, 51), new SignedAdmissionStore.Nonce("k1:" + UUID.randomUUID(), expires),
+                key, "fp-2").claim().kind()).isEqualTo(IdempotencyStore.Claim.Kind.OTHER_REQUEST);
+        store.complete(r, key, new IdempotencyStore.RecordedResponse(201, "text/plain",
+                new byte[] {'o', 'k'}));
+        IdempotentAdmissionStore.ClaimedAdmission retried = store.admitClaiming(fence(r, 51),
+                new SignedAdmissionStore.Nonce("k1:" + UUID.randomUUID(), expires), key, "fp-1");
+        assertThat(retried.admission().outcome()).isEqualTo(Outcome.CONTINUED);
+        assertThat(retried.claim().kind()).isEqualTo(IdempotencyStore.Claim.Kind.COMPLETED);
+        assertThat(retried.claim().response().status()).isEqualTo(201);
+        assertThat(retried.claim().response().body()).isEqualTo(new byte[] {'o', 'k'});
+    }
+
+    /** The nonce cache in the store's backend: one first use, also when many race. */
+    static void assertNonce(NonceStore store) throws Exception {
+        String nonce = "k1:" + UUID.randomUUID();
+        java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            var answers = new java.util.ArrayList<java.util.concurrent.Future<Boolean>>();
+            for (int i = 0; i < 16; i++) {
+                answers.add(pool.submit(() -> store.firstUse(nonce, expires)));
+            }
+            int first = 0;
+            for (var answer : answers) {
+                first += answer.get() ? 1 : 0;
+            }
+            assertThat(first).as("first uses of one nonce").isOne();
+        } finally {
+            pool.shutdown();
+        }
+        assertThat(store.firstUse(nonce + "x", expires)).isTrue();
+        String longest = (nonce + "-").repeat(10).substring(0, 200);
+        assertThat(store.firstUse(longest, expires)).as("a nonce of 200 characters, the most the SPI allows").isTrue();
+        assertThat(store.firstUse(longest, expires)).isFalse();
+    }
+
+    /**
+     * The nonce and the admission in one call: a fresh nonce admits as {@code admit} does, a used one (also by
+     * {@code firstUse}) answers empty and changes no mark, a stale token's nonce stays used, and of many
+     * concurrent uses of one nonce exactly one is admitted.
+     */
+    static <S extends SignedAdmissionStore & NonceStore> void assertSigned(S store) throws Exception {
+        ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+        java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+        String first = "k1:" + UUID.randomUUID();
+        Admission claimed = store.admit(fence(r, 5), first, expires).orElseThrow();
+        assertThat(claimed.outcome()).isEqualTo(Outcome.CLAIMED);
+        assertThat(claimed.presented()).isEqualTo(fence(r, 5));
+        assertThat(store.admit(fence(r, 5), "k1:" + UUID.randomUUID(), expires).orElseThrow().outcome())
+                .isEqualTo(Outcome.CONTINUED);
+        String staleNonce = "k1:" + UUID.randomUUID();
+        Admission stale = store.admit(fence(r, 4), staleNonce, expires).orElseThrow();
+        assertThat(stale.outcome()).isEqualTo(Outcome.STALE);
+        assertThat(stale.highWater()).isEqualTo(FencingToken.of(5));
+
+        assertThat(store.admit(fence(r, 6), first, expires)).as("a replay").isEmpty();
+        assertThat(store.admit(fence(r, 7), staleNonce, expires)).as("a stale token's nonce, replayed").isEmpty();
+        assertThat(store.firstUse(first, expires)).as("the nonce store saw it").isFalse();
+        assertThat(store.admit(fence(r, 5)).outcome()).as("replays raised no mark").isEqualTo(Outcome.CONTINUED);
+        String usedFirst = "k1:" + UUID.randomUUID();
+        assertThat(store.firstUse(usedFirst, expires)).isTrue();
+        ResourceName untouched = ResourceName.of(r.value() + "-u");
+        assertThat(store.admit(fence(untouched, 9), usedFirst, expires)).isEmpty();
+        assertThat(store.admit(fence(untouched, 2)).outcome()).as("no mark was made").isEqualTo(Outcome.CLAIMED);
+
+        ResourceName raced = ResourceName.of(r.value() + "-r");
+        String shared = "k1:" + UUID.randomUUID();
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            var answers = new java.util.ArrayList<java.util.concurrent.Future<java.util.Optional<Admission>>>();
+            for (int i = 1; i <= 16; i++) {
+                long token = i;
+                answers.add(pool.submit(() -> store.admit(fence(raced, token), shared, expires)));
+            }
+            java.util.List<Admission> admitted = new java.util.ArrayList<>();
+            for (var answer : answers) {
+                answer.get().ifPresent(admitted::add);
+            }
+            assertThat(admitted).as("admissions with one nonce").hasSize(1);
+            assertThat(admitted.get(0).outcome()).isEqualTo(Outcome.CLAIMED);
+            assertThat(store.admit(admitted.get(0).presented()).outcome()).as("only the admitted token's mark")
+                    .isEqualTo(Outcome.CONTINUED);
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    @Test
+    void inMemory() throws Exception {
+        assertRule(InMemoryHighWaterStore.create());
+        assertBatchRule(InMemoryHighWaterStore.create());
+        assertReset(InMemoryHighWaterStore.create());
+        assertNonce(InMemoryHighWaterStore.create());
+    }
+
+    /**
+     * The in-memory nonce cache forgets a nonce once it expired (its memory stays bounded by the signatures'
+     * lifetime) and only then: a nonce still within its lifetime stays used, among many that expired.
+     */
+    @Test
+    void inMemoryNoncesAreForgottenWhenTheyExpireAndNotBefore() {
+        InMemoryHighWaterStore store = InMemoryHighWaterStore.create();
+        java.time.Instant past = java.time.Instant.now().minusSeconds(1);
+        java.time.Instant future = java.time.Instant.now().plusSeconds(60);
+        for (int i = 0; i < 10_000; i++) {
+            assertThat(store.firstUse("expired-" + i, past)).isTrue();
+        }
+        assertThat(store.firstUse("live", future)).as("a new nonce").isTrue();
+        assertThat(store.firstUse("live", future)).as("a live nonce used again").isFalse();
+        for (int i = 0; i < 10_000; i += 999) {
+            assertThat(store.firstUse("expired-" + i, future)).as("an expired nonce, forgotten").isTrue();
+        }
+        assertThat(store.firstUse("live", future)).as("a live nonce among forgotten ones").isFalse();
+    }
+
+    @Test
+    void postgres() throws Exception {
+        try (var ds = Stores.postgres(Stores.migratedPostgresSchema(), 2)) {
+            assertRule(JdbcHighWaterStore.of(ds));
+            assertBatchRule(JdbcHighWaterStore.of(ds));
+            assertReset(JdbcHighWaterStore.of(ds));
+            assertNonce(JdbcHighWaterStore.of(ds));
+            assertSigned(JdbcHighWaterStore.of(ds));
+            assertAdmitClaiming(JdbcHighWaterStore.of(ds));
+        }
+    }
+
+    /**
+     * On PostgreSQL an admission with an idempotency key is one statement (nonce, mark and claim), whatever the
+     * claim answers; the purges now and then are statements of their own and not counted.
+     */
+    @Test
+    void postgresAdmissionWithAKeyIsOneStatement() throws Exception {
+        try (var ds = Stores.postgres(Stores.migratedPostgresSchema(), 2)) {
+            java.util.List<String> statements = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            JdbcHighWaterStore store = JdbcHighWaterStore.of(counting(ds, statements));
+            ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+            java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+            IdempotencyStore.Claim.Kind[] kinds = {IdempotencyStore.Claim.Kind.FIRST,
+                    IdempotencyStore.Claim.Kind.IN_PROGRESS, IdempotencyStore.Claim.Kind.OTHER_REQUEST};
+            String[] fingerprints = {"fp-1", "fp-1", "fp-2"};
+            for (int i = 0; i < kinds.length; i++) {
+                statements.clear();
+                IdempotentAdmissionStore.ClaimedAdmission answer = store.admitClaiming(fence(r, 7),
+                        new SignedAdmissionStore.Nonce("k1:" + UUID.randomUUID(), expires), "key-1", fingerprints[i]);
+                assertThat(answer.claim().kind()).isEqualTo(kinds[i]);
+                assertThat(admissionStatements(statements)).as(kinds[i].toString()).hasSize(1);
+            }
+        }
+    }
+
+    /**
+     * On PostgreSQL a signed admission is one statement (one round trip, one commit), whatever its outcome and
+     * also for a replay; the nonce purge now and then is a statement of its own and not counted.
+     */
+    @Test
+    void postgresSignedAdmissionIsOneStatement() throws Exception {
+        try (var ds = Stores.postgres(Stores.migratedPostgresSchema(), 2)) {
+            java.util.List<String> statements = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            JdbcHighWaterStore store = JdbcHighWaterStore.of(counting(ds, statements));
+            ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+            java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+            String nonce = "k1:" + UUID.randomUUID();
+            long[] tokens = {5, 5, 4};
+            Outcome[] outcomes = {Outcome.CLAIMED, Outcome.CONTINUED, Outcome.STALE};
+            for (int i = 0; i < tokens.length; i++) {
+                statements.clear();
+                assertThat(store.admit(fence(r, tokens[i]), nonce + i, expires).orElseThrow().outcome())
+                        .isEqualTo(outcomes[i]);
+                assertThat(admissionStatements(statements)).as(outcomes[i].toString()).hasSize(1);
+            }
+            statements.clear();
+            assertThat(store.admit(fence(r, 6), nonce + 0, expires)).isEmpty();
+            assertThat(admissionStatements(statements)).as("a replay").hasSize(1);
+        }
+    }
+
+    /**
+     * Request-signed admissions of one fence that arrived together: each nonce counts once (used before, or twice
+     * in the group: a replay), the fence is admitted once (the first fresh nonce claims, the others continue), a
+     * stale token's nonces stay used, and a group of replays changes no mark.
+     */
+    static void assertSignedGroup(JdbcHighWaterStore store) {
+        ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+        java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+        String run = "k1:" + UUID.randomUUID().toString().substring(0, 8);
+        assertThat(store.firstUse(run + "-used", expires)).isTrue();
+        var answers = store.admitEach(fence(r, 5), java.util.List.of(nonce(run + "-used", expires),
+                nonce(run + "-1", expires), nonce(run + "-2", expires), nonce(run + "-1", expires),
+                nonce(run + "-3", expires)));
+        assertThat(answers).extracting(answer -> answer.map(Admission::outcome).orElse(null))
+                .containsExactly(null, Outcome.CLAIMED, Outcome.CONTINUED, null, Outcome.CONTINUED);
+        assertThat(store.admit(fence(r, 5), run + "-2", expires)).as("a nonce of the group, again").isEmpty();
+        var stale = store.admitEach(fence(r, 4), java.util.List.of(nonce(run + "-4", expires), nonce(run + "-5", expires)));
+        assertThat(stale).extracting(answer -> answer.orElseThrow().outcome()).containsExactly(Outcome.STALE, Outcome.STALE);
+        assertThat(store.firstUse(run + "-5", expires)).as("a stale token's nonce is recorded").isFalse();
+        var replays = store.admitEach(fence(r, 9), java.util.List.of(nonce(run + "-1", expires), nonce(run + "-4", expires)));
+        assertThat(replays).allMatch(java.util.Optional::isEmpty);
+        assertThat(store.admit(fence(r, 6)).outcome()).as("replays set no mark").isEqualTo(Outcome.CLAIMED);
+    }
+
+    private static SignedAdmissionStore.Nonce nonce(String value, java.time.Instant expires) {
+        return new SignedAdmissionStore.Nonce(value, expires);
+    }
+
+    /** On PostgreSQL a group of request-signed admissions is one statement (on MariaDB: below, one per nonce). */
+    @Test
+    void signedGroupsOnPostgresInOneStatement() throws Exception {
+        try (var ds = Stores.postgres(Stores.migratedPostgresSchema(), 2)) {
+            java.util.List<String> statements = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            JdbcHighWaterStore store = JdbcHighWaterStore.of(counting(ds, statements));
+            assertSignedGroup(store);
+            statements.clear();
+            ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+            java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+            String run = "k1:" + UUID.randomUUID();
+            assertThat(store.admitEach(fence(r, 3), java.util.List.of(nonce(run + "a", expires), nonce(run + "b", expires),
+                    nonce(run + "c", expires)))).allMatch(java.util.Optional::isPresent);
+            assertThat(admissionStatements(statements)).as("statements for a group of three").hasSize(1);
+        }
+    }
+
+    /**
+     * Joining the caller's transaction, the admission rolls back with it but the nonce stays used: a replay after
+     * the handler's rollback is refused. Without an open transaction it is the one-step admission.
+     */
+    @Test
+    void postgresSignedAdmissionJoiningATransactionKeepsTheNonceOnRollback() throws Exception {
+        try (var ds = Stores.postgres(Stores.migratedPostgresSchema(), 4); var held = ds.getConnection()) {
+            JdbcHighWaterStore plain = JdbcHighWaterStore.of(ds);
+            JdbcHighWaterStore joined = plain.joiningTransactions(holding(held));
+            ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+            java.time.Instant expires = java.time.Instant.now().plusSeconds(30);
+            String nonce = "k1:" + UUID.randomUUID();
+            held.setAutoCommit(false);
+            assertThat(joined.admit(fence(r, 7), nonce, expires).orElseThrow().outcome()).isEqualTo(Outcome.CLAIMED);
+            held.rollback();
+            assertThat(joined.admit(fence(r, 7), nonce, expires)).as("replayed after the rollback").isEmpty();
+            held.rollback();
+            assertThat(plain.admit(fence(r, 3)).outcome()).as("the claim rolled back").isEqualTo(Outcome.CLAIMED);
+            assertSigned(plain.joiningTransactions(ds));
+        }
+    }
+
+    /**
+     * The statements other than the nonce purge (now and then) and the store's one look for its unlogged table that
+     * {@code statements} recorded.
+     */
+    private static java.util.List<String> admissionStatements(java.util.List<String> statements) {
+        synchronized (statements) {
+            return statements.stream().filter(sql -> !sql.startsWith("DELETE FROM")
+                    && !sql.startsWith("SELECT relpersistence")).toList();
+        }
+    }
+
+    /** {@code target} recording the text of every statement its connections prepare or create. */
+    static javax.sql.DataSource counting(javax.sql.DataSource target, java.util.List<String> statements) {
+        return (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(HighWaterStoresTest.class.getClassLoader(),
+                new Class<?>[] {javax.sql.DataSource.class}, (proxy, method, args) -> {
+                    Object result = invoke(target, method, args);
+                    if (!method.getName().equals("getConnection")) {
+                        return result;
+                    }
+                    java.sql.Connection connection = (java.sql.Connection) result;
+                    return java.lang.reflect.Proxy.newProxyInstance(HighWaterStoresTest.class.getClassLoader(),
+                            new Class<?>[] {java.sql.Connection.class}, (c, m, a) -> {
+                                if (m.getName().startsWith("prepare")) {
+                                    statements.add((String) a[0]);
+                                } else if (m.getName().equals("createStatement")) {
+                                    statements.add("createStatement");
+                                }
+                                return invoke(connection, m, a);
+                            });
+                });
+    }
+
+    /** A DataSource handing out {@code connection} (the caller's transaction's), left open when closed. */
+    static javax.sql.DataSource holding(java.sql.Connection connection) {
+        return (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(HighWaterStoresTest.class.getClassLoader(),
+                new Class<?>[] {javax.sql.DataSource.class}, (proxy, method, args) -> {
+                    if (!method.getName().equals("getConnection")) {
+                        throw new UnsupportedOperationException(method.getName());
+                    }
+                    return java.lang.reflect.Proxy.newProxyInstance(HighWaterStoresTest.class.getClassLoader(),
+                            new Class<?>[] {java.sql.Connection.class},
+                            (c, m, a) -> m.getName().equals("close") ? null : invoke(connection, m, a));
+                });
+    }
+
+    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    /**
+     * PostgreSQL's batch in one transaction: batches over overlapping resources race, in opposite orders; none
+     * fails, each resource ends at the highest token any batch presented, and every token at or above each
+     * batch's view was admitted exactly as a sequential order allows (a claim per resource never goes backwards).
+     */
+    @Test
+    void postgresBatchesRaceOnOverlappingResources() throws Exception {
+        try (var ds = Stores.postgres(Stores.migratedPostgresSchema(), 8)) {
+            JdbcHighWaterStore store = JdbcHighWaterStore.of(ds);
+            String run = UUID.randomUUID().toString().substring(0, 8);
+            java.util.List<ResourceName> resources = new java.util.ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                resources.add(ResourceName.of("race:" + run + ":" + i));
+            }
+            var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+            try {
+                var answers = new java.util.ArrayList<java.util.concurrent.Future<java.util.List<Admission>>>();
+                for (int b = 1; b <= 16; b++) {
+                    java.util.List<Fence> batch = new java.util.ArrayList<>();
+                    for (ResourceName r : resources) {
+                        batch.add(fence(r, b));
+                    }
+                    if (b % 2 == 0) {
+                        java.util.Collections.reverse(batch);
+                    }
+                    answers.add(pool.submit(() -> store.admitAll(batch)));
+                }
+                for (var answer : answers) {
+                    assertThat(answer.get()).hasSize(resources.size());
+                }
+            } finally {
+                pool.shutdown();
+            }
+            for (ResourceName r : resources) {
+                assertThat(store.admit(fence(r, 16)).outcome()).as(r.value()).isEqualTo(Outcome.CONTINUED);
+            }
+        }
+    }
+
+    @Test
+    void h2LockingRead() throws Exception {
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:hw" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        FenceguardMigrations.migrate(ds);
+        assertRule(JdbcHighWaterStore.of(ds));
+        assertBatchRule(JdbcHighWaterStore.of(ds));
+        assertReset(JdbcHighWaterStore.of(ds));
+        assertNonce(JdbcHighWaterStore.of(ds));
+        assertSigned(JdbcHighWaterStore.of(ds));
+        assertAdmitClaiming(JdbcHighWaterStore.of(ds));
+    }
+
+    /** MariaDB takes the locking-read path; many first admissions of one resource race to insert its row. */
+    @Test
+    void mariadbLockingReadUnderConcurrentFirstAdmissions() throws Exception {
+        io.fenceguard.test.support.JdbcEndpoint server = io.fenceguard.test.support.TestServers.mariadb();
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setJdbcUrl(server.url());
+        config.setUsername(server.user());
+        config.setPassword(server.password());
+        config.setMaximumPoolSize(8);
+        String table = "hw_" + UUID.randomUUID().toString().substring(0, 8);
+        try (var ds = new com.zaxxer.hikari.HikariDataSource(config)) {
+            try (var c = ds.getConnection(); var s = c.createStatement()) {
+                s.execute("CREATE TABLE " + table + " (resource VARCHAR(200) NOT NULL PRIMARY KEY, token BIGINT NOT NULL,"
+                        + " updated_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)");
+                s.execute("CREATE TABLE IF NOT EXISTS fenceguard_http_nonce (nonce VARCHAR(200) NOT NULL PRIMARY KEY,"
+                        + " expires_at DATETIME(3) NOT NULL)");
+                // As the migrations leave it, also where an older one made the table.
+                s.execute("ALTER TABLE fenceguard_http_nonce MODIFY nonce VARCHAR(200) NOT NULL");
+            }
+            try {
+                JdbcHighWaterStore store = JdbcHighWaterStore.of(ds, table);
+                assertRule(store);
+                assertReset(store);
+                assertNonce(store);
+                assertSigned(store);
+                assertSignedGroup(store);
+                for (int round = 0; round < 20; round++) {
+                    ResourceName r = ResourceName.of("race:" + round + ":" + UUID.randomUUID().toString().substring(0, 8));
+                    var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+                    var outcomes = new java.util.ArrayList<java.util.concurrent.Future<Admission>>();
+                    for (int t = 1; t <= 8; t++) {
+                        long token = t;
+                        outcomes.add(pool.submit(() -> store.admit(fence(r, token))));
+                    }
+                    for (var outcome : outcomes) {
+                        assertThat(outcome.get().outcome()).isIn(Outcome.CLAIMED, Outcome.STALE);
+                    }
+                    pool.shutdown();
+                    assertThat(store.admit(fence(r, 8)).outcome()).isEqualTo(Outcome.CONTINUED);
+                }
+            } finally {
+                try (var c = ds.getConnection(); var s = c.createStatement()) {
+                    s.execute("DROP TABLE " + table);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,472 @@
+package io.fenceguard.http.filter;
+
+import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.FencedRoute;
+import io.fenceguard.admission.AdmissionTransaction;
+import io.fenceguard.admission.HandlerOrder;
+import io.fenceguard.admission.IdempotencyStore;
+import io.fenceguard.admission.InboundContext;
+import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.InboundRequest;
+import io.fenceguard.admission.Problem;
+import io.fenceguard.admission.RefusalListener;
+import io.fenceguard.admission.RequestSignatures;
+import io.fenceguard.admission.ResourceTemplate;
+import io.fenceguard.admission.Verdict;
+import io.fenceguard.core.Fence;
+import io.fenceguard.http.filter.internal.BufferedResponse;
+import io.fenceguard.http.filter.internal.CachedBodyRequest;
+import io.fenceguard.http.filter.internal.ProblemResponse;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.URI;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A servlet filter that lets a fenced request through only with a current fencing token, and runs
+ * the rest of the chain under the presented fence ({@link InboundContext}). Refusals are answered
+ * here with problem details; the application never sees them. Works in any servlet container:
+ * {@code servletContext.addFilter("fencing", FencingFilter.of(inboundFence)).addMappingForUrlPatterns(null, false, "/*")}.
+ */
+public final class FencingFilter implements Filter {
+
+    private static final Logger log = LoggerFactory.getLogger(FencingFilter.class);
+
+    /** Request attribute holding the {@link Admission} of an admitted request. */
+    public static final String ADMISSION_ATTRIBUTE = FencingFilter.class.getName() + ".admission";
+
+    /** Largest body read to check a request signature's Content-Digest, by default. */
+    public static final int DEFAULT_MAX_SIGNED_BODY_BYTES = 1 << 20;
+
+    /** The request header naming a request's idempotency key ({@link #withIdempotency}). */
+    public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    /** Set on a response answered from the first response to its idempotency key. */
+    public static final String IDEMPOTENT_REPLAYED = "Idempotent-Replayed";
+    private static final int MAX_IDEMPOTENCY_KEY = 200;
+
+    private final InboundFence fence;
+    /** The fence that admits: {@link #fence}, setting the claims of failed requests back unless a transaction does. */
+    private final InboundFence admitting;
+    private final RefusalListener listener;
+    private final int maxSignedBodyBytes;
+    private final HandlerOrder order;
+    private final IdempotencyStore idempotency;
+    private final AdmissionTransaction transaction;
+    private final boolean coalescing;
+
+    private FencingFilter(InboundFence fence, RefusalListener listener, int maxSignedBodyBytes, HandlerOrder order,
+            IdempotencyStore idempotency, AdmissionTransaction transaction, boolean coalescing) {
+        this.fence = fence;
+        this.coalescing = coalescing;
+        InboundFence admitting = transaction == null ? fence.withdrawingFailedClaims() : fence;
+        // Not when each admission belongs to its request's transaction: one request's rollback would take back the
+        // others' admission. Which stores gain from it, the fence knows.
+        this.admitting = coalescing && transaction == null ? admitting.coalescingAdmissions() : admitting;
+        this.listener = listener;
+        this.maxSignedBodyBytes = maxSignedBodyBytes;
+        this.order = order;
+        this.idempotency = idempotency;
+        this.transaction = transaction;
+    }
+
+    /**
+     * This filter starting handlers of a resource in token order on this instance ({@link HandlerOrder}): a handler
+     * that failed (an exception, or an answer of 400 or more) holds no older token back once it is done.
+     */
+    public FencingFilter inHandlerOrder(HandlerOrder order) {
+        return new FencingFilter(fence, listener, maxSignedBodyBytes, Objects.requireNonNull(order, "order"),
+                idempotency, transaction, coalescing);
+    }
+
+    /**
+     * This filter answering a fenced request that carries an {@value #IDEMPOTENCY_KEY} header from the
+     * first response to that key (for the same resource and request), with {@value #IDEMPOTENT_REPLAYED}
+     * set: a retried or replayed request is not applied twice. The key is checked after admission, so a
+     * request with an older token than the resource's mark is still refused as stale. Only successes
+     * (status below 400) are recorded; a refused or failed request runs again when retried.
+     */
+    public FencingFilter withIdempotency(IdempotencyStore store) {
+        return new FencingFilter(fence, listener, maxSignedBodyBytes, order, Objects.requireNonNull(store, "store"),
+                transaction, coalescing);
+    }
+
+    /**
+     * This filter running each fenced request's admission, idempotency record and handler in
+     * {@code transaction}, committed when the handler answers below 400 and rolled back otherwise (an
+     * admission whose handler failed leaves no mark). The response is held back until the commit, so a
+     * client never sees a success that did not commit. Without a transaction, the claim of a request whose
+     * handler failed is set back in the store instead ({@link InboundFence#withdrawingFailedClaims}).
+     */
+    public FencingFilter inTransaction(AdmissionTransaction transaction) {
+        return new FencingFilter(fence, listener, maxSignedBodyBytes, order, idempotency,
+                Objects.requireNonNull(transaction, "transaction"), coalescing);
+    }
+
+    /**
+     * This filter asking the store once per request, also when requests presenting the same fence arrive
+     * together. By default they share calls ({@link InboundFence#coalescingAdmissions()}): those arriving while the
+     * store is asked about their fence are answered by one further call, made after all of them arrived, so N
+     * requests of one lease holder cost two store calls, not N. Not done in a transaction ({@link #inTransaction})
+     * nor on the in-memory store.
+     */
+    public FencingFilter withoutCoalescing() {
+        return new FencingFilter(fence, listener, maxSignedBodyBytes, order, idempotency, transaction, false);
+    }
+
+    /**
+     * A filter admitting with {@code fence}. A request whose handler failed (an exception, or an answer of 400 or
+     * more: a bad request too) leaves no mark: when its token claimed the resource's mark and no request with
+     * that token succeeded on this instance, the mark is set back ({@link InboundFence#withdrawingFailedClaims}),
+     * so an older, valid token is admitted afterwards. A handler still in flight keeps its mark.
+     */
+    public static FencingFilter of(InboundFence fence) {
+        return of(fence, (method, path, problem) -> { });
+    }
+
+    /** With a listener told of every refusal. */
+    public static FencingFilter of(InboundFence fence, RefusalListener listener) {
+        return of(fence, listener, DEFAULT_MAX_SIGNED_BODY_BYTES);
+    }
+
+    /** With the largest body read for a request signature's digest (longer ones are refused, 413). */
+    public static FencingFilter of(InboundFence fence, RefusalListener listener, int maxSignedBodyBytes) {
+        if (maxSignedBodyBytes < 0) {
+            throw new IllegalArgumentException("maxSignedBodyBytes must not be negative");
+        }
+        return new FencingFilter(Objects.requireNonNull(fence, "fence"), Objects.requireNonNull(listener, "listener"),
+                maxSignedBodyBytes, null, null, null, true);
+    }
+
+    public InboundFence inboundFence() {
+        return fence;
+    }
+
+    @Override
+    public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        if (!(request instanceof HttpServletRequest http) || !(response instanceof HttpServletResponse out)) {
+            chain.doFilter(request, response);
+            return;
+        }
+        // The container's decoded, normalised path without ;parameters: what the application maps.
+        String path = http.getServletPath() + (http.getPathInfo() == null ? "" : http.getPathInfo());
+        if ((transaction == null && idempotency == null) || fence.route(http.getMethod(), path).isEmpty()) {
+            admitAndRun(http, out, chain, path).rethrowFailure();
+            return;
+        }
+        // Held back until the commit, so that a client never sees a success that did not commit.
+        BufferedResponse buffered = new BufferedResponse(out);
+        AtomicReference<RequestOutcome> ran = new AtomicReference<>();
+        AdmissionTransaction.Work work = () -> {
+            RequestOutcome outcome = admitAndRun(http, buffered, chain, path);
+            ran.set(outcome);
+            outcome.rethrowFailure(); // the transaction rolls back on it as on any failure
+            return outcome.commit();
+        };
+        try {
+            if (transaction == null) {
+                work.run();
+            } else {
+                transaction.run(work);
+            }
+        } catch (IOException | ServletException | RuntimeException e) {
+            RequestOutcome outcome = ran.get();
+            if (outcome == null || outcome.admitted() == null || outcome.handlerFailed()) {
+                throw e;
+            }
+            refuseUncommitted(http, out, path, outcome.admitted(), e);
+            return;
+        } catch (Exception e) {
+            RequestOutcome outcome = ran.get();
+            if (outcome == null || outcome.admitted() == null) {
+                throw new ServletException(e);
+            }
+            refuseUncommitted(http, out, path, outcome.admitted(), e);
+            return;
+        }
+        buffered.release();
+    }
+
+    private void refuseUncommitted(HttpServletRequest http, HttpServletResponse out, String path, Fence fence, Exception e)
+            throws IOException {
+        log.warn("the admission of {} and its handler's transaction did not commit; answering 503", fence, e);
+        out.reset();
+        Problem problem = Problem.notCommitted(fence);
+        ProblemResponse.send(out, problem, http.getRequestURI());
+        listener.refused(http.getMethod(), path, problem);
+    }
+
+    /**
+     * Checks the request and, when it is admitted, runs it: its idempotency key, its turn in the handler order,
+     * then the handler. A failure before the admission is thrown; one after it is in the outcome.
+     */
+    private RequestOutcome admitAndRun(HttpServletRequest http, HttpServletResponse out, FilterChain chain, String path)
+            throws IOException, ServletException {
+        Checked checked = check(http, path);
+        if (checked.refusal() != null) {
+            refuse(http, out, path, checked.refusal());
+            return RequestOutcome.of(false, null);
+        }
+        Verdict verdict = checked.verdict();
+        if (!verdict.fenced()) {
+            chain.doFilter(checked.request(), out);
+            return RequestOutcome.of(true, null);
+        }
+        if (verdict.problem().isPresent()) {
+            refuse(checked.request(), out, path, verdict.problem().get());
+            return RequestOutcome.of(false, null);
+        }
+        Admission admission = verdict.admission().orElseThrow();
+        boolean succeeded = false;
+        try {
+            RequestOutcome outcome = runAdmitted(admission, checked, out, chain, path);
+            succeeded = outcome.commit();
+            return outcome;
+        } catch (IOException | RuntimeException e) {
+            return RequestOutcome.failed(admission.presented(), e, false);
+        } finally {
+            // Before the container sends the answer: a client told of the failure finds no mark of it.
+            admitting.handlerEnded(admission, succeeded);
+        }
+    }
+
+    /**
+     * The verdict on the request. A request that carries a request signature on a fenced route is checked with
+     * its body, which is read here (and kept for the handler); one too long to check is refused.
+     */
+    private Checked check(HttpServletRequest http, String path) throws IOException {
+        boolean requestSigned = fence.verifiesRequestSignatures()
+                && http.getHeader(RequestSignatures.SIGNATURE_INPUT) != null;
+        String key = idempotency == null ? null : http.getHeader(IDEMPOTENCY_KEY);
+        boolean keyed = key != null && wellFormedKey(key);
+        Optional<Map.Entry<FencedRoute, Map<String, String>>> route = requestSigned || keyed
+                ? fence.route(http.getMethod(), path) : Optional.empty();
+        if (route.isPresent()) {
+            // Read here, before the admission: a request-signed body is checked with it, and a key's claim may be
+            // decided with the admission, which needs the request's fingerprint.
+            CachedBodyRequest cached = CachedBodyRequest.read(http, maxSignedBodyBytes);
+            if (cached == null) {
+                return Checked.refused(http, Problem.bodyTooLarge(maxSignedBodyBytes));
+            }
+            InboundRequest request = new InboundRequest(cached.getMethod(), path, targetUri(cached),
+                    name -> Collections.list(cached.getHeaders(name)), cached.body());
+            // The route found above: matching the path once per request.
+            ResourceTemplate resource = route.get().getKey().resource();
+            Map<String, String> variables = route.get().getValue();
+            String fingerprint = keyed ? fingerprint(cached, path, cached.body()) : null;
+            Verdict verdict = keyed ? admitting.check(resource, variables, request, idempotency, key, fingerprint)
+                    : admitting.check(resource, variables, request);
+            return new Checked(cached, fingerprint, verdict, null);
+        }
+        Verdict verdict = admitting.check(http.getMethod(), path, Collections.list(http.getHeaders(fence.headerName())));
+        return new Checked(http, null, verdict, null);
+    }
+
+    private static boolean wellFormedKey(String key) {
+        return !key.isEmpty() && key.length() <= MAX_IDEMPOTENCY_KEY && key.chars().allMatch(c -> c > 0x20 && c < 0x7f);
+    }
+
+    /** An admitted request: its idempotency key, its turn in the handler order, then its handler. */
+    private RequestOutcome runAdmitted(Admission admission, Checked checked, HttpServletResponse out, FilterChain chain,
+            String path) throws IOException {
+        Fence presented = admission.presented();
+        KeyClaim claim = claimIdempotencyKey(presented, checked, out, path);
+        if (claim.answer() != null) {
+            return claim.answer();
+        }
+        HttpServletRequest http = checked.request();
+        if (order != null) {
+            Optional<Problem> newerStarted = order.enter(admission).problem();
+            if (newerStarted.isPresent()) {
+                abandon(presented, claim.key());
+                refuse(http, out, path, newerStarted.get());
+                return RequestOutcome.of(false, presented);
+            }
+        }
+        RequestOutcome handled = runHandler(admission, http, out, chain, claim.key());
+        if (claim.key() != null && handled.commit()) {
+            idempotency.complete(presented.resource(), claim.key(), new IdempotencyStore.RecordedResponse(
+                    out.getStatus(), out.getContentType(), out instanceof BufferedResponse buffered ? buffered.body()
+                            : new byte[0]));
+        }
+        return handled;
+    }
+
+    /**
+     * Claims the request's {@value #IDEMPOTENCY_KEY}, when this filter keeps them and the request has one (unless the
+     * store claimed it with the admission). Answers the request itself when the key is malformed, the store
+     * unavailable, or the key already taken: with the first response, or with a refusal.
+     */
+    private KeyClaim claimIdempotencyKey(Fence presented, Checked checked, HttpServletResponse out, String path)
+            throws IOException {
+        HttpServletRequest http = checked.request();
+        String key = idempotency == null ? null : http.getHeader(IDEMPOTENCY_KEY);
+        if (key == null) {
+            return new KeyClaim(null, null);
+        }
+        if (!wellFormedKey(key)) {
+            refuse(http, out, path, Problem.badIdempotencyKey(presented, "an " + IDEMPOTENCY_KEY + " is 1 to "
+                    + MAX_IDEMPOTENCY_KEY + " visible ASCII characters"));
+            return new KeyClaim(key, RequestOutcome.of(false, presented));
+        }
+        // A well-formed key on a fenced route: check() read the body and took the fingerprint before the admission.
+        IdempotencyStore.Claim claim = checked.verdict().claim().orElse(null);
+        try {
+            if (claim == null) {
+                claim = idempotency.claim(presented, key, checked.fingerprint());
+            }
+        } catch (RuntimeException e) {
+            log.warn("idempotency check for '{}' failed; refusing the request", presented.resource(), e);
+            refuse(http, out, path, Problem.unavailable(presented));
+            return new KeyClaim(key, RequestOutcome.of(false, presented));
+        }
+        return switch (claim.kind()) {
+            case FIRST -> new KeyClaim(key, null);
+            case COMPLETED -> {
+                replay(claim.response(), out);
+                yield new KeyClaim(key, RequestOutcome.of(true, presented));
+            }
+            case IN_PROGRESS -> {
+                refuse(http, out, path, Problem.idempotencyInProgress(presented, key));
+                yield new KeyClaim(key, RequestOutcome.of(false, presented));
+            }
+            case OTHER_REQUEST -> {
+                refuse(http, out, path, Problem.idempotencyKeyReused(presented, key));
+                yield new KeyClaim(key, RequestOutcome.of(false, presented));
+            }
+        };
+    }
+
+    /** Answers with the first response to the request's idempotency key. */
+    private static void replay(IdempotencyStore.RecordedResponse first, HttpServletResponse out) throws IOException {
+        out.setStatus(first.status());
+        if (first.contentType() != null) {
+            out.setContentType(first.contentType());
+        }
+        out.setHeader(IDEMPOTENT_REPLAYED, "true");
+        out.getOutputStream().write(first.body());
+    }
+
+    /**
+     * Runs the handler under the presented fence; it succeeded when it answered below 400. Then leaves the handler
+     * order, and forgets the idempotency key's claim unless the handler succeeded.
+     */
+    private RequestOutcome runHandler(Admission admission, HttpServletRequest http, HttpServletResponse out,
+            FilterChain chain, String key) {
+        Fence presented = admission.presented();
+        http.setAttribute(ADMISSION_ATTRIBUTE, admission);
+        boolean succeeded = false;
+        try (InboundContext.Scope ignored = InboundContext.bind(presented, http.getRemoteAddr())) {
+            try {
+                chain.doFilter(http, out);
+            } catch (IOException | ServletException | RuntimeException e) {
+                return RequestOutcome.failed(presented, e, true);
+            }
+            succeeded = out.getStatus() < 400;
+            return RequestOutcome.of(succeeded, presented);
+        } finally {
+            if (order != null) {
+                order.exit(admission, succeeded);
+            }
+            if (key != null && !succeeded) {
+                abandon(presented, key);
+            }
+        }
+    }
+
+    private void abandon(Fence presented, String key) {
+        if (key == null) {
+            return;
+        }
+        try {
+            idempotency.abandon(presented.resource(), key);
+        } catch (RuntimeException e) {
+            log.warn("could not forget the claim of idempotency key '{}' for '{}'", key, presented.resource(), e);
+        }
+    }
+
+    private void refuse(HttpServletRequest http, HttpServletResponse out, String path, Problem problem)
+            throws IOException {
+        ProblemResponse.send(out, problem, http.getRequestURI());
+        listener.refused(http.getMethod(), path, problem);
+    }
+
+    /** What binds a key to its request: method, path and query, and the body's SHA-256. */
+    private static String fingerprint(HttpServletRequest http, String path, byte[] body) {
+        try {
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            String query = http.getQueryString();
+            sha.update((http.getMethod() + " " + path + (query == null ? "" : "?" + query) + "\n")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            sha.update(body);
+            return java.util.Base64.getEncoder().encodeToString(sha.digest());
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The request as the later steps read it, the fingerprint of a request with a well-formed idempotency key (else
+     * null), and its verdict, or a refusal.
+     */
+    private record Checked(HttpServletRequest request, String fingerprint, Verdict verdict, Problem refusal) {
+
+        static Checked refused(HttpServletRequest request, Problem refusal) {
+            return new Checked(request, null, null, refusal);
+        }
+    }
+
+    /**
+     * A request's idempotency key ({@code null}: none), and the outcome when the claim answered the request itself
+     * ({@code null}: the handler is to run).
+     */
+    private record KeyClaim(String key, RequestOutcome answer) {
+    }
+
+    /**
+     * What became of a request: whether what it did is to be committed, the fence it was admitted with
+     * ({@code null}: not admitted), and a failure after its admission ({@code null}: none), thrown by the handler
+     * or not.
+     */
+    private record RequestOutcome(boolean commit, Fence admitted, Exception failure, boolean handlerFailed) {
+
+        static RequestOutcome of(boolean commit, Fence admitted) {
+            return new RequestOutcome(commit, admitted, null, false);
+        }
+
+        /** {@code failure} is an IOException, a ServletException or a RuntimeException. */
+        static RequestOutcome failed(Fence admitted, Exception failure, boolean inHandler) {
+            return new RequestOutcome(false, admitted, failure, inHandler);
+        }
+
+        void rethrowFailure() throws IOException, ServletException {
+            if (failure instanceof IOException io) {
+                throw io;
+            }
+            if (failure instanceof ServletException servlet) {
+                throw servlet;
+            }
+            if (failure != null) {
+                throw (RuntimeException) failure;
+            }
+        }
+    }
+
+    /** The URI the client addressed: the request URL as the container (and its forwarded-header handling) sees it. */
+    private static URI targetUri(HttpServletRequest http) {
+        String query = http.getQueryString();
+        return URI.create(http.getRequestURL() + (query == null ? "" : "?" + query));
+    }
+}

@@ -1,0 +1,7 @@
+/** Leases in a table of the application's database. */
+module io.fenceguard.jdbc.lease {
+    requires transitive io.fenceguard.core;
+    requires transitive java.sql;
+
+    exports io.fenceguard.jdbc.lease;
+}

@@ -1,0 +1,39 @@
+package io.fenceguard.spring.boot.autoconfigure.db;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/** {@code fenceguard.db.*}: the guard's own tables. */
+@ConfigurationProperties(prefix = "fenceguard.db")
+public class FenceguardDbProperties {
+
+    /**
+     * Whether the guard's own tables (fenceguard_gate, fenceguard_http_high_water) are migrated at start-up on the
+     * application's DataSource, with Flyway under their own history table fenceguard_schema_history,
+     * after the application's own Flyway and before anything else that uses the database. Default: true.
+     */
+    private boolean migrate = true;
+
+    /**
+     * Whether to install, after the guard's migrations, the database triggers of trigger mode on every
+     * table of fenceguard.jdbc.tables (PostgreSQL and MariaDB/MySQL): they refuse any write to a fenced
+     * table that does not carry the token the guard set, from whatever connection, outside an audited
+     * maintenance scope. Needs fenceguard.jdbc.trigger-mode=true. Default: false.
+     */
+    private boolean triggers = false;
+
+    public boolean isTriggers() {
+        return triggers;
+    }
+
+    public void setTriggers(boolean triggers) {
+        this.triggers = triggers;
+    }
+
+    public boolean isMigrate() {
+        return migrate;
+    }
+
+    public void setMigrate(boolean migrate) {
+        this.migrate = migrate;
+    }
+}

@@ -1,0 +1,83 @@
+package io.fenceguard.spring.boot.autoconfigure.http;
+
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.IdempotencyStore;
+import io.fenceguard.admission.InMemoryHighWaterStore;
+import io.fenceguard.admission.JdbcHighWaterStore;
+import io.fenceguard.admission.TokenBound;
+import io.fenceguard.redis.RedisHighWaterStore;
+import io.fenceguard.redis.RedisScriptClient;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.util.ClassUtils;
+
+/** The high-water store chosen by {@code fenceguard.http.store.type}. */
+final class HighWaterStores {
+
+    private static final Logger log = LoggerFactory.getLogger(HighWaterStores.class);
+    private static final String TYPE = FenceguardHttpProperties.PREFIX + ".store.type";
+
+    private HighWaterStores() {
+    }
+
+    static HighWaterStore create(FenceguardHttpProperties.Store store, BeanFactory beans, TokenBound bound) {
+        return switch (store.getType()) {
+            case MEMORY -> {
+                log.info("fenceguard: the fencing filter keeps its high-water marks in memory: right for one instance "
+                        + "only, forgotten on restart ({}=jdbc or redis to share them)", TYPE);
+                yield InMemoryHighWaterStore.create();
+            }
+            case JDBC -> {
+                DataSource dataSource = beans.getBeanProvider(DataSource.class).getIfUnique();
+                if (dataSource == null) {
+                    throw new IllegalStateException(TYPE + "=jdbc needs exactly one DataSource bean, or a HighWaterStore "
+                            + "bean of your own");
+                }
+                JdbcHighWaterStore jdbc = JdbcHighWaterStore.of(dataSource, store.getTable());
+                yield store.isJoinHandlerTransaction() ? HandlerTransactions.join(jdbc, dataSource) : jdbc;
+            }
+            case REDIS -> {
+                ClassLoader loader = HighWaterStores.class.getClassLoader();
+                if (!ClassUtils.isPresent("io.fenceguard.redis.RedisHighWaterStore", loader)) {
+                    throw new IllegalStateException(TYPE + "=redis needs fenceguard-redis on the class path, and a Redis "
+                            + "client (Spring Data Redis, Redisson or Jedis)");
+                }
+                yield Redis.store(beans, store.getKeyPrefix(), bound);
+            }
+        };
+    }
+
+    /** Where {@code backend} records idempotency keys: itself when it does (every store here does); else {@code null}. */
+    static IdempotencyStore idempotency(HighWaterStore backend) {
+        return backend instanceof IdempotencyStore own ? own : null;
+    }
+
+    /** Loaded only for the Redis store, so that Redisson is needed only then. */
+    private static final class Redis {
+        static HighWaterStore store(BeanFactory beans, String keyPrefix, TokenBound bound) {
+            // After a loss of its marks the Redis store refuses every token up to its bound: tokens on a durable epoch
+            // would be refused until a new epoch is taken, which only a lost counter asks for.
+            boolean epochTokens;
+            try {
+                epochTokens = io.fenceguard.spring.boot.autoconfigure.redis.RedisTokenEpochs.resolve(beans) != null;
+            } catch (IllegalStateException e) {
+                epochTokens = true; // fenceguard.redis.token-epoch=database without a DataSource: asked for all the same
+            }
+            if (epochTokens) {
+                throw new HttpFencingConfigurationException(TYPE + "=redis keeps a clock floor after a loss of its "
+                        + "marks, which would refuse tokens on a durable epoch (fenceguard.redis.token-epoch=database, "
+                        + "the default with a DataSource, or a TokenEpochSource bean) from then on.",
+                        "Keep the high-water marks in the database: " + TYPE + "=jdbc; or, knowing what the clock "
+                                + "floor assumes, set fenceguard.redis.token-epoch=clock.");
+            }
+            RedisScriptClient client = beans.getBeanProvider(RedisScriptClient.class).getIfUnique();
+            if (client == null) {
+                throw new IllegalStateException(TYPE + "=redis needs the application's Redis client (a RedisConnectionFactory "
+                        + "of Spring Data Redis, a RedissonClient or a Jedis Pool bean), or a HighWaterStore bean of your own");
+            }
+            return RedisHighWaterStore.of(client, keyPrefix, bound);
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package io.fenceguard.spring.boot.autoconfigure.http;
+
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.NonceStore;
+import io.fenceguard.admission.SigningKeys;
+import io.fenceguard.admission.TokenBound;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.util.ClassUtils;
+
+/**
+ * What a server-side configuration of HTTP fencing outside this package needs from it (the WebFlux
+ * one): the store chosen by {@code fenceguard.http.store.*}, the signing-key check, and the condition
+ * "the application has fenced endpoints".
+ */
+public final class HttpServerSupport {
+
+    private HttpServerSupport() {
+    }
+
+    /** The high-water store of {@code fenceguard.http.store.type}. */
+    public static HighWaterStore highWaterStore(FenceguardHttpProperties properties, BeanFactory beans,
+                                                TokenBound bound) {
+        return HighWaterStores.create(properties.getStore(), beans, bound);
+    }
+
+    /** The ceiling of admitted clock-floor tokens: this clock plus {@code fenceguard.http.server.max-token-skew}. */
+    public static TokenBound tokenBound(FenceguardHttpProperties properties) {
+        return TokenBound.clockFloor(java.time.Clock.systemUTC(), properties.getServer().getMaxTokenSkew());
+    }
+
+    /**
+     * The default ceiling of admitted tokens, from the tokens this application's Redis provider mints: on a durable
+     * epoch ({@code fenceguard.redis.token-epoch}, a DataSource present by default) {@link TokenBound#epochs} on the
+     * same source, else the clock floor of {@link #tokenBound(FenceguardHttpProperties)}.
+     */
+    public static TokenBound tokenBound(FenceguardHttpProperties properties, BeanFactory beans) {
+        if (ClassUtils.isPresent("io.fenceguard.redis.TokenEpochSource", HttpServerSupport.class.getClassLoader())) {
+            TokenBound epochs = RedisEpochBound.of(beans);
+            if (epochs != null) {
+                return epochs;
+            }
+        }
+        return tokenBound(properties);
+    }
+
+    /** Loaded only with fenceguard-redis on the class path. */
+    private static final class RedisEpochBound {
+        static TokenBound of(BeanFactory beans) {
+            io.fenceguard.redis.TokenEpochSource source;
+            try {
+                source = io.fenceguard.spring.boot.autoconfigure.redis.RedisTokenEpochs.resolve(beans);
+            } catch (IllegalStateException e) {
+                return null; // token-epoch=database without a DataSource: the Redis provider or store says so itself
+            }
+            if (source == null) {
+                return null;
+            }
+            try {
+                source.highestEpoch();
+            } catch (UnsupportedOperationException e) {
+                throw new IllegalStateException("the token epoch source " + source + " cannot tell its highest epoch, "
+                        + "which bounds the tokens admitted over HTTP and from messages: define a TokenBound bean", e);
+            } catch (RuntimeException e) {
+                // not reachable now: the bound reads it again at the first request
+            }
+            return TokenBound.epochs(source::highestEpoch);
+        }
+    }
+
+    /**
+     * {@code fence} verifying request signatures when {@code fenceguard.http.signing.mode} is request (the default)
+     * and there are keys, with their nonces in the {@link NonceStore} bean or else in the high-water store's
+     * backend; required unless compact or unsigned headers are accepted. The servlet and the WebFlux filter alike.
+     */
+    public static InboundFence withConfiguredSignatures(InboundFence fence, FenceguardHttpProperties properties,
+            SigningKeys keys, HighWaterStore store, ObjectProvider<NonceStore> nonceStores) {
+        if (!HttpSigning.verifiesRequests(keys, properties.getSigning())) {
+            return fence;
+        }
+        NonceStore nonces = nonceStores.getIfUnique(() -> store.backend() instanceof NonceStore own ? own : null);
+        if (nonces == null) {
+            throw new HttpFencingConfigurationException(HttpSigning.MODE + "=request needs a nonce store, and the "
+                    + "high-water store " + store + " is none.", "Use a store of fenceguard (memory, jdbc or redis) or "
+                    + "define a NonceStore bean.");
+        }
+        return fence.withRequestSignatures(nonces, HttpSigning.requestSignaturesRequired(properties.getSigning()));
+    }
+
+    /**
+     * Fails start-up when {@code fenceguard.http.signing.mode=request} is configured for a server that verifies
+     * only compact signatures: admitting compact headers there would be weaker than configured. When request is
+     * only the default, the server admits compact headers with a warning.
+     */
+    public static void requireCompactSignatures(FenceguardHttpProperties properties, String server) {
+        FenceguardHttpProperties.Signing signing = properties.getSigning();
+        if (signing.getMode() == FenceguardHttpProperties.SignatureMode.REQUEST && !signing.modeConfigured()) {
+            // request is the default, which this server cannot verify: it stays compact, and says so.
+            org.slf4j.LoggerFactory.getLogger(HttpServerSupport.class).warn("fenceguard: {} verifies compact "
+                    + "signatures only: its fenced endpoints admit compact-signed headers, which are usable for any "
+                    + "request to the resource while their token is current; set {}.signing.mode=compact to say so",
+                    server, FenceguardHttpProperties.PREFIX);
+            return;
+        }
+        if (signing.getMode() == FenceguardHttpProperties.SignatureMode.REQUEST) {
+            throw new HttpFencingConfigurationException(server + " verifies compact signatures only, but "
+                    + FenceguardHttpProperties.PREFIX + ".signing.mode is request.",
+                    "Set " + FenceguardHttpProperties.PREFIX + ".signing.mode=compact for this application, or "
+                            + "serve its fenced endpoints with the servlet filter.");
+        }
+    }
+
+    /**
+     * The high-water store of {@code fenceguard.http.store.type}, bounded by the TokenBound bean or else by
+     * {@link #tokenBound(FenceguardHttpProperties, BeanFactory)}.
+     */
+    public static HighWaterStore highWaterStore(FenceguardHttpProperties properties, BeanFactory beans) {
+        TokenBound bound = beans.getBeanProvider(TokenBound.class).getIfAvailable(() -> tokenBound(properties, beans));
+        return HighWaterStores.create(properties.getStore(), beans, bound);
+    }
+
+    /** Fails start-up (with a failure analysis) when fenced endpoints would need keys and none are configured. */
+    public static void requireKeysForServer(SigningKeys keys, FenceguardHttpProperties properties) {
+        HttpSigning.requireForServer(keys, properties.getSigning());
+    }
+
+    /** Matches when the application has fenced endpoints (routes, {@code @FencedEndpoint} methods, an InboundFence bean). */
+    public static class OnFencedEndpoints extends OnFencedEndpointsCondition {
+    }
+}

@@ -1,0 +1,43 @@
+package io.fenceguard.spring.boot.autoconfigure.jdbclock;
+
+import io.fenceguard.spring.boot.autoconfigure.core.ConditionalOnLeaseStore;
+import io.fenceguard.spring.boot.autoconfigure.core.FenceguardLeaseAutoConfiguration;
+import io.fenceguard.spring.boot.autoconfigure.core.LeaseStore;
+import io.fenceguard.core.spi.LeaseProvider;
+import io.fenceguard.jdbc.lease.JdbcLeaseConfig;
+import io.fenceguard.jdbc.lease.JdbcLeaseProvider;
+import io.fenceguard.jdbc.lease.JdbcLeaseSchema;
+import javax.sql.DataSource;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * A {@link JdbcLeaseProvider} on the application's {@link DataSource} when {@code fenceguard.lease.store=jdbc}
+ * and the application has no {@link LeaseProvider} of its own; the lease table is created at startup
+ * unless {@code fenceguard.jdbc-lock.create-table=false}.
+ */
+@AutoConfiguration(before = FenceguardLeaseAutoConfiguration.class,
+        afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@ConditionalOnClass(JdbcLeaseProvider.class)
+@ConditionalOnBooleanProperty(name = "fenceguard.enabled", matchIfMissing = true)
+@ConditionalOnLeaseStore(LeaseStore.JDBC)
+@EnableConfigurationProperties(FenceguardJdbcLockProperties.class)
+public class FenceguardJdbcLockAutoConfiguration {
+
+    /** Closed with the context (its renewal threads); the DataSource stays the application's. */
+    @Bean
+    @ConditionalOnBean(DataSource.class)
+    @ConditionalOnMissingBean(LeaseProvider.class)
+    public JdbcLeaseProvider jdbcLeaseProvider(DataSource dataSource, FenceguardJdbcLockProperties properties) {
+        JdbcLeaseConfig config = properties.toJdbcLeaseConfig();
+        if (properties.isCreateTable()) {
+            JdbcLeaseSchema.create(dataSource, config);
+        }
+        return JdbcLeaseProvider.of(dataSource, config);
+    }
+}

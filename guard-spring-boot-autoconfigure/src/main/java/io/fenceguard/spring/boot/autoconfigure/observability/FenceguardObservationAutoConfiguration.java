@@ -1,0 +1,171 @@
+package io.fenceguard.spring.boot.autoconfigure.observability;
+
+import io.fenceguard.spring.boot.autoconfigure.core.FenceguardHealthIndicator;
+import io.fenceguard.spring.boot.autoconfigure.core.FenceguardLeaseAutoConfiguration;
+import io.fenceguard.spring.boot.autoconfigure.core.LeaseStoreHealth;
+import io.fenceguard.core.LeaseManager;
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.RefusalListener;
+import io.fenceguard.jdbc.StatementRefusalListener;
+import io.fenceguard.messaging.MessageRefusalListener;
+import io.fenceguard.spring.metrics.FenceguardLeaseMetrics;
+import io.fenceguard.spring.observation.FenceguardActivity;
+import io.fenceguard.spring.observation.ObservedHttpRefusals;
+import io.fenceguard.spring.observation.ObservedLeases;
+import io.fenceguard.spring.observation.ObservedMessageRefusals;
+import io.fenceguard.spring.observation.ObservedRefusals;
+import io.fenceguard.spring.observation.ObservedStatementRefusals;
+import io.fenceguard.spring.observation.RecordingHighWaterStorePostProcessor;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.observation.ObservationRegistry;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Observability of leases and refusals, each part when its library is present: observations (Micrometer
+ * Observation API: meters and spans from one instrument), lease meters (a {@link MeterBinder} that Boot binds
+ * to its registries), the {@code fenceguard} health indicator, and the {@code fenceguard} actuator endpoint.
+ */
+@AutoConfiguration(after = FenceguardLeaseAutoConfiguration.class,
+        afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
+@ConditionalOnBean(LeaseManager.class)
+@EnableConfigurationProperties(FenceguardObservabilityProperties.class)
+public class FenceguardObservationAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public FenceguardActivity fenceguardActivity(LeaseManager leases, FenceguardObservabilityProperties properties) {
+        FenceguardActivity activity = new FenceguardActivity(properties.getRecentEvents());
+        leases.addObserver(activity);
+        return activity;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public ObservedRefusals fenceguardObservedRefusals(ObjectProvider<ObservationRegistry> registry,
+            FenceguardActivity activity, FenceguardObservabilityProperties properties) {
+        return new ObservedRefusals(registry.getIfAvailable(() -> ObservationRegistry.NOOP), activity,
+                properties.isIncludeResource());
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ObservationRegistry.class)
+    @ConditionalOnBean(ObservationRegistry.class)
+    static class Leases {
+
+        @Bean
+        @ConditionalOnMissingBean
+        ObservedLeases fenceguardObservedLeases(LeaseManager leases, ObservationRegistry registry,
+                FenceguardObservabilityProperties properties) {
+            ObservedLeases observer = new ObservedLeases(registry, properties.isIncludeResource());
+            leases.addObserver(observer);
+            return observer;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterBinder.class)
+    static class Metrics {
+
+        /** With an ObservationRegistry bean, acquire and lost are the observations' meters: only held and renewals here. */
+        @Bean
+        @ConditionalOnMissingBean
+        FenceguardLeaseMetrics fenceguardLeaseMetrics(LeaseManager leases, ListableBeanFactory beans) {
+            return new FenceguardLeaseMetrics(leases,
+                    beans.getBeanNamesForType(ObservationRegistry.class, false, false).length > 0);
+        }
+    }
+
+    /**
+     * Nested twice: the condition class of {@code @ConditionalOnEnabledHealthIndicator} lives in
+     * spring-boot-health, so it may be read only once the library is known to be there.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+    static class HealthCheck {
+
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnEnabledHealthIndicator("fenceguard")
+        static class Indicator {
+
+            /** The bean name gives the indicator's name: {@code fenceguard}. */
+            @Bean
+            @ConditionalOnMissingBean(name = "fenceguardHealthIndicator")
+            FenceguardHealthIndicator fenceguardHealthIndicator(LeaseManager leases,
+                                                                ObjectProvider<LeaseStoreHealth> stores) {
+                return new FenceguardHealthIndicator(leases, stores.orderedStream().toList());
+            }
+        }
+    }
+
+    /** HTTP refusals (stale tokens, signing failures, …) into observations and the endpoint. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(RefusalListener.class)
+    static class Http {
+
+        @Bean
+        RefusalListener fenceguardObservedHttpRefusals(ObservedRefusals refusals) {
+            return new ObservedHttpRefusals(refusals);
+        }
+
+        /** The high-water stores in the {@code fenceguard} health. */
+        @Bean
+        @ConditionalOnClass(name = "org.springframework.boot.health.contributor.Health")
+        @ConditionalOnMissingBean
+        HighWaterStoreHealth fenceguardHighWaterStoreHealth(ObjectProvider<HighWaterStore> stores) {
+            return new HighWaterStoreHealth(stores);
+        }
+
+        /** Notes the answers of the auto-configured high-water store for the endpoint. */
+        @Bean
+        static RecordingHighWaterStorePostProcessor fenceguardHighWaterRecorder(
+                ObjectProvider<FenceguardActivity> activity) {
+            return new RecordingHighWaterStorePostProcessor("highWaterStore", activity);
+        }
+    }
+
+    /** Statements refused by fenceguard-jdbc (stale tokens at the database, statements the guard will not send). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(StatementRefusalListener.class)
+    static class Jdbc {
+
+        @Bean
+        StatementRefusalListener fenceguardObservedStatementRefusals(ObservedRefusals refusals) {
+            return new ObservedStatementRefusals(refusals);
+        }
+    }
+
+    /** Refused messages: the application passes this listener to {@code MessageAdmission.of(store, listener)}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MessageRefusalListener.class)
+    static class Messaging {
+
+        @Bean
+        @ConditionalOnMissingBean
+        MessageRefusalListener fenceguardObservedMessageRefusals(ObservedRefusals refusals) {
+            return new ObservedMessageRefusals(refusals);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+    static class ActuatorEndpoint {
+
+        /** Named like the bean of an application's own {@code fenceguard} endpoint, which then wins. */
+        @Bean
+        @ConditionalOnMissingBean(name = "fenceguardEndpoint")
+        @ConditionalOnAvailableEndpoint(FenceguardEndpoint.class)
+        FenceguardEndpoint fenceguardEndpoint(LeaseManager leases, FenceguardActivity activity) {
+            return new FenceguardEndpoint(leases, activity);
+        }
+    }
+}
