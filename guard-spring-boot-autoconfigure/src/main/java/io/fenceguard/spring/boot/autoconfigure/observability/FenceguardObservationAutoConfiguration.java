@@ -8,6 +8,7 @@ import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.RefusalListener;
 import io.fenceguard.jdbc.StatementRefusalListener;
 import io.fenceguard.messaging.MessageRefusalListener;
+import io.fenceguard.redis.RedisLeaseProvider;
 import io.fenceguard.spring.metrics.FenceguardLeaseMetrics;
 import io.fenceguard.spring.observation.FenceguardActivity;
 import io.fenceguard.spring.observation.ObservedHttpRefusals;
@@ -16,6 +17,9 @@ import io.fenceguard.spring.observation.ObservedMessageRefusals;
 import io.fenceguard.spring.observation.ObservedRefusals;
 import io.fenceguard.spring.observation.ObservedStatementRefusals;
 import io.fenceguard.spring.observation.RecordingHighWaterStorePostProcessor;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetricsPublisher;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -126,16 +130,16 @@ public class FenceguardObservationAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "fenceguardCircuitBreakerMetrics")
         MeterBinder fenceguardCircuitBreakerMetrics(LeaseManager leases,
-                ObjectProvider<io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry> registries) {
+                ObjectProvider<CircuitBreakerRegistry> registries) {
             return meters -> {
-                if (!(leases.provider() instanceof io.fenceguard.redis.RedisLeaseProvider redis)) {
+                if (!(leases.provider() instanceof RedisLeaseProvider redis)) {
                     return;
                 }
-                io.github.resilience4j.circuitbreaker.CircuitBreaker breaker = redis.circuitBreaker();
+                CircuitBreaker breaker = redis.circuitBreaker();
                 boolean published = registries.orderedStream()
                         .anyMatch(registry -> registry.getAllCircuitBreakers().contains(breaker));
                 if (!published) {
-                    new io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetricsPublisher(meters)
+                    new TaggedCircuitBreakerMetricsPublisher(meters)
                             .publishMetrics(breaker);
                 }
             };
