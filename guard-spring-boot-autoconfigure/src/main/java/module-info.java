@@ -36,6 +36,7 @@ open module io.fenceguard.spring.boot.autoconfigure {
     requires static flyway.core;
     requires static io.github.resilience4j.core;
     requires static io.github.resilience4j.circuitbreaker;
+    requires static io.github.resilience4j.micrometer;
     requires static spring.aop;
     requires static spring.boot.health;
     requires static micrometer.core;

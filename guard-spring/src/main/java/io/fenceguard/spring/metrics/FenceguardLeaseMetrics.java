@@ -19,8 +19,9 @@ import java.util.Map;
  * The manager's lease metrics, a {@link MeterBinder} (Boot binds it to each meter registry; without Boot,
  * call {@link #bindTo}):
  * <ul>
- *   <li>{@code fenceguard.lease.acquire} timer, {@code outcome=acquired|not_obtained}: time to obtain a
- *       new lease, waiting included (re-entries are not counted);</li>
+ *   <li>{@code fenceguard.lease.acquire} timer, {@code outcome=acquired|not_obtained|failed}: time to obtain a
+ *       new lease, waiting included (re-entries are not counted); {@code failed} when asking the store threw, as
+ *       the observation of the same name tags it;</li>
  *   <li>{@code fenceguard.lease.lost} counter, {@code reason=expired|renewal_rejected|revoked};</li>
  *   <li>{@code fenceguard.lease.at-risk} counter: risk episodes of held leases (renewals failing and less than the
  *       at-risk share left), and {@code fenceguard.lease.release-requested} counter: release requests told to
@@ -91,6 +92,7 @@ public class FenceguardLeaseMetrics implements MeterBinder {
 
         private final Timer acquired;
         private final Timer notObtained;
+        private final Timer failed;
         private final Map<LeaseLossReason, Counter> lost = new EnumMap<>(LeaseLossReason.class);
         private final Counter atRisk;
         private final Counter releaseRequested;
@@ -99,6 +101,7 @@ public class FenceguardLeaseMetrics implements MeterBinder {
             super(registry);
             acquired = acquireTimer(registry, "acquired");
             notObtained = acquireTimer(registry, "not_obtained");
+            failed = acquireTimer(registry, "failed");
             for (LeaseLossReason reason : LeaseLossReason.values()) {
                 lost.put(reason, Counter.builder("fenceguard.lease.lost")
                         .tag("reason", reason.name().toLowerCase(Locale.ROOT))
@@ -124,6 +127,11 @@ public class FenceguardLeaseMetrics implements MeterBinder {
         @Override
         public void notObtained(ResourceName resource, Duration waited) {
             notObtained.record(waited);
+        }
+
+        @Override
+        public void failed(ResourceName resource, Duration waited, Throwable error) {
+            failed.record(waited);
         }
 
         @Override

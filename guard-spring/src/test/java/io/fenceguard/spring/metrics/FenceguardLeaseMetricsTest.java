@@ -8,10 +8,14 @@ import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
+import io.fenceguard.core.spi.Grant;
+import io.fenceguard.core.spi.LeaseProvider;
+import io.fenceguard.core.spi.LeaseRequest;
 import io.fenceguard.spring.WithheldRenewals;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
 
 /** The lease meters bound by hand to a registry, as an application without Boot does. */
@@ -33,6 +37,36 @@ class FenceguardLeaseMetricsTest {
             assertThat(registry.get("fenceguard.lease.acquire").tag("outcome", "acquired").timer().count()).isEqualTo(1);
             assertThat(registry.get("fenceguard.lease.acquire").tag("outcome", "not_obtained").timer().count())
                     .isEqualTo(1);
+        }
+    }
+
+    /** A store that throws is told apart from a wait that ran out: an operator alerts on the first only. */
+    @Test
+    void timesAcquisitionsTheStoreFailedAsFailed() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        LeaseProvider unreachable = new LeaseProvider() {
+            @Override
+            public Grant acquire(LeaseRequest request, Duration wait) {
+                throw new IllegalStateException("the store cannot be reached");
+            }
+
+            @Override
+            public CompletionStage<Boolean> renew(LeaseRequest request, Grant grant) {
+                return CompletableFuture.completedFuture(false);
+            }
+
+            @Override
+            public boolean release(LeaseRequest request, Grant grant) {
+                return false;
+            }
+        };
+        try (LeaseManager leases = LeaseManager.of(unreachable)) {
+            new FenceguardLeaseMetrics(leases).bindTo(registry);
+            assertThatThrownBy(() -> leases.acquire("account:4", Duration.ofSeconds(1)))
+                    .hasStackTraceContaining("the store cannot be reached");
+            assertThat(registry.get("fenceguard.lease.acquire").tag("outcome", "failed").timer().count()).isEqualTo(1);
+            assertThat(registry.get("fenceguard.lease.acquire").tag("outcome", "not_obtained").timer().count())
+                    .isZero();
         }
     }
 

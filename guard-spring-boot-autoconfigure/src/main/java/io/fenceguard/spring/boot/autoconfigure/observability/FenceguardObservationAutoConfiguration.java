@@ -8,6 +8,7 @@ import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.RefusalListener;
 import io.fenceguard.jdbc.StatementRefusalListener;
 import io.fenceguard.messaging.MessageRefusalListener;
+import io.fenceguard.redis.RedisLeaseProvider;
 import io.fenceguard.spring.metrics.FenceguardLeaseMetrics;
 import io.fenceguard.spring.observation.FenceguardActivity;
 import io.fenceguard.spring.observation.ObservedHttpRefusals;
@@ -16,10 +17,18 @@ import io.fenceguard.spring.observation.ObservedMessageRefusals;
 import io.fenceguard.spring.observation.ObservedRefusals;
 import io.fenceguard.spring.observation.ObservedStatementRefusals;
 import io.fenceguard.spring.observation.RecordingHighWaterStorePostProcessor;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetricsPublisher;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -27,13 +36,16 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * Observability of leases and refusals, each part when its library is present: observations (Micrometer
  * Observation API: meters and spans from one instrument), lease meters (a {@link MeterBinder} that Boot binds
- * to its registries), the {@code fenceguard} health indicator, and the {@code fenceguard} actuator endpoint.
+ * to its registries), the {@code fenceguard} health indicator and its {@code fenceguard.store.up} gauge, the Redis
+ * circuit breaker's meters, and the {@code fenceguard} actuator endpoint.
  */
 @AutoConfiguration(after = FenceguardLeaseAutoConfiguration.class,
         afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
@@ -83,6 +95,55 @@ public class FenceguardObservationAutoConfiguration {
             return new FenceguardLeaseMetrics(leases,
                     beans.getBeanNamesForType(ObservationRegistry.class, false, false).length > 0);
         }
+
+        /**
+         * Histogram buckets for the acquire timer, so that a p99 can be computed across instances (the
+         * operations alert on it); a {@code management.metrics.distribution.percentiles-histogram} setting
+         * for it, or for all meters, still decides.
+         */
+        @Bean
+        @ConditionalOnMissingBean(name = "fenceguardAcquireHistogram")
+        MeterFilter fenceguardAcquireHistogram() {
+            return new MeterFilter() {
+                @Override
+                public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+                    if (!ObservedLeases.ACQUIRE.equals(id.getName()) || config.isPercentileHistogram() != null) {
+                        return config;
+                    }
+                    return DistributionStatisticConfig.builder().percentilesHistogram(true).build().merge(config);
+                }
+            };
+        }
+    }
+
+    /**
+     * The Redis circuit breaker's own meters ({@code resilience4j.circuitbreaker.state}, {@code .calls}, …,
+     * tagged with its name) when resilience4j-micrometer is present and no {@code CircuitBreakerRegistry} bean
+     * holds the breaker: a registry of resilience4j's Boot starter publishes its breakers itself.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetricsPublisher",
+            "io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry", "io.fenceguard.redis.RedisLeaseProvider",
+            "io.micrometer.core.instrument.binder.MeterBinder"})
+    static class CircuitBreakerMetrics {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "fenceguardCircuitBreakerMetrics")
+        MeterBinder fenceguardCircuitBreakerMetrics(LeaseManager leases,
+                ObjectProvider<CircuitBreakerRegistry> registries) {
+            return meters -> {
+                if (!(leases.provider() instanceof RedisLeaseProvider redis)) {
+                    return;
+                }
+                CircuitBreaker breaker = redis.circuitBreaker();
+                boolean published = registries.orderedStream()
+                        .anyMatch(registry -> registry.getAllCircuitBreakers().contains(breaker));
+                if (!published) {
+                    new TaggedCircuitBreakerMetricsPublisher(meters)
+                            .publishMetrics(breaker);
+                }
+            };
+        }
     }
 
     /**
@@ -103,6 +164,27 @@ public class FenceguardObservationAutoConfiguration {
             FenceguardHealthIndicator fenceguardHealthIndicator(LeaseManager leases,
                                                                 ObjectProvider<LeaseStoreHealth> stores) {
                 return new FenceguardHealthIndicator(leases, stores.orderedStream().toList());
+            }
+
+            /**
+             * {@code fenceguard.store.up}: 1 while the {@code fenceguard} health (this one or the application's
+             * bean of that name) is up, else 0, asked at each scrape: the indicator reads the breaker's state and
+             * asks each high-water store once.
+             */
+            @Configuration(proxyBeanMethods = false)
+            @ConditionalOnClass(MeterBinder.class)
+            static class StoreUp {
+
+                @Bean
+                @ConditionalOnMissingBean(name = "fenceguardStoreUp")
+                MeterBinder fenceguardStoreUp(
+                        @Qualifier("fenceguardHealthIndicator") ObjectProvider<HealthIndicator> indicator) {
+                    return meters -> indicator.ifAvailable(health -> Gauge.builder("fenceguard.store.up", health,
+                                    h -> Status.UP.equals(h.health(false).getStatus()) ? 1 : 0)
+                            .description("1 while the fenceguard health indicator is up (lease store's circuit"
+                                    + " breaker closed, high-water stores answering), else 0")
+                            .register(meters));
+                }
             }
         }
     }
