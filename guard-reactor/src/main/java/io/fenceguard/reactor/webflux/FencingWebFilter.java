@@ -3,12 +3,16 @@ package io.fenceguard.reactor.webflux;
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.HandlerOrder;
+import io.fenceguard.admission.IdempotencyKeys;
+import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.InboundRequest;
 import io.fenceguard.admission.Problem;
 import io.fenceguard.admission.RefusalListener;
 import io.fenceguard.admission.RequestSignatures;
+import io.fenceguard.admission.ResourceTemplate;
 import io.fenceguard.admission.Verdict;
+import io.fenceguard.core.Fence;
 import io.fenceguard.core.Lease;
 import io.fenceguard.reactor.ReactiveLeaseContext;
 import java.net.InetSocketAddress;
@@ -18,6 +22,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
@@ -63,6 +70,8 @@ import reactor.core.scheduler.Schedulers;
  */
 public final class FencingWebFilter implements WebFilter, Ordered {
 
+    private static final Logger log = LoggerFactory.getLogger(FencingWebFilter.class);
+
     /** Exchange attribute holding the {@link Admission} of an admitted request. */
     public static final String ADMISSION_ATTRIBUTE = FencingWebFilter.class.getName() + ".admission";
 
@@ -78,12 +87,14 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     private final HandlerOrder handlerOrder;
     private final int maxSignedBodyBytes;
     private final boolean coalescing;
+    private final IdempotencyStore idempotency;
     /** Built once: Spring's filter chain asks for it on every request (its checkpoint's description). */
     private final String description;
 
     private FencingWebFilter(InboundFence fence, RefusalListener listener, Scheduler scheduler, int order,
-            HandlerOrder handlerOrder, int maxSignedBodyBytes, boolean coalescing) {
+            HandlerOrder handlerOrder, int maxSignedBodyBytes, boolean coalescing, IdempotencyStore idempotency) {
         this.fence = fence;
+        this.idempotency = idempotency;
         this.coalescing = coalescing;
         // Requests waiting off the event loop may wait for each other; in place, each asks the store itself.
         this.admitting = scheduler == Schedulers.immediate() || !coalescing ? fence.withdrawingFailedClaims()
@@ -108,7 +119,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     /** Admission checks on {@code scheduler}: {@code Schedulers.immediate()} only for a store that never blocks. */
     public static FencingWebFilter of(InboundFence fence, RefusalListener listener, Scheduler scheduler) {
         return new FencingWebFilter(Objects.requireNonNull(fence, "fence"), Objects.requireNonNull(listener, "listener"),
-                Objects.requireNonNull(scheduler, "scheduler"), 0, null, DEFAULT_MAX_SIGNED_BODY_BYTES, true);
+                Objects.requireNonNull(scheduler, "scheduler"), 0, null, DEFAULT_MAX_SIGNED_BODY_BYTES, true, null);
     }
 
     /**
@@ -117,7 +128,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
      * parallel calls for one resource as fast as a single one.
      */
     public FencingWebFilter withoutCoalescing() {
-        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, false);
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, false, idempotency);
     }
 
     /** This filter reading at most {@code maxSignedBodyBytes} of a request-signed body (longer ones are refused, 413). */
@@ -125,12 +136,12 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         if (maxSignedBodyBytes < 0) {
             throw new IllegalArgumentException("maxSignedBodyBytes must not be negative");
         }
-        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, coalescing);
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, coalescing, idempotency);
     }
 
     /** This filter with {@code order} among the application's {@code WebFilter}s (default 0: after security filters). */
     public FencingWebFilter withOrder(int order) {
-        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, coalescing);
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, coalescing, idempotency);
     }
 
     /**
@@ -139,7 +150,19 @@ public final class FencingWebFilter implements WebFilter, Ordered {
      */
     public FencingWebFilter inHandlerOrder(HandlerOrder handlerOrder) {
         return new FencingWebFilter(fence, listener, scheduler, order, Objects.requireNonNull(handlerOrder, "handlerOrder"),
-                maxSignedBodyBytes, coalescing);
+                maxSignedBodyBytes, coalescing, idempotency);
+    }
+
+    /**
+     * This filter answering a fenced request that carries an {@value IdempotencyKeys#HEADER} header from the first
+     * response to that key (for the same resource and request), with {@value IdempotencyKeys#REPLAYED_HEADER} set,
+     * as the servlet filter's {@code withIdempotency}: a retried or replayed request is not applied twice. The key
+     * is checked after admission (a stale token is still refused), its store called off the event loop; only
+     * successes (below 400) are recorded, their body joined as written and recorded before it goes out.
+     */
+    public FencingWebFilter withIdempotency(IdempotencyStore store) {
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, coalescing,
+                Objects.requireNonNull(store, "store"));
     }
 
     @Override
@@ -160,123 +183,197 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         if (route.isEmpty()) {
             return chain.filter(exchange);
         }
-        if (fence.verifiesRequestSignatures() && (request.getHeaders().containsHeader(RequestSignatures.SIGNATURE_INPUT)
-                || request.getHeaders().containsHeader(RequestSignatures.SIGNATURE))) {
-            return checkSigned(exchange, chain, method, path, route.get());
+        Request fenced = new Request(exchange, chain, method, path, route.get(),
+                idempotency == null ? null : request.getHeaders().getFirst(IdempotencyKeys.HEADER));
+        boolean signed = fence.verifiesRequestSignatures()
+                && (request.getHeaders().containsHeader(RequestSignatures.SIGNATURE_INPUT)
+                        || request.getHeaders().containsHeader(RequestSignatures.SIGNATURE));
+        if (signed || IdempotencyKeys.wellFormed(fenced.key())) {
+            return checkWithBody(fenced);
         }
         List<String> values = request.getHeaders().getOrEmpty(fence.headerName());
-        return Mono.fromCallable(() -> admitting.check(route.get().getKey().resource(), route.get().getValue(), values))
+        return Mono.fromCallable(() -> admitting.check(fenced.resource(), fenced.variables(), values))
                 .subscribeOn(scheduler)
-                .flatMap(verdict -> proceed(verdict, exchange, chain, method, path));
+                .flatMap(verdict -> proceed(verdict, null, fenced));
     }
 
-    /** A request-signed request: its body read once, checked with it, and handed on from the same array. */
-    private Mono<Void> checkSigned(ServerWebExchange exchange, WebFilterChain chain, String method, String path,
-            Map.Entry<FencedRoute, Map<String, String>> route) {
-        ServerHttpRequest request = exchange.getRequest();
-        if (request.getHeaders().getContentLength() > maxSignedBodyBytes) {
-            return tooLarge(exchange, method, path);
+    /**
+     * A fenced request on the filter's way, its route found once: its exchange and chain, method and mapped path,
+     * and its {@value IdempotencyKeys#HEADER} ({@code null}: none, or this filter keeps no keys).
+     */
+    private record Request(ServerWebExchange exchange, WebFilterChain chain, String method, String path,
+            Map.Entry<FencedRoute, Map<String, String>> route, String key) {
+
+        ResourceTemplate resource() {
+            return route.getKey().resource();
         }
-        DataBufferFactory factory = exchange.getResponse().bufferFactory();
+
+        Map<String, String> variables() {
+            return route.getValue();
+        }
+
+        Request with(ServerWebExchange replaced) {
+            return new Request(replaced, chain, method, path, route, key);
+        }
+
+        String instance() {
+            return exchange.getRequest().getPath().value();
+        }
+    }
+
+    /**
+     * A request checked with its body (request-signed, or with a well-formed idempotency key, whose claim needs
+     * the request's fingerprint): the body read once, checked with it, and handed on from the same array.
+     */
+    private Mono<Void> checkWithBody(Request fenced) {
+        ServerHttpRequest request = fenced.exchange().getRequest();
+        if (request.getHeaders().getContentLength() > maxSignedBodyBytes) {
+            return tooLarge(fenced);
+        }
+        DataBufferFactory factory = fenced.exchange().getResponse().bufferFactory();
+        boolean keyed = IdempotencyKeys.wellFormed(fenced.key());
         return request.getBody()
-                .reduceWith(() -> new SignedBody(request.getHeaders().getContentLength(), maxSignedBodyBytes),
-                        SignedBody::append)
+                .reduceWith(() -> new RequestBody(request.getHeaders().getContentLength(), maxSignedBodyBytes),
+                        RequestBody::append)
                 .doOnDiscard(DataBuffer.class, DataBufferUtils::release)
-                .map(SignedBody::bytes)
+                .map(RequestBody::bytes)
+                .defaultIfEmpty(new byte[0])
                 .flatMap(body -> {
-                    InboundRequest inbound = new InboundRequest(method, path, request.getURI(),
+                    InboundRequest inbound = new InboundRequest(fenced.method(), fenced.path(), request.getURI(),
                             name -> request.getHeaders().getOrEmpty(name), body);
-                    ServerWebExchange replayable = exchange.mutate().request(new ServerHttpRequestDecorator(request) {
+                    Request replayable = fenced.with(fenced.exchange().mutate().request(new ServerHttpRequestDecorator(request) {
                         @Override
                         public Flux<DataBuffer> getBody() {
                             return body.length == 0 ? Flux.empty() : Flux.defer(() -> Flux.just(factory.wrap(body)));
                         }
-                    }).build();
-                    // The route found by filter: matching the path once per request.
-                    return Mono.fromCallable(() -> admitting.check(route.getKey().resource(), route.getValue(), inbound))
-                            .subscribeOn(scheduler)
-                            .flatMap(verdict -> proceed(verdict, replayable, chain, method, path));
+                    }).build());
+                    // Digest and store calls off the event loop; a key's claim may be decided with the admission.
+                    return Mono.fromCallable(() -> {
+                        if (!keyed) {
+                            return new Checked(admitting.check(fenced.resource(), fenced.variables(), inbound), null);
+                        }
+                        String fingerprint = IdempotencyKeys.fingerprint(fenced.method(), fenced.path(),
+                                request.getURI().getRawQuery(), body);
+                        return new Checked(admitting.check(fenced.resource(), fenced.variables(), inbound, idempotency,
+                                fenced.key(), fingerprint), fingerprint);
+                    }).subscribeOn(scheduler).flatMap(checked -> proceed(checked.verdict(), checked.fingerprint(),
+                            replayable));
                 })
-                .onErrorResume(SignedBody.TooLarge.class, e -> tooLarge(exchange, method, path));
+                .onErrorResume(RequestBody.TooLarge.class, e -> tooLarge(fenced));
     }
 
-    private Mono<Void> tooLarge(ServerWebExchange exchange, String method, String path) {
-        Problem problem = Problem.bodyTooLarge(maxSignedBodyBytes);
-        listener.refused(method, path, problem);
-        return send(exchange.getResponse(), problem, exchange.getRequest().getPath().value());
+    /** A verdict, and the fingerprint of a request with a well-formed idempotency key ({@code null}: none). */
+    private record Checked(Verdict verdict, String fingerprint) {
     }
 
-    /** The body of a request-signed request, gathered into one array: sized by Content-Length when sent. */
-    private static final class SignedBody {
-
-        /** Thrown past the limit; no stack trace: an answer, not a fault. */
-        static final class TooLarge extends RuntimeException {
-            TooLarge() {
-                super("body too large", null, false, false);
-            }
-        }
-
-        private final int max;
-        private byte[] bytes;
-        private int length;
-
-        SignedBody(long contentLength, int max) {
-            this.max = max;
-            this.bytes = new byte[(int) Math.min(max, contentLength >= 0 ? contentLength : 8192)];
-        }
-
-        SignedBody append(DataBuffer buffer) {
-            try {
-                int n = buffer.readableByteCount();
-                if (n > max - length) {
-                    throw new TooLarge();
-                }
-                if (length + n > bytes.length) {
-                    bytes = java.util.Arrays.copyOf(bytes, (int) Math.min(max, Math.max(length + n, 2L * bytes.length)));
-                }
-                buffer.read(bytes, length, n);
-                length += n;
-                return this;
-            } finally {
-                DataBufferUtils.release(buffer);
-            }
-        }
-
-        byte[] bytes() {
-            return length == bytes.length ? bytes : java.util.Arrays.copyOf(bytes, length);
-        }
+    private Mono<Void> tooLarge(Request fenced) {
+        return refuse(fenced, Problem.bodyTooLarge(maxSignedBodyBytes));
     }
 
-    private Mono<Void> proceed(Verdict verdict, ServerWebExchange exchange, WebFilterChain chain, String method,
-            String path) {
+    private Mono<Void> refuse(Request fenced, Problem problem) {
+        listener.refused(fenced.method(), fenced.path(), problem);
+        return send(fenced.exchange().getResponse(), problem, fenced.instance());
+    }
+
+    /** Refuses an admitted request: its admission ended as failed first, so the client finds no mark of it. */
+    private Mono<Void> refuseAdmitted(Request fenced, Admission admission, Problem problem) {
+        return ended(admission, false, false, null).then(Mono.defer(() -> refuse(fenced, problem)));
+    }
+
+    private Mono<Void> proceed(Verdict verdict, String fingerprint, Request fenced) {
         if (verdict.problem().isPresent()) {
-            Problem problem = verdict.problem().get();
-            listener.refused(method, path, problem);
-            return send(exchange.getResponse(), problem, exchange.getRequest().getPath().value());
+            return refuse(fenced, verdict.problem().get());
         }
         Admission admission = verdict.admission().orElseThrow();
+        if (fenced.key() == null) {
+            return run(admission, fenced);
+        }
+        Fence presented = admission.presented();
+        if (fingerprint == null) {
+            return refuseAdmitted(fenced, admission, Problem.badIdempotencyKey(presented, IdempotencyKeys.FORM));
+        }
+        // Claimed with the admission by a store that decides both; else claimed now, as the store blocks: off the loop.
+        Mono<IdempotencyStore.Claim> claim = verdict.claim().map(Mono::just).orElseGet(() -> Mono
+                .fromCallable(() -> idempotency.claim(presented, fenced.key(), fingerprint)).subscribeOn(scheduler));
+        return claim.map(Optional::of)
+                .onErrorResume(RuntimeException.class, e -> {
+                    log.warn("idempotency check for '{}' failed; refusing the request", presented.resource(), e);
+                    return Mono.just(Optional.empty());
+                })
+                .flatMap(answer -> {
+                    if (answer.isEmpty()) {
+                        return refuseAdmitted(fenced, admission, Problem.unavailable(presented));
+                    }
+                    return switch (answer.get().kind()) {
+                        case FIRST -> run(admission, fenced);
+                        case COMPLETED -> ended(admission, true, false, null).then(Mono.defer(() ->
+                                RecordingResponse.replay(fenced.exchange().getResponse(), answer.get().response())));
+                        case IN_PROGRESS -> refuseAdmitted(fenced, admission,
+                                Problem.idempotencyInProgress(presented, fenced.key()));
+                        case OTHER_REQUEST -> refuseAdmitted(fenced, admission,
+                                Problem.idempotencyKeyReused(presented, fenced.key()));
+                    };
+                });
+    }
+
+    /**
+     * Runs the handler of an admitted request (after its turn in the handler order) under the presented fence.
+     * The first request with an idempotency key answers through a {@link RecordingResponse}.
+     */
+    private Mono<Void> run(Admission admission, Request fenced) {
+        String key = fenced.key();
         if (handlerOrder != null) {
             Optional<Problem> newerStarted = handlerOrder.enter(admission).problem();
             if (newerStarted.isPresent()) {
-                listener.refused(method, path, newerStarted.get());
-                return ended(admission, false, false)
-                        .then(send(exchange.getResponse(), newerStarted.get(), exchange.getRequest().getPath().value()));
+                return abandon(admission.presented(), key).then(refuseAdmitted(fenced, admission, newerStarted.get()));
             }
         }
+        ServerWebExchange exchange = fenced.exchange();
         exchange.getAttributes().put(ADMISSION_ATTRIBUTE, admission);
         Lease presented = Lease.presented(admission.presented(), "http:" + remote(exchange.getRequest()));
         ServerHttpResponse response = exchange.getResponse();
+        AtomicBoolean unrecorded = new AtomicBoolean();
+        RecordingResponse recording = key == null ? null
+                : new RecordingResponse(response, (first, write) -> record(fenced, admission, first, write, unrecorded));
+        ServerWebExchange handled = recording == null ? exchange : exchange.mutate().response(recording).build();
         AtomicBoolean done = new AtomicBoolean();
-        // Before the answer is committed, so that a client told of a failure finds no mark of it; once only.
-        java.util.function.Function<Boolean, Mono<Void>> end = failed -> done.compareAndSet(false, true)
-                ? ended(admission, !failed && succeeded(response), handlerOrder != null) : Mono.empty();
+        // Before the answer is committed, so that a client told of a failure finds no mark of it; once only. A
+        // key whose handler ran but whose response could not be recorded stays claimed: a retry must not run it.
+        Function<Boolean, Mono<Void>> end = failed -> done.compareAndSet(false, true)
+                ? ended(admission, !failed && succeeded(response), handlerOrder != null,
+                        unrecorded.get() ? null : key) : Mono.empty();
         response.beforeCommit(() -> end.apply(false));
         // Bound for this request only: closed when it ends, as the servlet filter's scope is.
-        return chain.filter(exchange).contextWrite(ReactiveLeaseContext.with(presented))
+        return fenced.chain().filter(handled)
+                // A handler that answered without writing: its empty response is recorded too.
+                .then(Mono.defer(() -> recording == null || response.isCommitted() ? Mono.empty()
+                        : recording.setComplete()))
+                .contextWrite(ReactiveLeaseContext.with(presented))
                 .then(Mono.defer(() -> end.apply(false)))
                 .onErrorResume(e -> end.apply(true).then(Mono.error(e)))
                 .doOnCancel(() -> end.apply(true).subscribe())
                 .doFinally(signal -> presented.close());
+    }
+
+    /**
+     * Records the first response to the request's key, then writes it; when the store cannot record it, answers
+     * 503 instead: the client must not take for done what a retry would run again.
+     */
+    private Mono<Void> record(Request fenced, Admission admission, IdempotencyStore.RecordedResponse first,
+            Mono<Void> write, AtomicBoolean unrecorded) {
+        Fence presented = admission.presented();
+        return Mono.fromRunnable(() -> idempotency.complete(presented.resource(), fenced.key(), first))
+                .subscribeOn(scheduler)
+                .then(write)
+                .onErrorResume(e -> {
+                    if (fenced.exchange().getResponse().isCommitted()) {
+                        return Mono.error(e);
+                    }
+                    log.warn("the response to idempotency key '{}' for '{}' could not be recorded; answering 503",
+                            fenced.key(), presented.resource(), e);
+                    unrecorded.set(true);
+                    return refuse(fenced, Problem.notCommitted(presented));
+                });
     }
 
     private static boolean succeeded(ServerHttpResponse response) {
@@ -285,10 +382,11 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     }
 
     /**
-     * The request of {@code admission} is done. A failure may set its claim back in the store: on the admission
-     * scheduler. A success only counts down (no store call, no wait on one): in place.
+     * The request of {@code admission} is done. A failure may set its claim back in the store, and forgets the
+     * claim of its idempotency {@code key} ({@code null}: none): on the admission scheduler. A success only counts
+     * down (no store call, no wait on one): in place.
      */
-    private Mono<Void> ended(Admission admission, boolean succeeded, boolean entered) {
+    private Mono<Void> ended(Admission admission, boolean succeeded, boolean entered, String key) {
         Mono<Void> end = Mono.fromRunnable(() -> {
             try {
                 if (entered) {
@@ -298,7 +396,21 @@ public final class FencingWebFilter implements WebFilter, Ordered {
                 admitting.handlerEnded(admission, succeeded);
             }
         });
-        return succeeded ? end : end.subscribeOn(scheduler);
+        return succeeded ? end : end.then(key == null ? Mono.empty() : abandon(admission.presented(), key))
+                .subscribeOn(scheduler);
+    }
+
+    /** Forgets the claim of {@code key} ({@code null}: none) of a request that did not succeed: a retry runs again. */
+    private Mono<Void> abandon(Fence presented, String key) {
+        if (key == null) {
+            return Mono.empty();
+        }
+        return Mono.<Void>fromRunnable(() -> idempotency.abandon(presented.resource(), key))
+                .subscribeOn(scheduler)
+                .onErrorResume(RuntimeException.class, e -> {
+                    log.warn("could not forget the claim of idempotency key '{}' for '{}'", key, presented.resource(), e);
+                    return Mono.empty();
+                });
     }
 
     /**
