@@ -13,7 +13,6 @@ module io.fenceguard.reactor {
     requires static spring.context;
     requires static spring.web;
     requires static spring.webflux;
-    requires static io.fenceguard.spring;
 
     exports io.fenceguard.reactor;
     exports io.fenceguard.reactor.r2dbc;
