@@ -21,7 +21,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,16 +90,25 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     private final int maxSignedBodyBytes;
     private final boolean coalescing;
     private final IdempotencyStore idempotency;
+    private final ReactiveAdmissionTransaction transaction;
     /** Built once: Spring's filter chain asks for it on every request (its checkpoint's description). */
     private final String description;
 
     private FencingWebFilter(InboundFence fence, RefusalListener listener, Scheduler scheduler, int order,
-            HandlerOrder handlerOrder, int maxSignedBodyBytes, boolean coalescing, IdempotencyStore idempotency) {
+            HandlerOrder handlerOrder, int maxSignedBodyBytes, boolean coalescing, IdempotencyStore idempotency,
+            ReactiveAdmissionTransaction transaction) {
+        if (idempotency != null && transaction != null) {
+            throw new IllegalStateException("idempotency keys are not kept in the handler's transaction yet: use "
+                    + "withIdempotency or inTransaction, not both");
+        }
         this.fence = fence;
         this.idempotency = idempotency;
+        this.transaction = transaction;
         this.coalescing = coalescing;
-        // Requests waiting off the event loop may wait for each other; in place, each asks the store itself.
-        this.admitting = scheduler == Schedulers.immediate() || !coalescing ? fence.withdrawingFailedClaims()
+        // Requests waiting off the event loop may wait for each other; in place, each asks the store itself. In a
+        // transaction neither: its rollback takes the claim back, and would take back the others' admissions.
+        this.admitting = transaction != null ? fence
+                : scheduler == Schedulers.immediate() || !coalescing ? fence.withdrawingFailedClaims()
                 : fence.withdrawingFailedClaims().coalescingAdmissions();
         this.listener = listener;
         this.scheduler = scheduler;
@@ -119,7 +130,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     /** Admission checks on {@code scheduler}: {@code Schedulers.immediate()} only for a store that never blocks. */
     public static FencingWebFilter of(InboundFence fence, RefusalListener listener, Scheduler scheduler) {
         return new FencingWebFilter(Objects.requireNonNull(fence, "fence"), Objects.requireNonNull(listener, "listener"),
-                Objects.requireNonNull(scheduler, "scheduler"), 0, null, DEFAULT_MAX_SIGNED_BODY_BYTES, true, null);
+                Objects.requireNonNull(scheduler, "scheduler"), 0, null, DEFAULT_MAX_SIGNED_BODY_BYTES, true, null, null);
     }
 
     /**
@@ -128,7 +139,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
      * parallel calls for one resource as fast as a single one.
      */
     public FencingWebFilter withoutCoalescing() {
-        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, false, idempotency);
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, false, idempotency, transaction);
     }
 
     /** This filter reading at most {@code maxSignedBodyBytes} of a request-signed body (longer ones are refused, 413). */
@@ -136,12 +147,12 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         if (maxSignedBodyBytes < 0) {
             throw new IllegalArgumentException("maxSignedBodyBytes must not be negative");
         }
-        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, coalescing, idempotency);
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, coalescing, idempotency, transaction);
     }
 
     /** This filter with {@code order} among the application's {@code WebFilter}s (default 0: after security filters). */
     public FencingWebFilter withOrder(int order) {
-        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, coalescing, idempotency);
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, coalescing, idempotency, transaction);
     }
 
     /**
@@ -150,7 +161,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
      */
     public FencingWebFilter inHandlerOrder(HandlerOrder handlerOrder) {
         return new FencingWebFilter(fence, listener, scheduler, order, Objects.requireNonNull(handlerOrder, "handlerOrder"),
-                maxSignedBodyBytes, coalescing, idempotency);
+                maxSignedBodyBytes, coalescing, idempotency, transaction);
     }
 
     /**
@@ -162,7 +173,19 @@ public final class FencingWebFilter implements WebFilter, Ordered {
      */
     public FencingWebFilter withIdempotency(IdempotencyStore store) {
         return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, coalescing,
-                Objects.requireNonNull(store, "store"));
+                Objects.requireNonNull(store, "store"), transaction);
+    }
+
+    /**
+     * This filter running each fenced request's admission and handler in {@code transaction}, committed when the
+     * handler answers below 400 and rolled back otherwise, as the servlet filter's {@code inTransaction}: an
+     * admission whose handler failed leaves no mark and no nonce. The response is held back until the commit, so
+     * a client never sees a success that did not commit (503 {@code not-committed} instead). Not with
+     * {@link #withIdempotency}.
+     */
+    public FencingWebFilter inTransaction(ReactiveAdmissionTransaction transaction) {
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder, maxSignedBodyBytes, coalescing,
+                idempotency, Objects.requireNonNull(transaction, "transaction"));
     }
 
     @Override
@@ -192,9 +215,38 @@ public final class FencingWebFilter implements WebFilter, Ordered {
             return checkWithBody(fenced);
         }
         List<String> values = request.getHeaders().getOrEmpty(fence.headerName());
-        return Mono.fromCallable(() -> admitting.check(fenced.resource(), fenced.variables(), values))
-                .subscribeOn(scheduler)
-                .flatMap(verdict -> proceed(verdict, null, fenced));
+        return decide(fenced, () -> new Checked(admitting.check(fenced.resource(), fenced.variables(), values), null));
+    }
+
+    /** Checks the request off the event loop (the stores block), then proceeds; in the transaction, if any. */
+    private Mono<Void> decide(Request fenced, Callable<Checked> check) {
+        if (transaction == null) {
+            return Mono.fromCallable(check).subscribeOn(scheduler)
+                    .flatMap(checked -> proceed(checked.verdict(), checked.fingerprint(), fenced));
+        }
+        ServerHttpResponse response = fenced.exchange().getResponse();
+        HeldResponse held = new HeldResponse(response);
+        Request holding = fenced.with(fenced.exchange().mutate().response(held).build());
+        AtomicReference<Verdict> decided = new AtomicReference<>();
+        AtomicBoolean handled = new AtomicBoolean();
+        return transaction.run(() -> check.call().verdict(), scheduler, verdict -> {
+                    decided.set(verdict);
+                    return proceed(verdict, null, holding).then(Mono.fromCallable(() -> {
+                        handled.set(true);
+                        return held.succeeded();
+                    }));
+                })
+                .then(Mono.defer(held::release))
+                .onErrorResume(e -> {
+                    Optional<Admission> admitted = decided.get() == null ? Optional.empty() : decided.get().admission();
+                    if (!handled.get() || admitted.isEmpty() || response.isCommitted()) {
+                        return Mono.error(e);   // the handler's own failure, rolled back: answered as it failed
+                    }
+                    log.warn("the admission of {} and its handler's transaction did not commit; answering 503",
+                            admitted.get().presented(), e);
+                    response.getHeaders().clear();
+                    return refuse(fenced, Problem.notCommitted(admitted.get().presented()));
+                });
     }
 
     /**
@@ -248,7 +300,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
                         }
                     }).build());
                     // Digest and store calls off the event loop; a key's claim may be decided with the admission.
-                    return Mono.fromCallable(() -> {
+                    return decide(replayable, () -> {
                         if (!keyed) {
                             return new Checked(admitting.check(fenced.resource(), fenced.variables(), inbound), null);
                         }
@@ -256,8 +308,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
                                 request.getURI().getRawQuery(), body);
                         return new Checked(admitting.check(fenced.resource(), fenced.variables(), inbound, idempotency,
                                 fenced.key(), fingerprint), fingerprint);
-                    }).subscribeOn(scheduler).flatMap(checked -> proceed(checked.verdict(), checked.fingerprint(),
-                            replayable));
+                    });
                 })
                 .onErrorResume(RequestBody.TooLarge.class, e -> tooLarge(fenced));
     }

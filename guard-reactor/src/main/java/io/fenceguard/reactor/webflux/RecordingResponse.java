@@ -33,6 +33,11 @@ final class RecordingResponse extends ServerHttpResponseDecorator {
 
     @Override
     public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
+        return joined(body).flatMap(this::recordAndWrite);
+    }
+
+    /** The bytes of {@code body}, joined as they are written; its buffers released. */
+    static Mono<byte[]> joined(Publisher<? extends DataBuffer> body) {
         return DataBufferUtils.join(body)
                 .map(joined -> {
                     try {
@@ -43,8 +48,7 @@ final class RecordingResponse extends ServerHttpResponseDecorator {
                         DataBufferUtils.release(joined);
                     }
                 })
-                .defaultIfEmpty(new byte[0])
-                .flatMap(this::recordAndWrite);
+                .defaultIfEmpty(new byte[0]);
     }
 
     @Override
