@@ -10,13 +10,10 @@ import io.fenceguard.admission.InboundRequest;
 import io.fenceguard.admission.Problem;
 import io.fenceguard.admission.RefusalListener;
 import io.fenceguard.admission.RequestSignatures;
-import io.fenceguard.admission.ResourceTemplate;
 import io.fenceguard.admission.Verdict;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.Lease;
 import io.fenceguard.reactor.ReactiveLeaseContext;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -28,19 +25,13 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
-import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.core.io.buffer.DataBufferFactory;
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
-import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -69,6 +60,11 @@ import reactor.core.scheduler.Schedulers;
  * mark: when its token claimed the resource's mark and no request with that token succeeded on this
  * instance, the mark is set back ({@link InboundFence#withdrawingFailedClaims}) before the answer is
  * committed, so an older, valid token is admitted afterwards. A handler still in flight keeps its mark.
+ *
+ * <p>As the servlet filter, it keeps idempotency keys ({@link #withIdempotency}: same headers, store and problems;
+ * the first response's body joined as written and recorded before it goes out) or runs the admission in the
+ * handler's transaction ({@link #inTransaction}: on R2DBC, {@code R2dbcAdmissionTransaction}; the response held
+ * until the commit).
  */
 public final class FencingWebFilter implements WebFilter, Ordered {
 
@@ -91,6 +87,8 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     private final boolean coalescing;
     private final IdempotencyStore idempotency;
     private final ReactiveAdmissionTransaction transaction;
+    /** The calls to {@link #idempotency}, {@code null} with it. */
+    private final KeyClaims keys;
     /** Built once: Spring's filter chain asks for it on every request (its checkpoint's description). */
     private final String description;
 
@@ -104,6 +102,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         this.fence = fence;
         this.idempotency = idempotency;
         this.transaction = transaction;
+        this.keys = idempotency == null ? null : new KeyClaims(idempotency, scheduler);
         this.coalescing = coalescing;
         // Requests waiting off the event loop may wait for each other; in place, each asks the store itself. In a
         // transaction neither: its rollback takes the claim back, and would take back the others' admissions.
@@ -201,12 +200,12 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         ServerHttpRequest request = exchange.getRequest();
         String method = request.getMethod().name();
-        String path = decodedPath(request);
+        String path = FencedRequest.decodedPath(request);
         Optional<Map.Entry<FencedRoute, Map<String, String>>> route = fence.route(method, path);
         if (route.isEmpty()) {
             return chain.filter(exchange);
         }
-        Request fenced = new Request(exchange, chain, method, path, route.get(),
+        FencedRequest fenced = new FencedRequest(exchange, chain, method, path, route.get(),
                 idempotency == null ? null : request.getHeaders().getFirst(IdempotencyKeys.HEADER));
         boolean signed = fence.verifiesRequestSignatures()
                 && (request.getHeaders().containsHeader(RequestSignatures.SIGNATURE_INPUT)
@@ -219,14 +218,14 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     }
 
     /** Checks the request off the event loop (the stores block), then proceeds; in the transaction, if any. */
-    private Mono<Void> decide(Request fenced, Callable<Checked> check) {
+    private Mono<Void> decide(FencedRequest fenced, Callable<Checked> check) {
         if (transaction == null) {
             return Mono.fromCallable(check).subscribeOn(scheduler)
                     .flatMap(checked -> proceed(checked.verdict(), checked.fingerprint(), fenced));
         }
         ServerHttpResponse response = fenced.exchange().getResponse();
         HeldResponse held = new HeldResponse(response);
-        Request holding = fenced.with(fenced.exchange().mutate().response(held).build());
+        FencedRequest holding = fenced.with(fenced.exchange().mutate().response(held).build());
         AtomicReference<Verdict> decided = new AtomicReference<>();
         AtomicBoolean handled = new AtomicBoolean();
         return transaction.run(() -> check.call().verdict(), scheduler, verdict -> {
@@ -250,55 +249,20 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     }
 
     /**
-     * A fenced request on the filter's way, its route found once: its exchange and chain, method and mapped path,
-     * and its {@value IdempotencyKeys#HEADER} ({@code null}: none, or this filter keeps no keys).
-     */
-    private record Request(ServerWebExchange exchange, WebFilterChain chain, String method, String path,
-            Map.Entry<FencedRoute, Map<String, String>> route, String key) {
-
-        ResourceTemplate resource() {
-            return route.getKey().resource();
-        }
-
-        Map<String, String> variables() {
-            return route.getValue();
-        }
-
-        Request with(ServerWebExchange replaced) {
-            return new Request(replaced, chain, method, path, route, key);
-        }
-
-        String instance() {
-            return exchange.getRequest().getPath().value();
-        }
-    }
-
-    /**
      * A request checked with its body (request-signed, or with a well-formed idempotency key, whose claim needs
      * the request's fingerprint): the body read once, checked with it, and handed on from the same array.
      */
-    private Mono<Void> checkWithBody(Request fenced) {
+    private Mono<Void> checkWithBody(FencedRequest fenced) {
         ServerHttpRequest request = fenced.exchange().getRequest();
         if (request.getHeaders().getContentLength() > maxSignedBodyBytes) {
             return tooLarge(fenced);
         }
-        DataBufferFactory factory = fenced.exchange().getResponse().bufferFactory();
         boolean keyed = IdempotencyKeys.wellFormed(fenced.key());
-        return request.getBody()
-                .reduceWith(() -> new RequestBody(request.getHeaders().getContentLength(), maxSignedBodyBytes),
-                        RequestBody::append)
-                .doOnDiscard(DataBuffer.class, DataBufferUtils::release)
-                .map(RequestBody::bytes)
-                .defaultIfEmpty(new byte[0])
+        return RequestBody.read(request, maxSignedBodyBytes)
                 .flatMap(body -> {
                     InboundRequest inbound = new InboundRequest(fenced.method(), fenced.path(), request.getURI(),
                             name -> request.getHeaders().getOrEmpty(name), body);
-                    Request replayable = fenced.with(fenced.exchange().mutate().request(new ServerHttpRequestDecorator(request) {
-                        @Override
-                        public Flux<DataBuffer> getBody() {
-                            return body.length == 0 ? Flux.empty() : Flux.defer(() -> Flux.just(factory.wrap(body)));
-                        }
-                    }).build());
+                    FencedRequest replayable = fenced.with(RequestBody.replayable(fenced.exchange(), body));
                     // Digest and store calls off the event loop; a key's claim may be decided with the admission.
                     return decide(replayable, () -> {
                         if (!keyed) {
@@ -317,21 +281,21 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     private record Checked(Verdict verdict, String fingerprint) {
     }
 
-    private Mono<Void> tooLarge(Request fenced) {
+    private Mono<Void> tooLarge(FencedRequest fenced) {
         return refuse(fenced, Problem.bodyTooLarge(maxSignedBodyBytes));
     }
 
-    private Mono<Void> refuse(Request fenced, Problem problem) {
+    private Mono<Void> refuse(FencedRequest fenced, Problem problem) {
         listener.refused(fenced.method(), fenced.path(), problem);
         return send(fenced.exchange().getResponse(), problem, fenced.instance());
     }
 
     /** Refuses an admitted request: its admission ended as failed first, so the client finds no mark of it. */
-    private Mono<Void> refuseAdmitted(Request fenced, Admission admission, Problem problem) {
+    private Mono<Void> refuseAdmitted(FencedRequest fenced, Admission admission, Problem problem) {
         return ended(admission, false, false, null).then(Mono.defer(() -> refuse(fenced, problem)));
     }
 
-    private Mono<Void> proceed(Verdict verdict, String fingerprint, Request fenced) {
+    private Mono<Void> proceed(Verdict verdict, String fingerprint, FencedRequest fenced) {
         if (verdict.problem().isPresent()) {
             return refuse(fenced, verdict.problem().get());
         }
@@ -343,14 +307,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         if (fingerprint == null) {
             return refuseAdmitted(fenced, admission, Problem.badIdempotencyKey(presented, IdempotencyKeys.FORM));
         }
-        // Claimed with the admission by a store that decides both; else claimed now, as the store blocks: off the loop.
-        Mono<IdempotencyStore.Claim> claim = verdict.claim().map(Mono::just).orElseGet(() -> Mono
-                .fromCallable(() -> idempotency.claim(presented, fenced.key(), fingerprint)).subscribeOn(scheduler));
-        return claim.map(Optional::of)
-                .onErrorResume(RuntimeException.class, e -> {
-                    log.warn("idempotency check for '{}' failed; refusing the request", presented.resource(), e);
-                    return Mono.just(Optional.empty());
-                })
+        return keys.claim(verdict, presented, fenced.key(), fingerprint)
                 .flatMap(answer -> {
                     if (answer.isEmpty()) {
                         return refuseAdmitted(fenced, admission, Problem.unavailable(presented));
@@ -371,17 +328,18 @@ public final class FencingWebFilter implements WebFilter, Ordered {
      * Runs the handler of an admitted request (after its turn in the handler order) under the presented fence.
      * The first request with an idempotency key answers through a {@link RecordingResponse}.
      */
-    private Mono<Void> run(Admission admission, Request fenced) {
+    private Mono<Void> run(Admission admission, FencedRequest fenced) {
         String key = fenced.key();
         if (handlerOrder != null) {
             Optional<Problem> newerStarted = handlerOrder.enter(admission).problem();
             if (newerStarted.isPresent()) {
-                return abandon(admission.presented(), key).then(refuseAdmitted(fenced, admission, newerStarted.get()));
+                return (key == null ? Mono.<Void>empty() : keys.abandon(admission.presented(), key))
+                        .then(refuseAdmitted(fenced, admission, newerStarted.get()));
             }
         }
         ServerWebExchange exchange = fenced.exchange();
         exchange.getAttributes().put(ADMISSION_ATTRIBUTE, admission);
-        Lease presented = Lease.presented(admission.presented(), "http:" + remote(exchange.getRequest()));
+        Lease presented = Lease.presented(admission.presented(), "http:" + FencedRequest.remote(exchange.getRequest()));
         ServerHttpResponse response = exchange.getResponse();
         AtomicBoolean unrecorded = new AtomicBoolean();
         RecordingResponse recording = key == null ? null
@@ -410,11 +368,10 @@ public final class FencingWebFilter implements WebFilter, Ordered {
      * Records the first response to the request's key, then writes it; when the store cannot record it, answers
      * 503 instead: the client must not take for done what a retry would run again.
      */
-    private Mono<Void> record(Request fenced, Admission admission, IdempotencyStore.RecordedResponse first,
+    private Mono<Void> record(FencedRequest fenced, Admission admission, IdempotencyStore.RecordedResponse first,
             Mono<Void> write, AtomicBoolean unrecorded) {
         Fence presented = admission.presented();
-        return Mono.fromRunnable(() -> idempotency.complete(presented.resource(), fenced.key(), first))
-                .subscribeOn(scheduler)
+        return keys.complete(presented, fenced.key(), first)
                 .then(write)
                 .onErrorResume(e -> {
                     if (fenced.exchange().getResponse().isCommitted()) {
@@ -447,56 +404,17 @@ public final class FencingWebFilter implements WebFilter, Ordered {
                 admitting.handlerEnded(admission, succeeded);
             }
         });
-        return succeeded ? end : end.then(key == null ? Mono.empty() : abandon(admission.presented(), key))
+        return succeeded ? end : end.then(key == null ? Mono.empty() : keys.abandon(admission.presented(), key))
                 .subscribeOn(scheduler);
-    }
-
-    /** Forgets the claim of {@code key} ({@code null}: none) of a request that did not succeed: a retry runs again. */
-    private Mono<Void> abandon(Fence presented, String key) {
-        if (key == null) {
-            return Mono.empty();
-        }
-        return Mono.<Void>fromRunnable(() -> idempotency.abandon(presented.resource(), key))
-                .subscribeOn(scheduler)
-                .onErrorResume(RuntimeException.class, e -> {
-                    log.warn("could not forget the claim of idempotency key '{}' for '{}'", key, presented.resource(), e);
-                    return Mono.empty();
-                });
-    }
-
-    /**
-     * What the application maps: the path within the application, each segment percent-decoded and
-     * without {@code ;parameters}, as the servlet filter sees the servlet path.
-     */
-    static String decodedPath(ServerHttpRequest request) {
-        StringBuilder path = new StringBuilder();
-        for (PathContainer.Element element : request.getPath().pathWithinApplication().elements()) {
-            if (element instanceof PathContainer.PathSegment segment) {
-                path.append(segment.valueToMatch());
-            } else {
-                path.append(element.value());
-            }
-        }
-        return path.length() == 0 ? "/" : path.toString();
-    }
-
-    private static String remote(ServerHttpRequest request) {
-        InetSocketAddress address = request.getRemoteAddress();
-        if (address == null) {
-            return "unknown";
-        }
-        return address.getAddress() != null ? address.getAddress().getHostAddress() : address.getHostString();
     }
 
     /** Writes {@code problem} as the whole response. */
     static Mono<Void> send(ServerHttpResponse response, Problem problem, String instance) {
-        byte[] body = problem.toJson(instance).getBytes(StandardCharsets.UTF_8);
+        byte[] body = problem.body(instance);
         response.setStatusCode(HttpStatusCode.valueOf(problem.status()));
-        HttpHeaders headers = response.getHeaders();
-        headers.set(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE + ";charset=UTF-8");
-        headers.setContentLength(body.length);
-        DataBuffer buffer = response.bufferFactory().wrap(body);
-        return response.writeWith(Mono.just(buffer));
+        response.getHeaders().set(HttpHeaders.CONTENT_TYPE, Problem.CONTENT_TYPE);
+        response.getHeaders().setContentLength(body.length);
+        return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(body)));
     }
 
     @Override
