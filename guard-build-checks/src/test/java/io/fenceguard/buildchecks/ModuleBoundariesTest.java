@@ -85,11 +85,11 @@ class ModuleBoundariesTest {
         Set<String> violations = new TreeSet<>();
         List<String> checked = new ArrayList<>();
         for (Module module : PublishedModules.published()) {
-            if (WITHOUT_SERVLET_MODULE.contains(module.directoryName())) {
-                checked.add(module.directoryName());
+            if (WITHOUT_SERVLET_MODULE.contains(module.artifactId())) {
+                checked.add(module.artifactId());
                 for (ResolvedDependency d : module.resolvedDependencies()) {
                     if (d.onCompileClassPath() && d.key().equals(SERVLET_MODULE)) {
-                        violations.add(module.directoryName() + " depends on " + SERVLET_MODULE);
+                        violations.add(module.artifactId() + " depends on " + SERVLET_MODULE);
                     }
                 }
             }
