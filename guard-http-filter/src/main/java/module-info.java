@@ -12,8 +12,8 @@ module io.fenceguard.http.filter {
     requires static spring.web;
     requires static spring.webmvc;
     requires static spring.webflux;
-    requires static io.fenceguard.spring;
     requires static reactor.core;
+    requires static io.fenceguard.reactor;
     requires static org.reactivestreams;
 
     exports io.fenceguard.http.filter;

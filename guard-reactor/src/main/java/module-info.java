@@ -13,10 +13,12 @@ module io.fenceguard.reactor {
     requires static spring.context;
     requires static spring.web;
     requires static spring.webflux;
-    requires static io.fenceguard.spring;
+    requires static spring.r2dbc;
+    requires static spring.tx;
 
     exports io.fenceguard.reactor;
     exports io.fenceguard.reactor.r2dbc;
     exports io.fenceguard.reactor.spring;
     exports io.fenceguard.reactor.webflux;
+    exports io.fenceguard.reactor.webflux.r2dbc;
 }

@@ -20,6 +20,8 @@ import java.util.Optional;
 public final class Problem {
 
     public static final String MEDIA_TYPE = "application/problem+json";
+    /** The Content-Type of a problem response, as both HTTP filters send it: {@value #MEDIA_TYPE} in UTF-8. */
+    public static final String CONTENT_TYPE = MEDIA_TYPE + ";charset=UTF-8";
     /** The prefix of every problem type of fenceguard. */
     public static final String TYPE_PREFIX = "urn:fenceguard:";
 
@@ -155,6 +157,11 @@ public final class Problem {
 
     public String detail() {
         return detail;
+    }
+
+    /** The response body of this problem about {@code instance}: {@link #toJson} in UTF-8. */
+    public byte[] body(String instance) {
+        return toJson(instance).getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** The JSON body; {@code instance} is the request path. */

@@ -17,12 +17,15 @@ import io.fenceguard.reactor.ReactiveLeases;
 import io.fenceguard.reactor.r2dbc.FencedConnectionFactory;
 import io.fenceguard.reactor.webflux.FencingWebFilter;
 import io.fenceguard.reactor.webflux.ReactiveFencingExchangeFilterFunction;
+import io.fenceguard.reactor.webflux.r2dbc.R2dbcAdmissionTransaction;
+import io.fenceguard.reactor.webflux.r2dbc.R2dbcHighWaterStore;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.http.ResponseEntity;
 import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.transaction.ReactiveTransactionManager;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -113,6 +116,24 @@ final class ReactiveSamples {
                 .filter(new ReactiveFencingExchangeFilterFunction(outboundFence)).build();   // Boot: automatic
         return leases.withLease("account:42", Duration.ofSeconds(5), audit.post().uri("/audit/42").retrieve().toBodilessEntity());
         // end::webclient[]
+    }
+
+    static WebFilter idempotency(SigningKeys keys, List<FencedRoute> routes, DataSource dataSource) {
+        // tag::webflux-idempotency[]
+        JdbcHighWaterStore store = JdbcHighWaterStore.of(dataSource);         // or in memory, or Redis
+        WebFilter fencing = FencingWebFilter.of(InboundFence.of(routes, store, keys)).withIdempotency(store);
+        // end::webflux-idempotency[]
+        return fencing;
+    }
+
+    static WebFilter joinedTransaction(SigningKeys keys, List<FencedRoute> routes, ConnectionFactory connectionFactory,
+            ReactiveTransactionManager transactionManager) {
+        // tag::webflux-r2dbc-transaction[]
+        R2dbcHighWaterStore marks = R2dbcHighWaterStore.of(connectionFactory);   // the handler's factory (PostgreSQL)
+        WebFilter fencing = FencingWebFilter.of(InboundFence.of(routes, marks, keys).withRequestSignatures(marks, true))
+                .inTransaction(R2dbcAdmissionTransaction.of(marks, transactionManager));   // on that factory
+        // end::webflux-r2dbc-transaction[]
+        return fencing;
     }
 
     static WebFilter requestSigned(SigningKeys keys, List<FencedRoute> routes, InMemoryHighWaterStore store) {

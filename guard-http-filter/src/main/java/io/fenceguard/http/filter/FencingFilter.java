@@ -4,6 +4,7 @@ import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.AdmissionTransaction;
 import io.fenceguard.admission.HandlerOrder;
+import io.fenceguard.admission.IdempotencyKeys;
 import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.InboundContext;
 import io.fenceguard.admission.InboundFence;
@@ -51,10 +52,9 @@ public final class FencingFilter implements Filter {
     public static final int DEFAULT_MAX_SIGNED_BODY_BYTES = 1 << 20;
 
     /** The request header naming a request's idempotency key ({@link #withIdempotency}). */
-    public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    public static final String IDEMPOTENCY_KEY = IdempotencyKeys.HEADER;
     /** Set on a response answered from the first response to its idempotency key. */
-    public static final String IDEMPOTENT_REPLAYED = "Idempotent-Replayed";
-    private static final int MAX_IDEMPOTENCY_KEY = 200;
+    public static final String IDEMPOTENT_REPLAYED = IdempotencyKeys.REPLAYED_HEADER;
 
     private final InboundFence fence;
     /** The fence that admits: {@link #fence}, setting the claims of failed requests back unless a transaction does. */
@@ -250,7 +250,7 @@ public final class FencingFilter implements Filter {
         boolean requestSigned = fence.verifiesRequestSignatures()
                 && http.getHeader(RequestSignatures.SIGNATURE_INPUT) != null;
         String key = idempotency == null ? null : http.getHeader(IDEMPOTENCY_KEY);
-        boolean keyed = key != null && wellFormedKey(key);
+        boolean keyed = IdempotencyKeys.wellFormed(key);
         Optional<Map.Entry<FencedRoute, Map<String, String>>> route = requestSigned || keyed
                 ? fence.route(http.getMethod(), path) : Optional.empty();
         if (route.isPresent()) {
@@ -265,17 +265,14 @@ public final class FencingFilter implements Filter {
             // The route found above: matching the path once per request.
             ResourceTemplate resource = route.get().getKey().resource();
             Map<String, String> variables = route.get().getValue();
-            String fingerprint = keyed ? fingerprint(cached, path, cached.body()) : null;
+            String fingerprint = keyed
+                    ? IdempotencyKeys.fingerprint(cached.getMethod(), path, cached.getQueryString(), cached.body()) : null;
             Verdict verdict = keyed ? admitting.check(resource, variables, request, idempotency, key, fingerprint)
                     : admitting.check(resource, variables, request);
             return new Checked(cached, fingerprint, verdict, null);
         }
         Verdict verdict = admitting.check(http.getMethod(), path, Collections.list(http.getHeaders(fence.headerName())));
         return new Checked(http, null, verdict, null);
-    }
-
-    private static boolean wellFormedKey(String key) {
-        return !key.isEmpty() && key.length() <= MAX_IDEMPOTENCY_KEY && key.chars().allMatch(c -> c > 0x20 && c < 0x7f);
     }
 
     /** An admitted request: its idempotency key, its turn in the handler order, then its handler. */
@@ -316,9 +313,8 @@ public final class FencingFilter implements Filter {
         if (key == null) {
             return new KeyClaim(null, null);
         }
-        if (!wellFormedKey(key)) {
-            refuse(http, out, path, Problem.badIdempotencyKey(presented, "an " + IDEMPOTENCY_KEY + " is 1 to "
-                    + MAX_IDEMPOTENCY_KEY + " visible ASCII characters"));
+        if (!IdempotencyKeys.wellFormed(key)) {
+            refuse(http, out, path, Problem.badIdempotencyKey(presented, IdempotencyKeys.FORM));
             return new KeyClaim(key, RequestOutcome.of(false, presented));
         }
         // A well-formed key on a fenced route: check() read the body and took the fingerprint before the admission.
@@ -401,20 +397,6 @@ public final class FencingFilter implements Filter {
             throws IOException {
         ProblemResponse.send(out, problem, http.getRequestURI());
         listener.refused(http.getMethod(), path, problem);
-    }
-
-    /** What binds a key to its request: method, path and query, and the body's SHA-256. */
-    private static String fingerprint(HttpServletRequest http, String path, byte[] body) {
-        try {
-            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
-            String query = http.getQueryString();
-            sha.update((http.getMethod() + " " + path + (query == null ? "" : "?" + query) + "\n")
-                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            sha.update(body);
-            return java.util.Base64.getEncoder().encodeToString(sha.digest());
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     /**

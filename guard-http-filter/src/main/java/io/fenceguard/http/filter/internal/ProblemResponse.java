@@ -3,7 +3,6 @@ package io.fenceguard.http.filter.internal;
 import io.fenceguard.admission.Problem;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 
 /** Writes a {@link Problem} as the whole response, replacing anything buffered. */
 public final class ProblemResponse {
@@ -12,11 +11,10 @@ public final class ProblemResponse {
     }
 
     public static void send(HttpServletResponse response, Problem problem, String instance) throws IOException {
-        byte[] body = problem.toJson(instance).getBytes(StandardCharsets.UTF_8);
+        byte[] body = problem.body(instance);
         response.resetBuffer();
         response.setStatus(problem.status());
-        response.setContentType(Problem.MEDIA_TYPE);
-        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+        response.setContentType(Problem.CONTENT_TYPE);
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
         response.flushBuffer();

@@ -3,7 +3,6 @@ package io.fenceguard.spring.boot.autoconfigure.http;
 import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.HandlerOrder;
 import io.fenceguard.admission.HighWaterStore;
-import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.RefusalListener;
@@ -91,14 +90,7 @@ class HttpServerConfiguration {
             filter = filter.inHandlerOrder(HandlerOrder.create());
         }
         if (properties.getServer().isIdempotency()) {
-            IdempotencyStore idempotency = HighWaterStores.idempotency(fence.store().backend());
-            if (idempotency == null) {
-                throw new HttpFencingConfigurationException(FenceguardHttpProperties.PREFIX + ".server.idempotency=true "
-                        + "needs a store that records idempotency keys, and " + fence.store() + " does not.",
-                        "Use the memory, jdbc or redis store, or set " + FenceguardHttpProperties.PREFIX
-                                + ".server.idempotency=false.");
-            }
-            filter = filter.withIdempotency(idempotency);
+            filter = filter.withIdempotency(HttpServerSupport.idempotency(fence));
         }
         if (properties.getStore().isJoinHandlerTransaction()) {
             filter = filter.inTransaction(HandlerTransactions.around(fence.store(), beans));

@@ -1,6 +1,7 @@
 package io.fenceguard.spring.boot.autoconfigure.http;
 
 import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.SigningKeys;
@@ -118,6 +119,21 @@ public final class HttpServerSupport {
     public static HighWaterStore highWaterStore(FenceguardHttpProperties properties, BeanFactory beans) {
         TokenBound bound = beans.getBeanProvider(TokenBound.class).getIfAvailable(() -> tokenBound(properties, beans));
         return HighWaterStores.create(properties.getStore(), beans, bound);
+    }
+
+    /**
+     * Where {@code fenceguard.http.server.idempotency=true} keeps the keys: the backend of {@code fence}'s store.
+     * Fails start-up (with a failure analysis) when that store keeps none.
+     */
+    public static IdempotencyStore idempotency(InboundFence fence) {
+        IdempotencyStore idempotency = HighWaterStores.idempotency(fence.store().backend());
+        if (idempotency == null) {
+            throw new HttpFencingConfigurationException(FenceguardHttpProperties.PREFIX + ".server.idempotency=true "
+                    + "needs a store that records idempotency keys, and " + fence.store() + " does not.",
+                    "Use the memory, jdbc or redis store, or set " + FenceguardHttpProperties.PREFIX
+                            + ".server.idempotency=false.");
+        }
+        return idempotency;
     }
 
     /** Fails start-up (with a failure analysis) when fenced endpoints would need keys and none are configured. */

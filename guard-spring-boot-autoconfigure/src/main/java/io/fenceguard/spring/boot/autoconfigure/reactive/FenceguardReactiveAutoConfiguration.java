@@ -3,6 +3,7 @@ package io.fenceguard.spring.boot.autoconfigure.reactive;
 import io.fenceguard.spring.boot.autoconfigure.core.FenceguardLeaseAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpProperties;
+import io.fenceguard.spring.boot.autoconfigure.http.HttpFencingConfigurationException;
 import io.fenceguard.spring.boot.autoconfigure.http.HttpServerSupport;
 import io.fenceguard.spring.boot.autoconfigure.jdbc.FenceguardJdbcProperties;
 import io.fenceguard.core.LeaseManager;
@@ -157,6 +158,16 @@ public class FenceguardReactiveAutoConfiguration {
                     .withOrder(properties.getServer().getFilterOrder())
                     .withMaxSignedBodyBytes((int) Math.min(Integer.MAX_VALUE,
                             properties.getSigning().getMaxSignedBody().toBytes()));
+            if (properties.getStore().isJoinHandlerTransaction()) {
+                throw new HttpFencingConfigurationException(FenceguardHttpProperties.PREFIX + ".store.join-handler-"
+                        + "transaction=true joins the servlet filter's JDBC transactions; this WebFlux application's "
+                        + "filter would not join the handler's transaction.", "Define a FencingWebFilter bean of your own, "
+                        + "FencingWebFilter.of(fence).inTransaction(R2dbcAdmissionTransaction.of(R2dbcHighWaterStore.of("
+                        + "connectionFactory), transactionManager)), or set the property to false.");
+            }
+            if (properties.getServer().isIdempotency()) {
+                filter = filter.withIdempotency(HttpServerSupport.idempotency(fence));
+            }
             return properties.getServer().isHandlerOrder() ? filter.inHandlerOrder(HandlerOrder.create()) : filter;
         }
 

@@ -103,6 +103,50 @@ class FenceguardReactiveAutoConfigurationTest {
     }
 
     @Test
+    void withIdempotencyTheWebFilterAnswersARetriedKeyFromTheFirstResponse() {
+        new ReactiveWebApplicationContextRunner().withConfiguration(fenceguard)
+                .withUserConfiguration(WebFlux.class, FencedController.class)
+                .withPropertyValues("fenceguard.lease.store=memory", "fenceguard.http.signing.keys.k1=" + KEY,
+                        "fenceguard.http.signing.mode=compact", "fenceguard.http.server.idempotency=true")
+                .run(context -> {
+                    FencingWebFilter filter = context.getBean(FencingWebFilter.class);
+                    String header = io.fenceguard.admission.SigningKeys.of(java.util.Map.of("k1",
+                            java.util.Base64.getDecoder().decode(KEY)), "k1").header(new io.fenceguard.core.Fence(
+                            io.fenceguard.core.ResourceName.of("account:42"), io.fenceguard.core.FencingToken.of(5)))
+                            .value();
+                    java.util.concurrent.atomic.AtomicInteger applied = new java.util.concurrent.atomic.AtomicInteger();
+                    org.springframework.web.server.WebFilterChain handler = exchange -> {
+                        exchange.getResponse().setStatusCode(org.springframework.http.HttpStatus.CREATED);
+                        byte[] body = ("applied " + applied.incrementAndGet()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                        return exchange.getResponse().writeWith(Mono.fromSupplier(
+                                () -> exchange.getResponse().bufferFactory().wrap(body)));
+                    };
+                    for (int send = 1; send <= 2; send++) {
+                        var exchange = org.springframework.mock.web.server.MockServerWebExchange.from(
+                                org.springframework.mock.http.server.reactive.MockServerHttpRequest.put("/accounts/42")
+                                        .header("Fencing-Token", header).header("Idempotency-Key", "k-1").body("{}"));
+                        filter.filter(exchange, handler).block(java.time.Duration.ofSeconds(10));
+                        assertThat(exchange.getResponse().getStatusCode().value()).isEqualTo(201);
+                        assertThat(exchange.getResponse().getBodyAsString().block(java.time.Duration.ofSeconds(5)))
+                                .isEqualTo("applied 1");
+                        assertThat(exchange.getResponse().getHeaders().getFirst("Idempotent-Replayed"))
+                                .isEqualTo(send == 1 ? null : "true");
+                    }
+                    assertThat(applied.get()).as("applied once for two sends").isOne();
+                });
+    }
+
+    @Test
+    void joiningTheHandlersTransactionIsRefusedAtStartUpWhereTheWebFilterCannotJoinIt() {
+        new ReactiveWebApplicationContextRunner().withConfiguration(fenceguard)
+                .withUserConfiguration(WebFlux.class, FencedController.class)
+                .withPropertyValues("fenceguard.lease.store=memory", "fenceguard.http.signing.keys.k1=" + KEY,
+                        "fenceguard.http.store.join-handler-transaction=true")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("join-handler-transaction=true"));
+    }
+
+    @Test
     void aReactiveAppWithoutFencedEndpointsGetsNoFilterAndNeedsNoKeys() {
         new ReactiveWebApplicationContextRunner().withConfiguration(fenceguard)
                 .withUserConfiguration(WebFlux.class, PlainController.class)

@@ -1,4 +1,4 @@
-package io.fenceguard.spring.web.reactive;
+package io.fenceguard.reactor.webflux;
 
 import io.fenceguard.admission.OutboundFence;
 import io.fenceguard.admission.RequestSignatures;
@@ -17,12 +17,12 @@ import reactor.core.publisher.Mono;
 
 /**
  * {@code WebClient} requests signed as a whole (RFC 9421: method, target URI, the fencing header and
- * {@code Content-Digest}), for the servlet module's and the reactor module's {@code WebClient} filters. The body's
+ * {@code Content-Digest}), for {@link ReactiveFencingExchangeFilterFunction}. The body's
  * SHA-256 is taken chunk by chunk as the request's {@code BodyInserter} writes it, and the chunks are held, not
  * copied, until the last one, since the signature headers go out before the body: the digest and the HMAC are
  * computed once per call.
  */
-public final class SignedWebClientRequests {
+final class SignedWebClientRequests {
 
     private SignedWebClientRequests() {
     }
@@ -31,7 +31,7 @@ public final class SignedWebClientRequests {
      * {@code request} with its body wrapped so that, once the body is known, the headers {@code unsigned} (from
      * {@link OutboundFence#headersToSign}, checked on the caller's thread) are signed with {@code fence} and set.
      */
-    public static ClientRequest signedAsWritten(ClientRequest request, OutboundFence fence,
+    static ClientRequest signedAsWritten(ClientRequest request, OutboundFence fence,
             Map<String, String> unsigned) {
         BodyInserter<?, ? super ClientHttpRequest> original = request.body();
         String method = request.method().name();

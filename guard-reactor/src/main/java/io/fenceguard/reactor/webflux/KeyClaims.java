@@ -1,0 +1,56 @@
+package io.fenceguard.reactor.webflux;
+
+import io.fenceguard.admission.IdempotencyStore;
+import io.fenceguard.admission.Verdict;
+import io.fenceguard.core.Fence;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/** The {@link FencingWebFilter}'s calls to its {@link IdempotencyStore}: blocking, so made on its scheduler. */
+final class KeyClaims {
+
+    private static final Logger log = LoggerFactory.getLogger(FencingWebFilter.class);
+
+    private final IdempotencyStore store;
+    private final Scheduler scheduler;
+
+    KeyClaims(IdempotencyStore store, Scheduler scheduler) {
+        this.store = store;
+        this.scheduler = scheduler;
+    }
+
+    /**
+     * The claim of {@code key} by the request admitted with {@code presented}: the one its verdict carries when the
+     * store decided it with the admission, else claimed now; empty when the store could not answer (fail closed).
+     */
+    Mono<Optional<IdempotencyStore.Claim>> claim(Verdict verdict, Fence presented, String key, String fingerprint) {
+        return verdict.claim().map(Mono::just)
+                .orElseGet(() -> Mono.fromCallable(() -> store.claim(presented, key, fingerprint)).subscribeOn(scheduler))
+                .map(Optional::of)
+                .onErrorResume(RuntimeException.class, e -> {
+                    log.warn("idempotency check for '{}' failed; refusing the request", presented.resource(), e);
+                    return Mono.just(Optional.empty());
+                });
+    }
+
+    /** Records the first response to {@code key}. */
+    Mono<Void> complete(Fence presented, String key, IdempotencyStore.RecordedResponse first) {
+        return Mono.<Void>fromRunnable(() -> store.complete(presented.resource(), key, first)).subscribeOn(scheduler);
+    }
+
+    /** Forgets the claim of {@code key} ({@code null}: none) of a request that did not succeed: a retry runs again. */
+    Mono<Void> abandon(Fence presented, String key) {
+        if (key == null) {
+            return Mono.empty();
+        }
+        return Mono.<Void>fromRunnable(() -> store.abandon(presented.resource(), key))
+                .subscribeOn(scheduler)
+                .onErrorResume(RuntimeException.class, e -> {
+                    log.warn("could not forget the claim of idempotency key '{}' for '{}'", key, presented.resource(), e);
+                    return Mono.empty();
+                });
+    }
+}
