@@ -3,6 +3,7 @@ package io.fenceguard.spring.boot.autoconfigure.db;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.admission.FencedEndpoint;
+import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.db.FenceguardMigrations.Feature;
 import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.jdbc.FenceguardJdbcAutoConfiguration;
@@ -14,6 +15,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -88,6 +90,27 @@ class MigratedFeaturesTest {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(FenceguardMigrationInitializer.class).features()).isEmpty();
                 });
+    }
+
+    /**
+     * A schema the guard migrated whole before its scripts were grouped by feature (one Flyway run over the dialect's
+     * folder, every table): a row-fencing application starts on it, applies nothing and drops nothing.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"postgresql", "mariadb"})
+    void aSchemaTheGuardMigratedWholeBeforeStillStarts(String kind) throws Exception {
+        db = ScratchDatabase.of(kind);
+        int applied = Flyway.configure().dataSource(db.physical()).locations(FenceguardMigrations.location(db.physical()))
+                .table(FenceguardMigrations.HISTORY_TABLE).load().migrate().migrationsExecuted;
+        assertThat(applied).isEqualTo(kind.equals("postgresql") ? 7 : 6);
+        List<String> before = guardTables();
+        assertThat(before).contains("fenceguard_http_high_water", "fenceguard_outbox");
+        runner().run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(FenceguardMigrationInitializer.class).features())
+                    .containsExactly(Feature.SQL_FENCING);
+            assertThat(guardTables()).isEqualTo(before);
+        });
     }
 
     @Test
