@@ -130,7 +130,7 @@ class OutboxRelayDatabasesTest {
     /** The shipped V5 script of {@code dialect}, on this test's table. */
     private void createTable(DataSource db, String dialect) throws Exception {
         String script;
-        try (InputStream in = getClass().getResourceAsStream("/fenceguard/db/migration/" + dialect + "/V5__fenceguard_outbox.sql")) {
+        try (InputStream in = getClass().getResourceAsStream("/fenceguard/db/migration/" + dialect + "/outbox/V5__fenceguard_outbox.sql")) {
             assertThat(in).as("the shipped outbox script for " + dialect).isNotNull();
             script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }

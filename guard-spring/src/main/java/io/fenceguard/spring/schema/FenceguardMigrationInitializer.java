@@ -1,9 +1,12 @@
 package io.fenceguard.spring.schema;
 
 import io.fenceguard.db.FenceguardMigrations;
+import io.fenceguard.db.FenceguardMigrations.Feature;
 import io.fenceguard.db.FenceguardTriggers;
 import io.fenceguard.db.FenceguardTriggers.FencedColumn;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import io.fenceguard.jdbc.FencedDataSource;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -24,24 +27,46 @@ public class FenceguardMigrationInitializer implements InitializingBean {
             FenceguardMigrationInitializer.class.getClassLoader());
 
     private final DataSource dataSource;
+    private final Set<Feature> features;
     private final List<FencedColumn> triggerTables;
 
+    /** Migrates the tables of every feature. */
     public FenceguardMigrationInitializer(DataSource dataSource) {
         this(dataSource, List.of());
     }
 
-    /** Also installs trigger mode's triggers on {@code triggerTables} after the migrations. */
+    /** Migrates the tables of every feature, then installs trigger mode's triggers on {@code triggerTables}. */
     public FenceguardMigrationInitializer(DataSource dataSource, List<FencedColumn> triggerTables) {
+        this(dataSource, EnumSet.allOf(Feature.class), triggerTables);
+    }
+
+    /**
+     * Migrates the tables of {@code features} only (none: no table, no history), then installs trigger mode's
+     * triggers on {@code triggerTables}.
+     */
+    public FenceguardMigrationInitializer(DataSource dataSource, Set<Feature> features,
+            List<FencedColumn> triggerTables) {
         this.dataSource = dataSource;
+        this.features = features.isEmpty() ? EnumSet.noneOf(Feature.class) : EnumSet.copyOf(features);
         this.triggerTables = List.copyOf(triggerTables);
+    }
+
+    /** The features whose tables it migrates. */
+    public Set<Feature> features() {
+        return Set.copyOf(features);
     }
 
     @Override
     public void afterPropertiesSet() {
         DataSource physical = JDBC_PRESENT ? Fences.unfenced(dataSource) : dataSource;
-        int applied = FenceguardMigrations.migrate(physical);
-        log.info("fenceguard: its tables are up to date ({} migrations applied from {}, history {})", applied,
-                FenceguardMigrations.location(physical), FenceguardMigrations.HISTORY_TABLE);
+        if (features.isEmpty()) {
+            log.info("fenceguard: no feature in use needs its tables, none migrated");
+        } else {
+            int applied = FenceguardMigrations.migrate(physical, features);
+            log.info("fenceguard: its tables for {} are up to date ({} migrations applied from {}, history {})",
+                    features.stream().map(Feature::folder).toList(), applied, FenceguardMigrations.location(physical),
+                    FenceguardMigrations.HISTORY_TABLE);
+        }
         if (!triggerTables.isEmpty()) {
             FenceguardTriggers.install(physical, triggerTables);
             log.info("fenceguard: trigger mode's triggers are installed on {}", triggerTables);

@@ -311,9 +311,12 @@ public final class Catalog {
         for (FencedTable table : config.tables()) {
             boolean found = false;
             boolean column = false;
-            try (ResultSet columns = c.getMetaData().getColumns(null, null, null, null)) {
+            // INFORMATION_SCHEMA, not DatabaseMetaData.getColumns: only the first lists INVISIBLE columns
+            try (Statement statement = c.createStatement();
+                 ResultSet columns = statement.executeQuery("SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME"
+                         + " FROM INFORMATION_SCHEMA.COLUMNS")) {
                 while (columns.next()) {
-                    String schema = columns.getString("TABLE_SCHEM");
+                    String schema = columns.getString("TABLE_SCHEMA");
                     if (columns.getString("TABLE_NAME").equalsIgnoreCase(table.name())
                             && (table.schema() == null || table.schema().equalsIgnoreCase(schema))) {
                         found = true;

@@ -10,6 +10,7 @@ import java.util.Map;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -29,9 +30,10 @@ import org.springframework.core.env.Environment;
  * Migrates the guard's own tables on the application's DataSource at start-up
  * ({@link FenceguardMigrations}: own location, own history table, dialect detected, through Flyway's API
  * whether or not the application uses Flyway), right after the application's Flyway and SQL scripts and
- * before the beans that use the database; {@code fenceguard.db.migrate=false}
- * switches it off. With {@code fenceguard.db.triggers=true} it then installs trigger mode's triggers
- * ({@link FenceguardTriggers}) on the fenced tables.
+ * before the beans that use the database: the tables of the features in use
+ * ({@code fenceguard.db.features}, {@link MigratedFeatures}); {@code fenceguard.db.migrate=false} switches it
+ * off. With {@code fenceguard.db.triggers=true} it then installs trigger mode's triggers ({@link FenceguardTriggers})
+ * on the fenced tables.
  */
 @AutoConfiguration(afterName = {"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
         "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration"})
@@ -50,8 +52,9 @@ public class FenceguardDbAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         FenceguardMigrationInitializer fenceguardMigrationInitializer(DataSource dataSource,
-                FenceguardDbProperties properties, Environment environment) {
+                FenceguardDbProperties properties, Environment environment, ConfigurableListableBeanFactory beans) {
             return new FenceguardMigrationInitializer(dataSource,
+                    MigratedFeatures.resolve(properties.getFeatures(), beans, environment),
                     properties.isTriggers() ? triggerTables(environment) : List.of());
         }
 
@@ -89,7 +92,7 @@ public class FenceguardDbAutoConfiguration {
 
         NoFlyway() {
             log.warn("fenceguard: Flyway is not on the classpath, so the guard's tables (fenceguard_gate, "
-                    + "fenceguard_http_high_water) are not migrated. Keep org.flywaydb:flyway-core (the starter brings "
+                    + "fenceguard_http_high_water, ...) are not migrated. Keep org.flywaydb:flyway-core (the starter brings "
                     + "it; it does not switch on Boot's Flyway for the application), or apply "
                     + "{} yourself, or set fenceguard.db.migrate=false.", FenceguardMigrations.LOCATION_ROOT + "/<dialect>");
         }

@@ -51,6 +51,7 @@ class AutoConfigurationImportsTest {
         assertThat(leaseAutoConfigurations()).containsExactlyInAnyOrder(
                 FenceguardLeaseAutoConfiguration.class.getName(),
                 FenceguardFencedMethodAutoConfiguration.class.getName(),
+                FenceguardCacheChoiceAutoConfiguration.class.getName(),
                 "io.fenceguard.spring.boot.autoconfigure.observability.FenceguardObservationAutoConfiguration",
                 "io.fenceguard.spring.boot.autoconfigure.redis.FenceguardRedisAutoConfiguration");
     }
