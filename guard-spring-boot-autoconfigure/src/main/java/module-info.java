@@ -56,11 +56,14 @@ open module io.fenceguard.spring.boot.autoconfigure {
     requires static spring.boot.webclient;
     requires static spring.tx;
     requires static spring.jdbc;
+    requires static spring.orm;
+    requires static spring.r2dbc;
     requires static curator.framework;
     requires static jetcd.core;
     requires static com.hazelcast.core;
 
     exports io.fenceguard.spring.boot.autoconfigure.core;
+    exports io.fenceguard.spring.boot.autoconfigure.dao;
     exports io.fenceguard.spring.boot.autoconfigure.db;
     exports io.fenceguard.spring.boot.autoconfigure.etcd;
     exports io.fenceguard.spring.boot.autoconfigure.hazelcast;
