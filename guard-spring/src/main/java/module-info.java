@@ -24,6 +24,8 @@ open module io.fenceguard.spring {
     requires static spring.tx;
     requires static spring.jdbc;
     requires static spring.orm;
+    requires static spring.r2dbc;
+    requires static r2dbc.spi;
     requires static jakarta.persistence;
     requires static micrometer.core;
     requires static spring.kafka;
@@ -35,6 +37,7 @@ open module io.fenceguard.spring {
 
     exports io.fenceguard.spring.dao;
     exports io.fenceguard.spring.dao.orm;
+    exports io.fenceguard.spring.dao.r2dbc;
     exports io.fenceguard.spring.jdbc;
     exports io.fenceguard.spring.messaging.amqp;
     exports io.fenceguard.spring.messaging.kafka;

@@ -3,9 +3,6 @@ package io.fenceguard.spring.dao;
 import io.fenceguard.jdbc.FencingRefusedException;
 import io.fenceguard.jdbc.StaleTokenException;
 import java.sql.SQLException;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.Set;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.support.PersistenceExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
@@ -21,7 +18,7 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  *       because the lease in context was lost;</li>
  *   <li>{@link FencingRefusedUsageException} (an {@code InvalidDataAccessApiUsageException}) for every other
  *       refusal ({@link FencingRefusedException}, SQLSTATE {@value FencingRefusedException#SQL_STATE}, and
- *       trigger mode's {@value #TRIGGER_NO_TOKEN_STATE}).</li>
+ *       trigger mode's {@value FencingRefusals#TRIGGER_NO_TOKEN_STATE}).</li>
  * </ul>
  *
  * Every other exception goes to the translator that was there before (the delegate), or, without one, stays
@@ -30,9 +27,6 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  * {@code JDBCException}, R2DBC's exceptions, MyBatis' {@code PersistenceException}).
  */
 public final class FencingExceptionTranslator implements SQLExceptionTranslator, PersistenceExceptionTranslator {
-
-    /** The SQLSTATE of trigger mode's refusal of a write that carries no token. */
-    public static final String TRIGGER_NO_TOKEN_STATE = "0AF02";
 
     private final SQLExceptionTranslator delegate;
 
@@ -57,7 +51,7 @@ public final class FencingExceptionTranslator implements SQLExceptionTranslator,
 
     @Override
     public DataAccessException translate(String task, String sql, SQLException ex) {
-        DataAccessException fencing = translateFencing(task, sql, ex);
+        DataAccessException fencing = FencingRefusals.translate(task, sql, ex);
         if (fencing != null) {
             return fencing;
         }
@@ -71,43 +65,7 @@ public final class FencingExceptionTranslator implements SQLExceptionTranslator,
                 || ex instanceof FencingRefusedUsageException) {
             return (DataAccessException) ex;
         }
-        return translateFencing(null, null, ex);
+        return FencingRefusals.translate(null, null, ex);
     }
 
-    /**
-     * The fenceguard exception for a refusal found in the cause chain of {@code ex}, with {@code ex} as its
-     * cause; {@code null} when the chain holds none.
-     *
-     * @param task what was being done (as Spring's translators take it), or {@code null}
-     * @param sql the SQL, or {@code null} when not known
-     */
-    public static DataAccessException translateFencing(String task, String sql,
-                                                                 Throwable ex) {
-        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (Throwable t = ex; t != null && seen.add(t); t = t.getCause()) {
-            if (t instanceof StaleTokenException stale) {
-                return new StaleTokenFailureException(message(task, sql, stale), ex, stale);
-            }
-            if (t instanceof FencingRefusedException refused) {
-                return refused.reason() == FencingRefusedException.Reason.LEASE_LOST
-                        ? new LeaseLostFailureException(message(task, sql, refused), refused)
-                        : new FencingRefusedUsageException(message(task, sql, refused), ex, refused);
-            }
-            if (t instanceof SQLException raised && raised.getSQLState() != null) {
-                switch (raised.getSQLState()) {
-                    case StaleTokenException.SQL_STATE:
-                        return new StaleTokenFailureException(message(task, sql, raised), ex, null);
-                    case FencingRefusedException.SQL_STATE, TRIGGER_NO_TOKEN_STATE:
-                        return new FencingRefusedUsageException(message(task, sql, raised), ex, null);
-                    default:
-                        break;
-                }
-            }
-        }
-        return null;
-    }
-
-    private static String message(String task, String sql, Throwable refusal) {
-        return (task == null ? "" : task + "; ") + (sql == null ? "" : "SQL [" + sql + "]; ") + refusal.getMessage();
-    }
 }
