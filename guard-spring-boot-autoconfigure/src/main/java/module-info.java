@@ -58,6 +58,10 @@ open module io.fenceguard.spring.boot.autoconfigure {
     requires static spring.jdbc;
     requires static spring.orm;
     requires static spring.r2dbc;
+    requires static spring.boot.jooq;
+    requires static org.jooq;
+    requires static org.mybatis;
+    requires static org.mybatis.spring;
     requires static curator.framework;
     requires static jetcd.core;
     requires static com.hazelcast.core;

@@ -16,6 +16,10 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.support.JdbcAccessor;
 import org.springframework.orm.jpa.vendor.HibernateJpaDialect;
 import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.dao.support.PersistenceExceptionTranslator;
+import org.springframework.boot.jooq.autoconfigure.ExceptionTranslatorExecuteListener;
+import org.jooq.ExecuteContext;
+import org.mybatis.spring.SqlSessionTemplate;
 
 /**
  * One exception vocabulary on every data access path: fenceguard's translation installed where each path
@@ -74,6 +78,60 @@ public class FenceguardExceptionTranslationAutoConfiguration {
                     return bean;
                 }
             };
+        }
+    }
+
+    /**
+     * jOOQ: Boot's default translating listener gets fenceguard's translation in front. A translating listener
+     * of the application's own is left as it is.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ExceptionTranslatorExecuteListener.class, ExecuteContext.class, JdbcAccessor.class})
+    static class JooqTranslationConfiguration {
+
+        @Bean
+        static BeanPostProcessor fencingJooqTranslatorPostProcessor() {
+            return new BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String beanName) {
+                    return bean == ExceptionTranslatorExecuteListener.DEFAULT
+                            ? new FencingJooqExceptionTranslator(ExceptionTranslatorExecuteListener.DEFAULT) : bean;
+                }
+            };
+        }
+    }
+
+    /**
+     * MyBatis: every {@code SqlSessionTemplate} bean (mybatis-spring-boot's, which its mappers use) built anew on
+     * the same factory and executor type, with fenceguard's translation in front of its own.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({SqlSessionTemplate.class, JdbcAccessor.class})
+    static class MyBatisTranslationConfiguration {
+
+        @Bean
+        static BeanPostProcessor fencingSqlSessionTemplatePostProcessor() {
+            return new BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String beanName) {
+                    if (bean instanceof SqlSessionTemplate template
+                            && !(template.getPersistenceExceptionTranslator() instanceof FencingFirst)) {
+                        return new SqlSessionTemplate(template.getSqlSessionFactory(), template.getExecutorType(),
+                                new FencingFirst(template.getPersistenceExceptionTranslator()));
+                    }
+                    return bean;
+                }
+            };
+        }
+    }
+
+    /** fenceguard's refusals first, everything else by the translator that was there. */
+    record FencingFirst(PersistenceExceptionTranslator delegate) implements PersistenceExceptionTranslator {
+
+        @Override
+        public DataAccessException translateExceptionIfPossible(RuntimeException ex) {
+            DataAccessException fencing = FencingRefusals.translate(null, null, ex);
+            return fencing != null || delegate == null ? fencing : delegate.translateExceptionIfPossible(ex);
         }
     }
 }

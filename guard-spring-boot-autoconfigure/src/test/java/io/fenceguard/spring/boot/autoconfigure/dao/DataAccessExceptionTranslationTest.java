@@ -20,7 +20,13 @@ import jakarta.persistence.Table;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.ibatis.annotations.Mapper;
+import org.apache.ibatis.annotations.Update;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+import org.mybatis.spring.annotation.MapperScan;
+import org.mybatis.spring.boot.autoconfigure.MybatisAutoConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +37,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcClientAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.jooq.autoconfigure.JooqAutoConfiguration;
 import org.springframework.boot.persistence.autoconfigure.EntityScan;
 import org.springframework.boot.persistence.autoconfigure.PersistenceExceptionTranslationAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -123,6 +130,25 @@ class DataAccessExceptionTranslationTest {
                 .withUserConfiguration(JdbcRepositories.class).run(context -> {
                     JdbcAccounts accounts = context.getBean(JdbcAccounts.class);
                     assertPath(context, balance -> accounts.save(new JdbcAccount(1, balance)).id());
+                });
+    }
+
+    @Test
+    void jooq() {
+        runner().withConfiguration(AutoConfigurations.of(JooqAutoConfiguration.class))
+                .withPropertyValues("spring.jooq.sql-dialect=postgres").run(context -> {
+                    DSLContext dsl = context.getBean(DSLContext.class);
+                    assertPath(context, balance -> dsl.update(DSL.table(TABLE)).set(DSL.field("balance"), balance)
+                            .where(DSL.field("id").eq(1)).execute());
+                });
+    }
+
+    @Test
+    void myBatis() {
+        runner().withConfiguration(AutoConfigurations.of(MybatisAutoConfiguration.class))
+                .withUserConfiguration(MyBatisMappers.class).run(context -> {
+                    MyBatisAccounts accounts = context.getBean(MyBatisAccounts.class);
+                    assertPath(context, accounts::setBalance);
                 });
     }
 
@@ -257,6 +283,17 @@ class DataAccessExceptionTranslationTest {
             includeFilters = @org.springframework.context.annotation.ComponentScan.Filter(
                     type = org.springframework.context.annotation.FilterType.ASSIGNABLE_TYPE, classes = JdbcAccounts.class))
     static class JdbcRepositories {
+    }
+
+    @Mapper
+    interface MyBatisAccounts {
+        @Update("UPDATE " + TABLE + " SET balance = #{balance} WHERE id = 1")
+        int setBalance(long balance);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @MapperScan(basePackageClasses = MyBatisAccounts.class, annotationClass = Mapper.class)
+    static class MyBatisMappers {
     }
 
     @jakarta.persistence.Entity
