@@ -6,6 +6,7 @@ import io.fenceguard.spring.dao.FencingRefusals;
 import io.fenceguard.spring.dao.orm.HibernateFencingTranslationPostProcessor;
 import io.fenceguard.spring.dao.r2dbc.FencingExecuteFunction;
 import io.r2dbc.spi.ConnectionFactory;
+import java.sql.SQLException;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -98,6 +99,28 @@ public class FenceguardExceptionTranslationAutoConfiguration {
                             ? new FencingJooqExceptionTranslator(ExceptionTranslatorExecuteListener.DEFAULT) : bean;
                 }
             };
+        }
+
+        /** fenceguard's refusals first (the statement's SQLException or a cause of it), the rest by the delegate. */
+        static final class FencingJooqExceptionTranslator implements ExceptionTranslatorExecuteListener {
+
+            private final ExceptionTranslatorExecuteListener delegate;
+
+            FencingJooqExceptionTranslator(ExceptionTranslatorExecuteListener delegate) {
+                this.delegate = delegate;
+            }
+
+            @Override
+            public void exception(ExecuteContext context) {
+                SQLException exception = context.sqlException();
+                DataAccessException fencing = exception == null ? null
+                        : FencingRefusals.translate("jOOQ", context.sql(), exception);
+                if (fencing != null) {
+                    context.exception(fencing);
+                } else {
+                    delegate.exception(context);
+                }
+            }
         }
     }
 
