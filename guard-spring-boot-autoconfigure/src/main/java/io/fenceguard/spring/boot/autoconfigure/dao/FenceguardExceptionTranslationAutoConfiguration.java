@@ -7,20 +7,20 @@ import io.fenceguard.spring.dao.orm.HibernateFencingTranslationPostProcessor;
 import io.fenceguard.spring.dao.r2dbc.FencingExecuteFunction;
 import io.r2dbc.spi.ConnectionFactory;
 import java.sql.SQLException;
+import org.jooq.ExecuteContext;
+import org.mybatis.spring.SqlSessionTemplate;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.jooq.autoconfigure.ExceptionTranslatorExecuteListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.support.PersistenceExceptionTranslator;
 import org.springframework.jdbc.support.JdbcAccessor;
 import org.springframework.orm.jpa.vendor.HibernateJpaDialect;
 import org.springframework.r2dbc.core.DatabaseClient;
-import org.springframework.dao.support.PersistenceExceptionTranslator;
-import org.springframework.boot.jooq.autoconfigure.ExceptionTranslatorExecuteListener;
-import org.jooq.ExecuteContext;
-import org.mybatis.spring.SqlSessionTemplate;
 
 /**
  * One exception vocabulary on every data access path: fenceguard's translation installed where each path
