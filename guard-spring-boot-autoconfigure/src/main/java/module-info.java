@@ -57,11 +57,18 @@ open module io.fenceguard.spring.boot.autoconfigure {
     requires static spring.boot.webclient;
     requires static spring.tx;
     requires static spring.jdbc;
+    requires static spring.orm;
+    requires static spring.r2dbc;
+    requires static spring.boot.jooq;
+    requires static org.jooq;
+    requires static org.mybatis;
+    requires static org.mybatis.spring;
     requires static curator.framework;
     requires static jetcd.core;
     requires static com.hazelcast.core;
 
     exports io.fenceguard.spring.boot.autoconfigure.core;
+    exports io.fenceguard.spring.boot.autoconfigure.dao;
     exports io.fenceguard.spring.boot.autoconfigure.db;
     exports io.fenceguard.spring.boot.autoconfigure.etcd;
     exports io.fenceguard.spring.boot.autoconfigure.hazelcast;

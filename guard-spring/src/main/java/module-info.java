@@ -23,6 +23,10 @@ open module io.fenceguard.spring {
     requires static spring.webflux;
     requires static spring.tx;
     requires static spring.jdbc;
+    requires static spring.orm;
+    requires static spring.r2dbc;
+    requires static r2dbc.spi;
+    requires static jakarta.persistence;
     requires static micrometer.core;
     requires static spring.kafka;
     requires static kafka.clients;
@@ -31,6 +35,9 @@ open module io.fenceguard.spring {
     requires static reactor.core;
     requires static org.reactivestreams;
 
+    exports io.fenceguard.spring.dao;
+    exports io.fenceguard.spring.dao.orm;
+    exports io.fenceguard.spring.dao.r2dbc;
     exports io.fenceguard.spring.jdbc;
     exports io.fenceguard.spring.messaging.amqp;
     exports io.fenceguard.spring.messaging.kafka;

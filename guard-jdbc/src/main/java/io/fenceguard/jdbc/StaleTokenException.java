@@ -3,7 +3,7 @@ package io.fenceguard.jdbc;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
-import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
 import java.util.Objects;
 
 /**
@@ -11,11 +11,13 @@ import java.util.Objects;
  * claimed the gate. The statement had no effect (it is all or nothing); on PostgreSQL the
  * transaction is aborted.
  *
- * <p>SQLState {@value #SQL_STATE}: class 40 (transaction rollback), which Spring's
- * {@code SQLExceptionTranslator}s turn into a {@code PessimisticLockingFailureException}, a
- * {@code ConcurrencyFailureException}. The database functions raise the same state.
+ * <p>SQLState {@value #SQL_STATE}: class 40 (transaction rollback), and the JDBC subclass of that class, so
+ * that every translator that reads either (Spring's, Hibernate's, MyBatis' through Spring's) sees a
+ * concurrency failure, not a generic error: Spring's {@code SQLExceptionTranslator}s turn it into a
+ * {@code PessimisticLockingFailureException}, a {@code ConcurrencyFailureException}, and fenceguard-spring's
+ * translator into its {@code StaleTokenFailureException}. The database functions raise the same state.
  */
-public class StaleTokenException extends SQLException {
+public class StaleTokenException extends SQLTransactionRollbackException {
 
     public static final String SQL_STATE = "40F01";
 
