@@ -100,7 +100,9 @@ class FenceguardRedisAutoConfigurationTest {
 
     @Test
     void tokensOnADatabaseSequenceByDefaultWithADataSourceAndOnTheClockFloorWithoutOrWhenAskedFor() {
-        String db = "jdbc:h2:mem:epoch" + System.nanoTime() + ";DB_CLOSE_DELAY=-1";
+        // A database on a file: one that outlives the application (an in-memory one gives no durable epoch).
+        String db = "jdbc:h2:file:" + java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "fg-epoch-"
+                + System.nanoTime()).toAbsolutePath();
         java.util.function.Supplier<javax.sql.DataSource> h2 = () -> {
             org.h2.jdbcx.JdbcDataSource ds = new org.h2.jdbcx.JdbcDataSource();
             ds.setURL(db);
