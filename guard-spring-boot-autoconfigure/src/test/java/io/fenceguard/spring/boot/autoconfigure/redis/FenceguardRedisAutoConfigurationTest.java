@@ -99,10 +99,10 @@ class FenceguardRedisAutoConfigurationTest {
     }
 
     @Test
-    void tokensOnADatabaseSequenceByDefaultWithADataSourceAndOnTheClockFloorWithoutOrWhenAskedFor() {
+    void tokensOnADatabaseSequenceByDefaultWithADataSourceAndOnTheClockFloorWithoutOrWhenAskedFor(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path files) {
         // A database on a file: one that outlives the application (an in-memory one gives no durable epoch).
-        String db = "jdbc:h2:file:" + java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "fg-epoch-"
-                + System.nanoTime()).toAbsolutePath();
+        String db = "jdbc:h2:file:" + files.resolve("epoch").toAbsolutePath();
         java.util.function.Supplier<javax.sql.DataSource> h2 = () -> {
             org.h2.jdbcx.JdbcDataSource ds = new org.h2.jdbcx.JdbcDataSource();
             ds.setURL(db);
