@@ -45,13 +45,14 @@ class FencingModelTest {
                 "EpochHoldersWithinBound", "OlderEpochBelowNewer", "ClockFloorBoundRefusesEpochHolder",
                 "UnboundedRangeOlderEpochAbove",
                 "ExclusiveAfterJump", "HeldGrantHandedOut", "NoJumpHoldOverlap", "HoldFromSightingOverlap",
-                "NoTokenTwiceEpochAcked");
+                "NoTokenTwiceEpochAcked", "NoTokenTwiceEpochMove", "MoveWithoutAdvanceTokenTwice");
     }
 
     @ParameterizedTest(name = "{0} holds")
     @ValueSource(strings = {"NoTokenTwice", "NoStaleAdmittedAtRow", "NoStaleAdmittedAtGate", "NoStaleAdmittedAtHttp",
             "NoTokenTwiceEpoch", "NoStaleAdmittedAtRowEpoch", "NoStaleAdmittedAtGateEpoch", "NoStaleAdmittedAtHttpEpoch",
-            "EpochHoldersWithinBound", "OlderEpochBelowNewer", "ExclusiveAfterJump", "NoTokenTwiceEpochAcked"})
+            "EpochHoldersWithinBound", "OlderEpochBelowNewer", "ExclusiveAfterJump", "NoTokenTwiceEpochAcked",
+            "NoTokenTwiceEpochMove"})
     void propertyHoldsWithinTheScope(String check) {
         FencingModel.Answer answer = model.run(check);
         System.out.printf("check %s: %s in %d ms%n", check,
@@ -84,6 +85,7 @@ class FencingModelTest {
     @ValueSource(strings = {"NoFloorTokenTwice", "NoRowFenceStale", "NoGateFenceStale", "NoHttpFenceStale",
             "ClockBoundBrokenTokenTwice", "EpochNotIncreasedTokenTwice", "EpochLaggingReplicaTokenTwice",
             "ClockFloorBoundRefusesEpochHolder", "UnboundedRangeOlderEpochAbove", "NoJumpHoldOverlap",
+            "MoveWithoutAdvanceTokenTwice",
             "HoldFromSightingOverlap"})
     void negativeControlYieldsACounterexample(String control) {
         FencingModel.Answer answer = model.run(control);
@@ -98,6 +100,9 @@ class FencingModelTest {
         } else if (control.endsWith("OlderEpochAbove")) {
             // a token of the older epoch at or above one of the newer
             assertThat(answer.trace()).containsPattern("Mint .*\\n(.*\\n)*.*Mint ");
+        } else if (control.startsWith("Move")) {
+            // the same token again after the store moved to a sequence behind the old one
+            assertThat(answer.trace()).containsPattern("Move\\b(.*\\n)*.*Mint ");
         } else if (control.endsWith("Overlap")) {
             // two holders believe at once, the later one granted after a forward step of the master's clock
             assertThat(answer.trace()).contains("ClockStep").containsPattern("believing Lease\\d, Lease\\d");

@@ -68,6 +68,11 @@ one sig JumpHold extends Feature {}
 one sig HoldFromGrant extends Feature {}
 /** a grant counts only after a replica acknowledged it (WAIT): without it, it counts once the master has it */
 one sig ReplicaAck extends Feature {}
+/** the lock store may be moved to another durable sequence (tokenEpochSourceReplaces) */
+one sig StoreMove extends Feature {}
+/** the move advances the new sequence past the highest epoch installed (recorded in Redis beside the source's
+    identity): without it, the new sequence goes on from its own last value */
+one sig MoveAdvance extends Feature {}
 /** the features in force in a command */
 sig On in Feature {}
 
@@ -130,6 +135,11 @@ one sig Durable {
   var top: lone T
 }
 
+/** The sequence a move takes the store to: the last range it handed out before (any, or none: a new one). */
+one sig NewSource {
+  otherTop: lone T
+}
+
 /** The resource: each enforcement point's mark, the highest token each admitted (ghost) and whether
     one admission was below it (ghost). */
 one sig Res {
@@ -142,7 +152,7 @@ one sig Res {
 }
 
 enum Ev { Start, Tick, Mint, Renew, Release, Flush, Replicate, Failover, ClockStep, Probe, HandOut,
-          RowWrite, GateClaim, GateWrite, GateEnd, HttpWrite, Idle }
+          RowWrite, GateClaim, GateWrite, GateEnd, HttpWrite, Idle, Move }
 enum Outcome { Admitted, Refused, StaleAdmitted, OutOfRange }
 
 /** The event that led into the current state, for the trace. */
@@ -458,6 +468,22 @@ pred httpWrite[l: Lease] {
     fence reads the sequence again before refusing), or, without it, the clock floor's (the fence's clock). */
 fun boundCeiling: T { EpochBound in On implies Durable.top else rc }
 
+/**
+ * The store moved to another durable sequence: from now on epochs come from it. The code advances it past the
+ * highest epoch recorded as installed, then swaps the record only if identity and that epoch are unchanged, and
+ * an old client raises that epoch before it installs one, only while the record names its source: so every epoch
+ * installed is covered by the advance or refused, and the move is one step here (EpochSourceMoveTest).
+ */
+pred move {
+  Epoch in On and StoreMove in On
+  Durable.top' = (MoveAdvance in On implies ord/max[Durable.top + NewSource.otherTop] else NewSource.otherTop)
+  start' = start
+  counter' = counter and owner' = owner and exp' = exp and rcounter' = rcounter and rowner' = rowner and rexp' = rexp
+  limit' = limit and rlimit' = rlimit
+  keepClock and keepLeases and keepProvider and keepRes
+  mark[Move, none, none, none]
+}
+
 pred idle {
   keepClock and keepLeases and keepRedis and keepRes
   mark[Idle, none, none, none]
@@ -472,7 +498,7 @@ pred idle {
 pred system[gs: set Guard] {
   init
   always (
-    tick or clockStep or flush or replicate or failover or idle or probe
+    tick or clockStep or flush or replicate or failover or idle or probe or move
     or (some c: Client, l: Lease | mint[c, l])
     or (some l: Lease | renew[l] or release[l] or handOut[l])
     or (Row in gs and some l: Lease | rowWrite[l])
@@ -502,9 +528,9 @@ pred exclusive { always lone believing }
 pred noLoss { always (Step.ev not in Flush + Failover and (Step.ev in Mint + Renew implies some rc.next.next)) }
 
 /** The clock-floor mode's features and assumptions, and the epoch mode's (no clock assumption at all). */
-fun epochOnly: set Feature { Epoch + EpochIncrement + FailoverCurrent + EpochBound + RangeBound }
+fun epochOnly: set Feature { Epoch + EpochIncrement + FailoverCurrent + EpochBound + RangeBound + StoreMove + MoveAdvance }
 fun clockMode: set Feature { Feature - epochOnly - ReplicaAck }
-fun epochMode: set Feature { Feature - Floor - ClockBound - ReplicaAck }
+fun epochMode: set Feature { Feature - Floor - ClockBound - ReplicaAck - StoreMove }
 /** The epoch mode with replica acknowledgements: failover to any replica, however far behind. */
 fun ackedEpochMode: set Feature { epochMode - FailoverCurrent + ReplicaAck }
 
@@ -557,3 +583,7 @@ run HoldFromSightingOverlap { system[none] and On = clockMode - HoldFromGrant an
 
 // replica-acknowledged grants: failover to the replica, however far behind, forgets no token
 check NoTokenTwiceEpochAcked { (system[none] and On = ackedEpochMode) implies noTokenTwice } for 2 Client, 3 Lease, 7 T, 10..10 steps expect 0
+
+// moving the lock store to another durable sequence: safe only with the advance past the highest installed epoch
+check NoTokenTwiceEpochMove { (system[none] and On = epochMode + StoreMove) implies noTokenTwice } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 0
+run MoveWithoutAdvanceTokenTwice { system[none] and On = epochMode + StoreMove - MoveAdvance and not noTokenTwice } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1

@@ -7,6 +7,7 @@ import io.fenceguard.redis.internal.EpochSourceRecord;
 import io.fenceguard.redis.internal.EpochTokens;
 import io.fenceguard.redis.internal.RedisLeaseScripts;
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -113,8 +114,9 @@ final class DurableEpochs {
     }
 
     /**
-     * Records this provider's epoch source in Redis when none is recorded, and refuses a store that records another
-     * one, or any one when this provider mints tokens on the clock floor.
+     * Records this provider's epoch source in Redis when none is recorded, moves the store to it when the record
+     * names the source it replaces, and refuses a store that records another one, or any one when this provider mints
+     * tokens on the clock floor.
      *
      * @throws MismatchedEpochSource naming both sources
      * @throws RuntimeException      when Redis or the source cannot be reached
@@ -126,28 +128,78 @@ final class DurableEpochs {
             checked = true; // a source that cannot name itself is not checked
             return;
         }
-        String recorded;
-        try {
-            recorded = record.record(own, deadlineNanos).toCompletableFuture()
-                    .get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while reading " + record.key(), e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("cannot read " + record.key() + " in Redis: " + e, e);
-        }
+        EpochSourceRecord.Recorded recorded = await(record.record(own, deadlineNanos), deadlineNanos);
         if (source == null && recorded != null) {
             throw new MismatchedEpochSource("Redis (key prefix " + config.keyPrefix() + ") records that its token epochs "
-                    + "come from " + recorded + ", but this client mints tokens on the Redis clock floor, which can fall "
-                    + "below those epochs' tokens after a loss: give it the same TokenEpochSource "
-                    + "(fenceguard.redis.token-epoch=database on the same database) or a key prefix of its own");
+                    + "come from " + recorded.identity() + ", but this client mints tokens on the Redis clock floor, "
+                    + "which can fall below those epochs' tokens after a loss: give it the same TokenEpochSource "
+                    + "(fenceguard.redis.token-epoch=database on that same durable database), or a key prefix of its "
+                    + "own (fenceguard.redis.key-prefix); an in-memory database recorded by an earlier version is gone "
+                    + "with its application, so take a new key prefix then");
         }
-        if (source != null && !own.equals(recorded)) {
-            throw new MismatchedEpochSource("Redis (key prefix " + config.keyPrefix() + ") records that its token epochs "
-                    + "come from " + recorded + ", but this client's TokenEpochSource is " + own + ": every client of "
-                    + "one lock store must take its epochs from the same source (or use a key prefix of its own)");
+        if (source != null && !own.equals(recorded.identity())) {
+            if (!recorded.identity().equals(config.tokenEpochSourceReplaces())) {
+                throw new MismatchedEpochSource("Redis (key prefix " + config.keyPrefix() + ") records that its token "
+                        + "epochs come from " + recorded.identity() + ", but this client's TokenEpochSource is " + own
+                        + ": every client of one lock store must take its epochs from the same source (or use a key "
+                        + "prefix of its own); to move the store to this source for good, set "
+                        + "fenceguard.redis.token-epoch-source-replaces (RedisLeaseConfig.tokenEpochSourceReplaces) to "
+                        + recorded.identity());
+            }
+            move(source, own, recorded, deadlineNanos);
+        } else if (source != null && recorded.highestEpoch() == null) {
+            keepHighest(source, own, deadlineNanos);
         }
         checked = true;
+    }
+
+    /**
+     * Moves the store from the recorded source to {@code source}: advances it past the highest epoch installed, then
+     * replaces the record only if it still names the old source and that epoch (a client of the old source may have
+     * installed a higher one meanwhile: then again past that one).
+     */
+    private void move(TokenEpochSource source, String own, EpochSourceRecord.Recorded recorded, long deadlineNanos) {
+        for (int round = 1; ; round++) {
+            if (recorded.highestEpoch() == null) {
+                throw new MismatchedEpochSource("cannot move the lock store (key prefix " + config.keyPrefix()
+                        + ") from " + recorded.identity() + " to " + own + ": Redis records no highest installed epoch "
+                        + "for it (recorded by an earlier version); start one client on " + recorded.identity()
+                        + " first, which records it, or use a key prefix of its own");
+            }
+            try {
+                source.advancePast(recorded.highestEpoch());
+            } catch (UnsupportedOperationException e) {
+                throw new MismatchedEpochSource("cannot move the lock store (key prefix " + config.keyPrefix()
+                        + ") to " + own + ": " + e.getMessage());
+            }
+            EpochSourceRecord.Recorded now = await(record.move(recorded, own, recorded.highestEpoch(), deadlineNanos),
+                    deadlineNanos);
+            if (now == null) {
+                log.info("fenceguard: moved the lock store (key prefix {}) from token epoch source {} to {}, past epoch {}; "
+                        + "clients on the old source are refused from now on", config.keyPrefix(), recorded.identity(),
+                        own, recorded.highestEpoch());
+                return;
+            }
+            if (own.equals(now.identity())) {
+                return; // another client of this source moved it at the same moment
+            }
+            if (!recorded.identity().equals(now.identity()) || round == EPOCH_ROUNDS) {
+                throw new IllegalStateException("the epoch source record " + record.key() + " changed while moving "
+                        + "the lock store to " + own + ": now " + now.identity());
+            }
+            recorded = now;
+        }
+    }
+
+    /** A record written before the highest installed epoch was kept: this source's own highest epoch bounds it. */
+    private void keepHighest(TokenEpochSource source, String own, long deadlineNanos) {
+        long highest;
+        try {
+            highest = source.highestEpoch();
+        } catch (UnsupportedOperationException e) {
+            return; // unknown; a move from this source is then refused, naming why
+        }
+        await(record.noteEpoch(own, highest, deadlineNanos), deadlineNanos);
     }
 
     private long nextEpoch(ResourceName resource, long deadlineNanos) {
@@ -155,7 +207,18 @@ final class DurableEpochs {
         try {
             // The loss that calls for an epoch may have taken the record too: recorded again, or compared, first.
             check(deadlineNanos);
-            epoch = config.tokenEpochSource().nextEpoch();
+            TokenEpochSource source = config.tokenEpochSource();
+            epoch = source.nextEpoch();
+            String own = source.identity();
+            // Noted as installed before it is: a store moved to another source since refuses it here.
+            if (own != null && epoch > 0 && epoch <= EpochTokens.MAX_EPOCH) {
+                String recorded = await(record.noteEpoch(own, epoch, deadlineNanos), deadlineNanos);
+                if (!own.equals(recorded)) {
+                    throw new MismatchedEpochSource("Redis (key prefix " + config.keyPrefix() + ") was moved to the "
+                            + "token epoch source " + recorded + "; this client's is " + own + ": restart it on "
+                            + recorded);
+                }
+            }
         } catch (MismatchedEpochSource e) {
             throw e;
         } catch (RuntimeException e) {
@@ -168,6 +231,17 @@ final class DurableEpochs {
         }
         epochsTaken.incrementAndGet();
         return epoch;
+    }
+
+    private <T> T await(CompletionStage<T> reply, long deadlineNanos) {
+        try {
+            return reply.toCompletableFuture().get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading " + record.key(), e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot read " + record.key() + " in Redis: " + e, e);
+        }
     }
 
     private static long freshClaim() {

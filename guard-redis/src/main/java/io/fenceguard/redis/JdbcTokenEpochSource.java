@@ -31,7 +31,11 @@ import javax.sql.DataSource;
  *
  * <p>Its {@link #identity()} is the database (PostgreSQL's system identifier and database name, MariaDB's host
  * and port, H2's URL) and the sequence's schema-qualified name; {@link #highestEpoch()} reads the sequence
- * without advancing it (before the sequence exists: the epoch it would start after).
+ * without advancing it (before the sequence exists: the epoch it would start after); {@link #advancePast(long)}
+ * moves it forward when a lock store moves to it.
+ *
+ * <p>An in-memory database (H2 {@code mem:}) is not a durable source: it forgets the sequence when the application
+ * stops, and a new one names itself anew. The Spring Boot wiring never takes epochs from one.
  */
 public final class JdbcTokenEpochSource implements TokenEpochSource {
 
@@ -175,6 +179,47 @@ public final class JdbcTokenEpochSource implements TokenEpochSource {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot read the highest token epoch of sequence " + sequence + ": "
                     + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Moves the sequence forward so that its next value is above {@code epoch}, creating it when missing; never moves
+     * it back (PostgreSQL {@code setval} to the greater of both, MariaDB {@code SETVAL}, which ignores a lower value,
+     * H2 {@code ALTER SEQUENCE ... RESTART WITH} only when its next value is not above).
+     */
+    @Override
+    public void advancePast(long epoch) {
+        if (epoch < 0 || epoch >= io.fenceguard.redis.internal.EpochTokens.MAX_EPOCH) {
+            throw new IllegalArgumentException("epoch must be in 0.." + (io.fenceguard.redis.internal.EpochTokens.MAX_EPOCH - 1)
+                    + ", got " + epoch);
+        }
+        try (Connection connection = dataSource.getConnection()) {
+            if (!connection.getAutoCommit()) {
+                connection.setAutoCommit(true);
+            }
+            Dialect d = Dialect.of(connection.getMetaData().getDatabaseProductName());
+            create(connection, d);
+            dialect = d;
+            try (Statement statement = connection.createStatement()) {
+                statement.setQueryTimeout(queryTimeoutSeconds);
+                switch (d) {
+                    case POSTGRESQL -> statement.execute("SELECT setval('" + sequence + "', greatest(" + epoch
+                            + ", (SELECT last_value FROM " + sequence + ")), true)");
+                    case MARIADB -> statement.execute("SELECT SETVAL(" + sequence + ", " + epoch + ")");
+                    case H2 -> {
+                        long next;
+                        try (ResultSet rs = statement.executeQuery(d.highest(sequence))) {
+                            next = rs.next() ? rs.getLong(1) : 0;
+                        }
+                        if (next <= epoch) {
+                            statement.execute("ALTER SEQUENCE " + sequence + " RESTART WITH " + (epoch + 1));
+                        }
+                    }
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot advance the token epoch sequence " + sequence + " past " + epoch
+                    + ": " + e.getMessage(), e);
         }
     }
 

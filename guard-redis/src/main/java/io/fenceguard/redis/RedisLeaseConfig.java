@@ -22,6 +22,7 @@ public final class RedisLeaseConfig {
     private final int slidingWindowSize;
     private final Duration openStateDuration;
     private final TokenEpochSource tokenEpochSource;
+    private final String tokenEpochSourceReplaces;
     private final Duration callTimeout;
     private static final long MAX_DEFAULT_CALL_TIMEOUT_NANOS = 1_000_000_000L;
     private final boolean releaseInBackground;
@@ -58,6 +59,12 @@ public final class RedisLeaseConfig {
         this.slidingWindowSize = b.slidingWindowSize;
         this.openStateDuration = positive(b.openStateDuration, "openStateDuration");
         this.tokenEpochSource = b.tokenEpochSource;
+        if (b.tokenEpochSourceReplaces != null && (b.tokenEpochSource == null || b.tokenEpochSourceReplaces.isBlank())) {
+            throw new IllegalArgumentException(b.tokenEpochSource == null
+                    ? "tokenEpochSourceReplaces needs a tokenEpochSource to move the lock store to"
+                    : "tokenEpochSourceReplaces must name the recorded epoch source, got a blank value");
+        }
+        this.tokenEpochSourceReplaces = b.tokenEpochSourceReplaces;
         this.callTimeout = b.callTimeout == null ? null : positive(b.callTimeout, "callTimeout");
         this.releaseInBackground = b.releaseInBackground;
         this.replicaAcknowledgements = b.replicaAcknowledgements;
@@ -141,6 +148,18 @@ public final class RedisLeaseConfig {
     }
 
     /**
+     * The identity of the epoch source this provider's {@link #tokenEpochSource()} replaces ({@code null}: none, the
+     * default). When the store records exactly this identity, the provider moves the store to its own source: it
+     * advances its source past the highest epoch the store records as installed
+     * ({@link TokenEpochSource#advancePast(long)}), then replaces the record only if it still holds that identity and
+     * that epoch. Clients still on the old source are refused from then on. Another recorded identity is refused as
+     * without it.
+     */
+    public String tokenEpochSourceReplaces() {
+        return tokenEpochSourceReplaces;
+    }
+
+    /**
      * The most a lease call waits for Redis beyond its own wait: an acquire returns within its wait plus
      * this, a release within this, whatever the Redis client's own timeouts and retries are (a renewal waits
      * at most the lease). {@code null} (the default): a quarter of the lease, at most 1 s; raise it on links
@@ -219,6 +238,7 @@ public final class RedisLeaseConfig {
         private int slidingWindowSize = 10;
         private Duration openStateDuration = Duration.ofSeconds(1);
         private TokenEpochSource tokenEpochSource;
+        private String tokenEpochSourceReplaces;
         private Duration callTimeout;
         private boolean releaseInBackground;
         private int replicaAcknowledgements = -1;
@@ -240,6 +260,8 @@ public final class RedisLeaseConfig {
         public Builder openStateDuration(Duration v) { openStateDuration = v; return this; }
         /** Tokens on a durable epoch instead of the Redis clock; {@code null} for the clock floor. */
         public Builder tokenEpochSource(TokenEpochSource v) { tokenEpochSource = v; return this; }
+        /** See {@link RedisLeaseConfig#tokenEpochSourceReplaces()}; {@code null} for none. */
+        public Builder tokenEpochSourceReplaces(String v) { tokenEpochSourceReplaces = v; return this; }
         /** {@code null}: a quarter of the lease, at most 1 s. */
         public Builder callTimeout(Duration v) { callTimeout = v; return this; }
         /** See {@link RedisLeaseConfig#releaseInBackground()}. */

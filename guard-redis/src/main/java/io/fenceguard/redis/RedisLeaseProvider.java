@@ -102,7 +102,8 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
             log.warn("fenceguard: Redis lease tokens rest on the Redis server's clock after a loss of their counter "
                     + "(FLUSHALL, a restart without persistence, a failover): a step back of that clock then lets a "
                     + "stale holder's writes through; set fenceguard.redis.token-epoch=database (Spring Boot) or "
-                    + "RedisLeaseConfig.tokenEpochSource(JdbcTokenEpochSource.of(dataSource)) for tokens on a durable epoch");
+                    + "RedisLeaseConfig.tokenEpochSource(JdbcTokenEpochSource.of(dataSource)) for tokens on a durable epoch "
+                    + "from a database that outlives the application");
         }
         epochs.checkAtStart();
     }

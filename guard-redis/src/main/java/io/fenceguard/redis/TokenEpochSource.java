@@ -53,4 +53,17 @@ public interface TokenEpochSource {
         throw new UnsupportedOperationException(getClass().getName() + " cannot tell its highest epoch; "
                 + "bound admitted tokens with a TokenBound of your own");
     }
+
+    /**
+     * Advances this source so that every later {@link #nextEpoch()} is above {@code epoch} (nothing when it already
+     * is): the step that makes it safe to move a lock store from another source to this one
+     * ({@link RedisLeaseConfig#tokenEpochSourceReplaces()}).
+     *
+     * @throws UnsupportedOperationException when the source cannot be advanced (the default)
+     * @throws RuntimeException              when the source cannot be reached
+     */
+    default void advancePast(long epoch) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot be advanced past an epoch; "
+                + "a lock store cannot be moved to it");
+    }
 }

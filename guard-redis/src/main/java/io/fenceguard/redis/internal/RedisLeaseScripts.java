@@ -199,6 +199,7 @@ public final class RedisLeaseScripts {
     public static List<String> atStart() {
         List<String> scripts = new ArrayList<>(all());
         scripts.add(EpochSourceRecord.RECORD);
+        scripts.add(EpochSourceRecord.NOTE_EPOCH);
         return List.copyOf(scripts);
     }
 

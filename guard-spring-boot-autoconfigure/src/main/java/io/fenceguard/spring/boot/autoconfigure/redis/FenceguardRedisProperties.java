@@ -36,13 +36,21 @@ public class FenceguardRedisProperties {
      * application's one DataSource, asked only when the counter is missing; no clock involved, so a stale write
      * stays refused after a FLUSHALL and a step back of the Redis server's clock) or clock (the Redis server's
      * clock as floor; assumes it never steps back by more than the time between two grants, also across a
-     * failover). Without a DataSource the default falls back to clock and says so once at start-up. Every client
-     * of one Redis (key prefix) must use the same source. An application TokenEpochSource bean is used in either case.
+     * failover). Without a DataSource, or on an in-memory database (H2, HSQLDB, Derby), which does not outlive the
+     * application, the default falls back to clock and says so once at start-up; database set explicitly on one
+     * fails start-up. Every client of one Redis (key prefix) must use the same source. An application
+     * TokenEpochSource bean is used in either case.
      */
     private TokenEpoch tokenEpoch = TokenEpoch.DATABASE;
     private boolean tokenEpochSet;
     /** The database sequence of token epochs ([schema.]name), created on first use. */
     private String tokenEpochSequence = "fenceguard_token_epoch";
+    /**
+     * The identity of the token epoch source the lock store records, when this application's source is to replace
+     * it for good (as named by the start-up error): the new source is first advanced past every epoch the store
+     * installed, then the record is swapped; clients still on the old source are refused from then on.
+     */
+    private String tokenEpochSourceReplaces;
 
     /**
      * How many replicas must acknowledge a grant (WAIT after the acquire) before it is handed out, so that a failover
@@ -76,6 +84,7 @@ public class FenceguardRedisProperties {
     public RedisLeaseConfig toRedisLeaseConfig(TokenEpochSource epochs) {
         try {
             RedisLeaseConfig.Builder builder = RedisLeaseConfig.builder().keyPrefix(keyPrefix).tokenEpochSource(epochs)
+                    .tokenEpochSourceReplaces(tokenEpochSourceReplaces)
                     .callTimeout(callTimeout.isZero() ? null : callTimeout).lockDelay(lockDelay).tokenIdleTtl(tokenIdleTtl)
                     .name(name).attempts(attempts).backoff(backoff)
                     .contentionBackoff(contentionBackoff).contentionBackoffMax(contentionBackoffMax)
@@ -234,6 +243,14 @@ public class FenceguardRedisProperties {
 
     public void setTokenEpochSequence(String tokenEpochSequence) {
         this.tokenEpochSequence = tokenEpochSequence;
+    }
+
+    public String getTokenEpochSourceReplaces() {
+        return tokenEpochSourceReplaces;
+    }
+
+    public void setTokenEpochSourceReplaces(String tokenEpochSourceReplaces) {
+        this.tokenEpochSourceReplaces = tokenEpochSourceReplaces;
     }
 
     public CircuitBreaker getCircuitBreaker() {

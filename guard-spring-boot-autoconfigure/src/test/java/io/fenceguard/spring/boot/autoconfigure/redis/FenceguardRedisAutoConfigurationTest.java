@@ -99,8 +99,10 @@ class FenceguardRedisAutoConfigurationTest {
     }
 
     @Test
-    void tokensOnADatabaseSequenceByDefaultWithADataSourceAndOnTheClockFloorWithoutOrWhenAskedFor() {
-        String db = "jdbc:h2:mem:epoch" + System.nanoTime() + ";DB_CLOSE_DELAY=-1";
+    void tokensOnADatabaseSequenceByDefaultWithADataSourceAndOnTheClockFloorWithoutOrWhenAskedFor(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path files) {
+        // A database on a file: one that outlives the application (an in-memory one gives no durable epoch).
+        String db = "jdbc:h2:file:" + files.resolve("epoch").toAbsolutePath();
         java.util.function.Supplier<javax.sql.DataSource> h2 = () -> {
             org.h2.jdbcx.JdbcDataSource ds = new org.h2.jdbcx.JdbcDataSource();
             ds.setURL(db);
