@@ -153,8 +153,8 @@ public final class R2dbcHighWaterStore implements SignedAdmissionStore, NonceSto
 
         private <T> Mono<T> answer(Fence presented, Function<Connection, Mono<T>> statement) {
             // Spring's client finds the transaction's connection in the Context, or opens and closes one.
-            return client.inConnection(statement).timeout(CALL_TIMEOUT).onErrorMap(e -> !(e instanceof FenceguardException),
-                    e -> unavailable(presented, e));
+            return client.inConnection(statement).timeout(CALL_TIMEOUT)
+                    .onErrorMap(e -> !(e instanceof FenceguardException), e -> unavailable(presented, e));
         }
 
         @Override
