@@ -7,6 +7,7 @@ import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
+import io.fenceguard.reactor.webflux.ReactiveAdmissionStore;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
@@ -16,7 +17,9 @@ import java.time.ZoneId;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import java.util.regex.Pattern;
+import org.springframework.r2dbc.core.DatabaseClient;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -29,7 +32,9 @@ import reactor.core.publisher.Mono;
  * stays locked until then (handlers of one resource run one at a time). Outside, each admission takes a connection
  * of its own and commits at once.
  *
- * <p>The calls block (at most {@link #CALL_TIMEOUT} each): make them off the event loop, as the WebFlux filter does.
+ * <p>The calls of the {@code SignedAdmissionStore} and {@code NonceStore} interfaces block (at most
+ * {@link #CALL_TIMEOUT} each): make them off the event loop, as the WebFlux filter does. {@link #nonBlocking()}
+ * answers the same calls as {@code Mono}s, with the same statements, for callers on the event loop.
  * Fails closed: when PostgreSQL cannot answer, a {@link FenceguardException} is thrown and the request is refused.
  * Idempotency keys are not kept here: use the JDBC or Redis store for them.
  */
@@ -45,9 +50,12 @@ public final class R2dbcHighWaterStore implements SignedAdmissionStore, NonceSto
     private final String nonceInsert;
     /** The connection of the transaction the calls on this thread join, within {@link #joining}. */
     private final ThreadLocal<Connection> joined = new ThreadLocal<>();
+    private final ReactiveAdmissionStore nonBlocking = new NonBlocking();
+    private final DatabaseClient client;
 
     private R2dbcHighWaterStore(ConnectionFactory connectionFactory, String table) {
         this.connectionFactory = connectionFactory;
+        this.client = DatabaseClient.create(connectionFactory);
         this.table = table;
         int dot = table.indexOf('.');
         String nonceTable = (dot < 0 ? "" : table.substring(0, dot + 1)) + JdbcHighWaterStore.NONCE_TABLE;
@@ -104,13 +112,60 @@ public final class R2dbcHighWaterStore implements SignedAdmissionStore, NonceSto
 
     @Override
     public Optional<Admission> admit(Fence presented, String nonce, Instant expires) {
-        return call(presented, connection -> fresh(connection, nonce, expires)
-                .flatMap(fresh -> fresh ? mark(connection, presented).map(Optional::of) : Mono.just(Optional.empty())));
+        return call(presented, connection -> markIfFresh(connection, presented, nonce, expires));
     }
 
     @Override
     public boolean firstUse(String nonce, Instant expires) {
         return call(null, connection -> fresh(connection, nonce, expires));
+    }
+
+    /**
+     * The same calls without blocking, for the event loop: each on the connection of the Spring transaction in the
+     * subscriber's Reactor Context (committing or rolling back with it), else on a connection of its own that
+     * commits at once. Each answers within {@link #CALL_TIMEOUT} or fails with a {@link FenceguardException}.
+     */
+    public ReactiveAdmissionStore nonBlocking() {
+        return nonBlocking;
+    }
+
+    private final class NonBlocking implements ReactiveAdmissionStore {
+
+        @Override
+        public Mono<Admission> admit(Fence presented) {
+            Objects.requireNonNull(presented, "presented");
+            return answer(presented, connection -> mark(connection, presented));
+        }
+
+        @Override
+        public Mono<Optional<Admission>> admit(Fence presented, SignedAdmissionStore.Nonce nonce) {
+            Objects.requireNonNull(presented, "presented");
+            Objects.requireNonNull(nonce, "nonce");
+            return answer(presented, connection -> markIfFresh(connection, presented, nonce.value(), nonce.expires()));
+        }
+
+        @Override
+        public Mono<Boolean> firstUse(String nonce, Instant expires) {
+            Objects.requireNonNull(nonce, "nonce");
+            Objects.requireNonNull(expires, "expires");
+            return answer(null, connection -> fresh(connection, nonce, expires));
+        }
+
+        private <T> Mono<T> answer(Fence presented, Function<Connection, Mono<T>> statement) {
+            // Spring's client finds the transaction's connection in the Context, or opens and closes one.
+            return client.inConnection(statement).timeout(CALL_TIMEOUT)
+                    .onErrorMap(e -> !(e instanceof FenceguardException), e -> unavailable(presented, e));
+        }
+
+        @Override
+        public String toString() {
+            return "non-blocking " + R2dbcHighWaterStore.this;
+        }
+    }
+
+    private Mono<Optional<Admission>> markIfFresh(Connection connection, Fence presented, String nonce, Instant expires) {
+        return fresh(connection, nonce, expires)
+                .flatMap(fresh -> fresh ? mark(connection, presented).map(Optional::of) : Mono.just(Optional.empty()));
     }
 
     private Mono<Boolean> fresh(Connection connection, String nonce, Instant expires) {
@@ -149,17 +204,23 @@ public final class R2dbcHighWaterStore implements SignedAdmissionStore, NonceSto
     }
 
     /** {@code statement} on the joined connection, else on a connection of its own that commits at once. */
-    private <T> T call(Fence presented, java.util.function.Function<Connection, Mono<T>> statement) {
+    private <T> T call(Fence presented, Function<Connection, Mono<T>> statement) {
         Connection connection = joined.get();
         Mono<T> answer = connection != null ? statement.apply(connection)
                 : Mono.usingWhen(connectionFactory.create(), statement, Connection::close);
         try {
             return answer.block(CALL_TIMEOUT);
         } catch (RuntimeException e) {
-            throw new FenceguardException("high-water store unavailable" + (presented == null ? "" : " for '"
-                    + presented.resource() + "'") + ": " + e.getMessage(),
-                    presented == null ? null : presented.resource(), presented == null ? null : presented.token(), e);
+            throw unavailable(presented, e);
         }
+    }
+
+    private static FenceguardException unavailable(Fence presented, Throwable cause) {
+        String reason = cause instanceof java.util.concurrent.TimeoutException
+                ? "no answer within " + CALL_TIMEOUT.toMillis() + " ms" : cause.getMessage();
+        return new FenceguardException("high-water store unavailable" + (presented == null ? "" : " for '"
+                + presented.resource() + "'") + ": " + reason,
+                presented == null ? null : presented.resource(), presented == null ? null : presented.token(), cause);
     }
 
     @Override
