@@ -60,6 +60,7 @@ open module io.fenceguard.spring.boot.autoconfigure {
     requires static jetcd.core;
     requires static com.hazelcast.core;
 
+    exports io.fenceguard.spring.boot.autoconfigure.aot;
     exports io.fenceguard.spring.boot.autoconfigure.core;
     exports io.fenceguard.spring.boot.autoconfigure.db;
     exports io.fenceguard.spring.boot.autoconfigure.etcd;
