@@ -67,6 +67,7 @@ open module io.fenceguard.spring.boot.autoconfigure {
     requires static jetcd.core;
     requires static com.hazelcast.core;
 
+    exports io.fenceguard.spring.boot.autoconfigure.aot;
     exports io.fenceguard.spring.boot.autoconfigure.core;
     exports io.fenceguard.spring.boot.autoconfigure.dao;
     exports io.fenceguard.spring.boot.autoconfigure.db;

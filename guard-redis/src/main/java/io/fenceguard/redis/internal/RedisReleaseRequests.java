@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -126,6 +127,8 @@ public final class RedisReleaseRequests implements ReleaseRequestChannel {
         private final Names names;
         private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
         private final AtomicLong lastTold = new AtomicLong();
+        /** Guards the fields below: a lock, not a monitor, since a client may block on its socket inside. */
+        private final ReentrantLock lock = new ReentrantLock();
         private RedisScriptClient.Subscription subscription;
         private CompletionStage<?> ready;
         private boolean stopped;
@@ -139,32 +142,48 @@ public final class RedisReleaseRequests implements ReleaseRequestChannel {
          * Reads the latest request kept (it is not for a lease that listens from now on) and then subscribes; the
          * stage completes once Redis confirmed the subscription. A failed start is tried again by the next listener.
          */
-        synchronized CompletionStage<?> subscribed() {
-            if (ready == null || ready.toCompletableFuture().isCompletedExceptionally()) {
-                cancel();
-                ready = read().thenCompose(request -> {
-                    lastTold.accumulateAndGet(request.number(), Math::max);
-                    return subscribe();
-                });
+        CompletionStage<?> subscribed() {
+            lock.lock();
+            try {
+                if (ready == null || ready.toCompletableFuture().isCompletedExceptionally()) {
+                    cancel();
+                    ready = read().thenCompose(request -> {
+                        lastTold.accumulateAndGet(request.number(), Math::max);
+                        return subscribe();
+                    });
+                }
+                return ready;
+            } finally {
+                lock.unlock();
             }
-            return ready;
         }
 
-        private synchronized CompletionStage<?> subscribe() {
-            if (stopped) {
-                return CompletableFuture.completedFuture(null);
+        private CompletionStage<?> subscribe() {
+            lock.lock();
+            try {
+                if (stopped) {
+                    return CompletableFuture.completedFuture(null);
+                }
+                subscription = client.subscribe(names.channel(), this::announced);
+                return subscription.confirmed();
+            } finally {
+                lock.unlock();
             }
-            subscription = client.subscribe(names.channel(), this::announced);
-            return subscription.confirmed();
         }
 
         /** The last listener left: this channel is done (a later listener makes a new one). */
-        synchronized void stop() {
-            stopped = true;
-            cancel();
+        void stop() {
+            lock.lock();
+            try {
+                stopped = true;
+                cancel();
+            } finally {
+                lock.unlock();
+            }
         }
 
-        private synchronized void cancel() {
+        /** With the lock held. */
+        private void cancel() {
             ready = null;
             if (subscription != null) {
                 subscription.cancel();

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Waits for a release of a resource by Redis pub/sub, so contended waiters sleep instead of polling.
@@ -69,6 +70,8 @@ public final class ReleaseWaiter {
         private final String name;
         private final Semaphore released = new Semaphore(0);
         private int waiters;
+        /** Guards listener: a lock, not a monitor, since a client may block on its socket inside (virtual threads). */
+        private final ReentrantLock lock = new ReentrantLock();
         private RedisScriptClient.Subscription listener;
 
         Channel(RedisScriptClient client, String name) {
@@ -76,20 +79,30 @@ public final class ReleaseWaiter {
             this.name = name;
         }
 
-        synchronized CompletionStage<?> listen() {
-            if (listener == null || listener.confirmed().toCompletableFuture().isCompletedExceptionally()) {
-                if (listener != null) {
-                    listener.cancel();
+        CompletionStage<?> listen() {
+            lock.lock();
+            try {
+                if (listener == null || listener.confirmed().toCompletableFuture().isCompletedExceptionally()) {
+                    if (listener != null) {
+                        listener.cancel();
+                    }
+                    listener = client.subscribe(name, released::release);
                 }
-                listener = client.subscribe(name, released::release);
+                return listener.confirmed();
+            } finally {
+                lock.unlock();
             }
-            return listener.confirmed();
         }
 
-        synchronized void stop() {
-            if (listener != null) {
-                listener.cancel();
-                listener = null;
+        void stop() {
+            lock.lock();
+            try {
+                if (listener != null) {
+                    listener.cancel();
+                    listener = null;
+                }
+            } finally {
+                lock.unlock();
             }
         }
     }

@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -256,36 +257,52 @@ public final class JedisScriptClient implements RedisScriptClient {
         /** Keeps the connection subscribed while no waiter is (Redis needs one channel to subscribe to). */
         private final String idle = "fenceguard:jedis:" + UUID.randomUUID();
         private final ChannelListeners listeners = new ChannelListeners();
+        /**
+         * Guards the fields below. A lock, not a monitor: a waiter's thread writes to the socket while holding it,
+         * and a virtual thread blocked inside a monitor keeps its carrier (JDK 21 to 23).
+         */
+        private final ReentrantLock lock = new ReentrantLock();
         private JedisPubSub current;
         private Jedis connection;
         private Thread reader;
         private boolean closed;
 
-        synchronized Subscription add(String channel, Runnable onMessage) {
-            if (closed) {
-                throw new IllegalStateException("the Jedis lease client is closed");
-            }
-            CompletableFuture<Void> confirmed = listeners.add(channel, onMessage);
-            if (reader == null) {
-                reader = daemon(this, "fenceguard-jedis-channels");
-                reader.start();
-            } else if (current != null && !listeners.isSubscribed(channel)) {
-                try {
-                    current.subscribe(channel);
-                } catch (RuntimeException e) {
-                    // the reader reconnects and subscribes every channel with listeners
+        Subscription add(String channel, Runnable onMessage) {
+            CompletableFuture<Void> confirmed;
+            lock.lock();
+            try {
+                if (closed) {
+                    throw new IllegalStateException("the Jedis lease client is closed");
                 }
+                confirmed = listeners.add(channel, onMessage);
+                if (reader == null) {
+                    reader = daemon(this, "fenceguard-jedis-channels");
+                    reader.start();
+                } else if (current != null && !listeners.isSubscribed(channel)) {
+                    try {
+                        current.subscribe(channel);
+                    } catch (RuntimeException e) {
+                        // the reader reconnects and subscribes every channel with listeners
+                    }
+                }
+            } finally {
+                lock.unlock();
             }
             return ChannelListeners.subscription(confirmed, () -> remove(channel, onMessage));
         }
 
-        private synchronized void remove(String channel, Runnable onMessage) {
-            if (listeners.remove(channel, onMessage) && current != null && listeners.left(channel)) {
-                try {
-                    current.unsubscribe(channel);
-                } catch (RuntimeException e) {
-                    // gone with the connection
+        private void remove(String channel, Runnable onMessage) {
+            lock.lock();
+            try {
+                if (listeners.remove(channel, onMessage) && current != null && listeners.left(channel)) {
+                    try {
+                        current.unsubscribe(channel);
+                    } catch (RuntimeException e) {
+                        // gone with the connection
+                    }
                 }
+            } finally {
+                lock.unlock();
             }
         }
 
@@ -314,7 +331,8 @@ public final class JedisScriptClient implements RedisScriptClient {
                 } catch (RuntimeException e) {
                     jedis = null;
                 }
-                synchronized (this) {
+                lock.lock();
+                try {
                     if (closed) {
                         if (jedis != null) {
                             jedis.close();
@@ -325,6 +343,8 @@ public final class JedisScriptClient implements RedisScriptClient {
                     List<String> all = listeners.channels();
                     all.add(idle);
                     names = all.toArray(String[]::new);
+                } finally {
+                    lock.unlock();
                 }
                 if (jedis != null) {
                     try {
@@ -335,10 +355,13 @@ public final class JedisScriptClient implements RedisScriptClient {
                         log.debug("release channel connection failed; waiters wake when holders' time is up until it "
                                 + "is back: {}", e.toString());
                     } finally {
-                        synchronized (this) {
+                        lock.lock();
+                        try {
                             current = null;
                             connection = null;
                             listeners.disconnected();
+                        } finally {
+                            lock.unlock();
                         }
                         try {
                             jedis.close();
@@ -357,28 +380,38 @@ public final class JedisScriptClient implements RedisScriptClient {
         }
 
         /** The connection is subscribed: channels added since its names were taken are subscribed now. */
-        private synchronized void live(JedisPubSub pubSub) {
-            if (current == pubSub || closed) {
-                return;
-            }
-            current = pubSub;
-            List<String> missing = listeners.unsubscribed();
-            if (!missing.isEmpty()) {
-                pubSub.subscribe(missing.toArray(String[]::new));
+        private void live(JedisPubSub pubSub) {
+            lock.lock();
+            try {
+                if (current == pubSub || closed) {
+                    return;
+                }
+                current = pubSub;
+                List<String> missing = listeners.unsubscribed();
+                if (!missing.isEmpty()) {
+                    pubSub.subscribe(missing.toArray(String[]::new));
+                }
+            } finally {
+                lock.unlock();
             }
         }
 
-        synchronized void close() {
-            closed = true;
-            if (connection != null) {
-                try {
-                    connection.getConnection().disconnect();
-                } catch (RuntimeException e) {
-                    // closing anyway
+        void close() {
+            lock.lock();
+            try {
+                closed = true;
+                if (connection != null) {
+                    try {
+                        connection.getConnection().disconnect();
+                    } catch (RuntimeException e) {
+                        // closing anyway
+                    }
                 }
-            }
-            if (reader != null) {
-                reader.interrupt();
+                if (reader != null) {
+                    reader.interrupt();
+                }
+            } finally {
+                lock.unlock();
             }
         }
     }

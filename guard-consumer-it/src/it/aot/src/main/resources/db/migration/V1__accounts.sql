@@ -1,0 +1,5 @@
+CREATE TABLE accounts (
+    id            VARCHAR(64) PRIMARY KEY,
+    balance       BIGINT      NOT NULL,
+    current_token BIGINT
+);
