@@ -31,10 +31,11 @@ public final class InboundFence {
     private final NonceStore nonces;
     private final boolean requestSignaturesRequired;
     private final ClaimWithdrawal withdrawal;
+    private final MarkHealing healing;
 
     private InboundFence(Supplier<List<FencedRoute>> routes, HighWaterStore store, SigningKeys keys, String headerName,
             TokenBound bound, RequestSignatures signatures, NonceStore nonces, boolean requestSignaturesRequired,
-            ClaimWithdrawal withdrawal) {
+            ClaimWithdrawal withdrawal, MarkHealing healing) {
         this.routes = routes;
         this.store = store;
         this.keys = keys;
@@ -44,6 +45,7 @@ public final class InboundFence {
         this.nonces = nonces;
         this.requestSignaturesRequired = requestSignaturesRequired;
         this.withdrawal = withdrawal;
+        this.healing = healing;
     }
 
     public static InboundFence of(List<FencedRoute> routes, HighWaterStore store, SigningKeys keys) {
@@ -59,7 +61,7 @@ public final class InboundFence {
             String headerName) {
         return new InboundFence(Objects.requireNonNull(routes, "routes"), Objects.requireNonNull(store, "store"),
                 Objects.requireNonNull(keys, "keys"), FenceHeader.requireHeaderName(headerName), TokenBound.clockFloor(),
-                null, null, false, null);
+                null, null, false, null, null);
     }
 
     /**
@@ -73,7 +75,7 @@ public final class InboundFence {
      */
     public InboundFence withRequestSignatures(NonceStore nonces, boolean required) {
         return new InboundFence(routes, store, keys, headerName, bound, RequestSignatures.of(keys, headerName),
-                Objects.requireNonNull(nonces, "nonces"), required, withdrawal);
+                Objects.requireNonNull(nonces, "nonces"), required, withdrawal, healing);
     }
 
     /** Whether request signatures are verified (then a fenced request's body is needed: {@link #check(InboundRequest)}). */
@@ -88,7 +90,24 @@ public final class InboundFence {
      */
     public InboundFence withTokenBound(TokenBound bound) {
         return new InboundFence(routes, store, keys, headerName, Objects.requireNonNull(bound, "bound"), signatures,
-                nonces, requestSignaturesRequired, withdrawal);
+                nonces, requestSignaturesRequired, withdrawal, healing);
+    }
+
+    /**
+     * This fence setting back a mark that the lock store never minted ({@link MarkHealing}): when a fence is refused
+     * as stale and {@code issued} answers that the mark is above every token minted for the resource, the mark goes
+     * back to the store's highest token and the fence is admitted again. Below the {@link TokenBound}'s ceiling this
+     * is what keeps one admitted but unminted token from locking a resource's holders out. The store must support
+     * {@link HighWaterStore#reset}.
+     */
+    public InboundFence withIssuedTokens(IssuedTokens issued) {
+        return new InboundFence(routes, store, keys, headerName, bound, signatures, nonces, requestSignaturesRequired,
+                withdrawal, MarkHealing.of(store, issued));
+    }
+
+    /** The healing of unminted marks ({@link #withIssuedTokens}), if any. */
+    public java.util.Optional<MarkHealing> markHealing() {
+        return java.util.Optional.ofNullable(healing);
     }
 
     /**
@@ -110,7 +129,7 @@ public final class InboundFence {
             return this;
         }
         return new InboundFence(routes, store, keys, headerName, bound, signatures, nonces, requestSignaturesRequired,
-                new ClaimWithdrawal(store));
+                new ClaimWithdrawal(store), healing);
     }
 
     /**
@@ -128,7 +147,7 @@ public final class InboundFence {
             return this;
         }
         return new InboundFence(routes, CoalescingHighWaterStore.of(store), keys, headerName, bound, signatures, nonces,
-                requestSignaturesRequired, withdrawal);
+                requestSignaturesRequired, withdrawal, healing);
     }
 
     /** Whether claims of failed requests are set back ({@link #withdrawingFailedClaims}). */
@@ -308,6 +327,9 @@ public final class InboundFence {
                         new SignedAdmissionStore.Nonce(nonce, signed.created(), signed.expires())).orElse(null);
             } else {
                 admission = store.admit(presented);
+            }
+            if (healing != null && keyed == null && admission != null && !admission.admitted()) {
+                admission = healing.heal(admission);
             }
         } catch (RuntimeException e) {
             if (withdrawal != null) {

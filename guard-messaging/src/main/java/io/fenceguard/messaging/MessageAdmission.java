@@ -4,6 +4,8 @@ import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.FenceHeader;
 import io.fenceguard.admission.FenceHeaderException;
 import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.IssuedTokens;
+import io.fenceguard.admission.MarkHealing;
 import io.fenceguard.admission.TokenBound;
 import io.fenceguard.core.Fence;
 import io.fenceguard.messaging.MessageRefusedException.Reason;
@@ -23,15 +25,18 @@ public final class MessageAdmission {
     private final HighWaterStore store;
     private final MessageRefusalListener listener;
     private final TokenBound bound;
+    private final MarkHealing healing;
 
-    private MessageAdmission(HighWaterStore store, MessageRefusalListener listener, TokenBound bound) {
+    private MessageAdmission(HighWaterStore store, MessageRefusalListener listener, TokenBound bound,
+            MarkHealing healing) {
         this.store = Objects.requireNonNull(store, "store");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.bound = bound;
+        this.healing = healing;
     }
 
     private MessageAdmission(HighWaterStore store, MessageRefusalListener listener) {
-        this(store, listener, null);
+        this(store, listener, null, null);
     }
 
     /**
@@ -39,7 +44,27 @@ public final class MessageAdmission {
      * is touched, so that one forged or corrupted token cannot raise a resource's mark out of every holder's reach.
      */
     public MessageAdmission withTokenBound(TokenBound bound) {
-        return new MessageAdmission(store, listener, Objects.requireNonNull(bound, "bound"));
+        return new MessageAdmission(store, listener, Objects.requireNonNull(bound, "bound"), healing);
+    }
+
+    /**
+     * This admission setting back a mark that the lock store never minted ({@link MarkHealing}, as
+     * {@code InboundFence.withIssuedTokens}): a message refused as stale by such a mark is admitted again after the
+     * mark went back to the store's highest token for the resource. The store must support
+     * {@link HighWaterStore#reset}.
+     */
+    public MessageAdmission withIssuedTokens(IssuedTokens issued) {
+        return new MessageAdmission(store, listener, bound, MarkHealing.of(store, issued));
+    }
+
+    /** The healing of unminted marks ({@link #withIssuedTokens}), if any. */
+    public java.util.Optional<MarkHealing> markHealing() {
+        return java.util.Optional.ofNullable(healing);
+    }
+
+    /** {@code admission}, or after a stale one the admission once an unminted mark was set back. */
+    private Admission healed(Admission admission) {
+        return healing == null || admission.admitted() ? admission : healing.heal(admission);
     }
 
     public static MessageAdmission of(HighWaterStore store) {
@@ -98,7 +123,7 @@ public final class MessageAdmission {
         Fence fence = presented(headerValue, source);
         Admission admission;
         try {
-            admission = store.admit(fence);
+            admission = healed(store.admit(fence));
         } catch (RuntimeException e) {
             throw unavailable(fence, source, e);
         }
@@ -252,7 +277,13 @@ public final class MessageAdmission {
             if (admissions == null) {
                 decisions[i] = refuse(source, unavailable(fence, source, failure));
             } else {
-                Admission admission = admissions.get(answer);
+                Admission admission;
+                try {
+                    admission = healed(admissions.get(answer));
+                } catch (RuntimeException e) {
+                    decisions[i] = refuse(source, unavailable(fence, source, e));
+                    continue;
+                }
                 if (admission.admitted()) {
                     decisions[i] = admittedAs[answer] = new Decision(fence, null);
                 } else {
