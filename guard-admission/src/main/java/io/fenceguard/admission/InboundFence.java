@@ -289,7 +289,7 @@ public final class InboundFence {
         }
         try {
             if (!bound.allows(presented.token())) {
-                return Verdict.refused(Problem.outOfRange(presented, bound.ceiling()));
+                return Verdict.refused(Problem.outOfRange(presented, bound.highestAdmitted()));
             }
         } catch (RuntimeException e) {
             log.warn("token bound for '{}' could not be read; refusing the request", presented.resource(), e);
