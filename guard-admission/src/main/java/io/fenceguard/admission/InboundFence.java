@@ -322,6 +322,12 @@ public final class InboundFence {
                         keyed.key(), keyed.fingerprint());
                 admission = answer.admission();
                 claim = answer.claim();
+                if (healing != null && admission != null && !admission.admitted() && healing.setBack(admission)) {
+                    // the nonce was recorded with the first call
+                    answer = keyed.store().admitClaiming(presented, null, keyed.key(), keyed.fingerprint());
+                    admission = answer.admission();
+                    claim = answer.claim();
+                }
             } else if (nonceWithAdmission) {
                 admission = ((SignedAdmissionStore) store).admit(presented,
                         new SignedAdmissionStore.Nonce(nonce, signed.created(), signed.expires())).orElse(null);

@@ -2,9 +2,12 @@ package io.fenceguard.admission;
 
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +29,7 @@ public final class MarkHealing {
     private final HighWaterStore store;
     private final IssuedTokens issued;
     private final AtomicLong healed = new AtomicLong();
+    private final List<BiConsumer<ResourceName, FencingToken>> listeners = new CopyOnWriteArrayList<>();
 
     private MarkHealing(HighWaterStore store, IssuedTokens issued) {
         this.store = Objects.requireNonNull(store, "store");
@@ -44,8 +48,18 @@ public final class MarkHealing {
      * @throws RuntimeException when the high-water store fails while setting back or admitting again
      */
     public Admission heal(Admission refused) {
+        return setBack(refused) ? store.admit(refused.presented()) : refused;
+    }
+
+    /**
+     * Whether {@code refused}'s mark was above every token the lock store minted for its resource and has been set
+     * back (here, or meanwhile by a newer claim): then the caller admits the fence again in its own way.
+     *
+     * @throws RuntimeException when the high-water store fails while setting back
+     */
+    public boolean setBack(Admission refused) {
         if (refused.admitted()) {
-            return refused;
+            return false;
         }
         ResourceName resource = refused.presented().resource();
         FencingToken mark = refused.highWater();
@@ -55,26 +69,35 @@ public final class MarkHealing {
         } catch (RuntimeException e) {
             log.warn("fenceguard: could not ask the lock store what it minted for '{}'; the refusal stands: {}",
                     resource, e.toString());
-            return refused;
+            return false;
         }
         if (minted.isEmpty() || !mark.isNewerThan(minted.get())) {
-            return refused;
+            return false;
         }
-        boolean setBack;
+        boolean reset;
         try {
-            setBack = store.reset(resource, mark, minted.get());
+            reset = store.reset(resource, mark, minted.get());
         } catch (UnsupportedOperationException e) {
             log.warn("fenceguard: the mark {} of '{}' is above every token the lock store minted for it ({}), but {} "
                     + "cannot set marks back; the refusal stands", mark, resource, minted.get(), store);
-            return refused;
+            return false;
         }
-        if (setBack) {
+        if (reset) {
             healed.incrementAndGet();
+            listeners.forEach(listener -> listener.accept(resource, minted.get()));
             log.warn("fenceguard: the mark {} of '{}' is above every token the lock store minted for it ({}): "
                     + "set back to {} (a token from a leaked key or a broken client was admitted)",
                     mark, resource, minted.get(), minted.get());
         }
-        return store.admit(refused.presented());
+        return true;
+    }
+
+    /**
+     * Tells {@code listener} of every mark set back here (the resource and its new mark), before the fence is
+     * admitted again: for what remembers admitted tokens beside the store, such as a {@link HandlerOrder}.
+     */
+    public void whenSetBack(BiConsumer<ResourceName, FencingToken> listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
     /** How many marks were set back since this was built. */

@@ -148,4 +148,25 @@ class MarkHealingTest {
         assertThat(mark(store)).isEqualTo(FencingToken.of(2_000));
         assertThat(healing.healed()).isZero();
     }
+
+    @Test
+    void aHandlerOrderForgetsASucceededTokenWhoseMarkWasSetBack() {
+        InMemoryHighWaterStore store = InMemoryHighWaterStore.create();
+        HandlerOrder order = HandlerOrder.create();
+        MarkHealing healing = MarkHealing.of(store, resource -> Optional.of(FencingToken.of(41)));
+        healing.whenSetBack(order::setBack);
+        Admission unminted = store.admit(new Fence(ACCOUNT, FencingToken.of(9_000)));
+        assertThat(order.enter(unminted).admission()).isPresent();
+        order.exit(unminted, true);
+
+        Admission holder = healing.heal(store.admit(new Fence(ACCOUNT, FencingToken.of(41))));
+        assertThat(holder.admitted()).isTrue();
+        assertThat(order.enter(holder).admission()).as("the unminted handler no longer holds it back").isPresent();
+        order.exit(holder, true);
+        Admission older = store.admit(new Fence(ACCOUNT, FencingToken.of(41)));
+        assertThat(order.enter(new Admission(new Fence(ACCOUNT, FencingToken.of(40)), FencingToken.of(41),
+                Admission.Outcome.CONTINUED)).problem()).as("an older one is still held back by the holder's")
+                .isPresent();
+        assertThat(older.admitted()).isTrue();
+    }
 }

@@ -6,6 +6,7 @@ import io.fenceguard.admission.IssuedTokens;
 import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.admission.TokenBound;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.util.ClassUtils;
@@ -52,7 +53,12 @@ public final class HttpServerSupport {
      */
     public static InboundFence withIssuedTokens(InboundFence fence, BeanFactory beans) {
         IssuedTokens issued = issuedTokens(beans);
-        return issued == null ? fence : fence.withIssuedTokens(issued);
+        if (issued == null) {
+            return fence;
+        }
+        LoggerFactory.getLogger(HttpServerSupport.class).info("fenceguard: a fencing mark above every token {} "
+                + "tells for its resource is set back at the first refusal of a holder", issued);
+        return fence.withIssuedTokens(issued);
     }
 
     /**
