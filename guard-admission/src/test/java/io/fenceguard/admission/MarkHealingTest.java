@@ -15,15 +15,17 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every token format: a token within its bound that the lock store never minted is admitted, and its mark then
- * refuses the resource's holders only until the first of them is refused, when the mark goes back to the store's
- * highest token. The control: the same fence without what the store minted keeps refusing them.
+ * Every token format: a token within its bound that the lock store never granted for the resource is refused when
+ * the store can tell; admitted while it cannot (a lost counter), its mark refuses the resource's holders only until
+ * the first of them is refused, when the mark goes back to the store's highest token. The control: the same fence
+ * without what the store granted keeps refusing them.
  */
 class MarkHealingTest {
 
@@ -74,14 +76,39 @@ class MarkHealingTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("formats")
-    void anUnmintedMarkLocksHoldersOutOnlyUntilTheFirstRefusal(Format format) {
+    void aTokenNeverGrantedForItsResourceIsRefusedBeforeItSetsAMark(Format format) {
         InMemoryHighWaterStore store = InMemoryHighWaterStore.create();
         Map<ResourceName, Long> lockStore = new ConcurrentHashMap<>(Map.of(ACCOUNT, format.minted()));
+        AtomicInteger asked = new AtomicInteger();
+        InboundFence fence = fence(store, format.bound()).withIssuedTokens(resource -> {
+            asked.incrementAndGet();
+            return Optional.ofNullable(lockStore.get(resource)).map(FencingToken::of);
+        });
+        assertThat(format.bound().allows(FencingToken.of(format.unminted()))).as("within the format's bound").isTrue();
+
+        assertThat(fence.check("POST", "/a/1", List.of(header(format.unminted()))).problem())
+                .hasValueSatisfying(p -> {
+                    assertThat(p.status()).isEqualTo(403);
+                    assertThat(p.type()).isEqualTo("urn:fenceguard:token-out-of-range");
+                    assertThat(p.detail()).contains(Long.toString(format.minted()), "granted");
+                });
+        assertThat(fence.check("POST", "/a/1", List.of(header(format.minted()))).admission()).isPresent();
+        assertThat(mark(store)).isEqualTo(FencingToken.of(format.minted()));
+        int before = asked.get();
+        assertThat(fence.check("POST", "/a/1", List.of(header(format.minted()))).admission()).isPresent();
+        assertThat(asked.get()).as("a token at most the highest seen asks the store nothing").isEqualTo(before);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("formats")
+    void anUnmintedMarkAdmittedWhileTheStoreCouldNotTellLocksHoldersOutOnlyUntilTheFirstRefusal(Format format) {
+        InMemoryHighWaterStore store = InMemoryHighWaterStore.create();
+        Map<ResourceName, Long> lockStore = new ConcurrentHashMap<>();   // the counter is lost: the store cannot tell
         InboundFence healing = fence(store, format.bound())
                 .withIssuedTokens(resource -> Optional.ofNullable(lockStore.get(resource)).map(FencingToken::of));
 
         assertThat(healing.check("POST", "/a/1", List.of(header(format.unminted()))).admission())
-                .as("within the bound: admitted").isPresent();
+                .as("within the bound, nothing known: admitted").isPresent();
         assertThat(mark(store)).isEqualTo(FencingToken.of(format.unminted()));
 
         // the store grants the next lease: its holder is admitted at once and the mark follows what was minted

@@ -17,9 +17,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * Messages share the HTTP side's bound and its healing: on durable-epoch tokens a message a minute of µs ahead is
- * refused, and one within the highest epoch that its resource was never granted locks the resource's holders out
- * only until the first of their messages, single or in a batch.
+ * Messages share the HTTP side's bounds and its healing: on durable-epoch tokens a message a minute of µs ahead is
+ * refused, one within the highest epoch that its resource was never granted is refused too, and one admitted while
+ * the store had lost the counter locks the resource's holders out only until the first of their messages, single
+ * or in a batch.
  */
 class MessageMarkHealingTest {
 
@@ -48,9 +49,24 @@ class MessageMarkHealingTest {
     }
 
     @Test
-    void anUnmintedMarkIsSetBackAtTheFirstHoldersMessage() {
+    void aTokenNeverGrantedForItsResourceIsRefused() {
+        MessageAdmission admission = healing(InMemoryHighWaterStore.create());
+        assertThatThrownBy(() -> admission.admit(header(UNMINTED), "kafka:t-0@1"))
+                .isInstanceOfSatisfying(MessageRefusedException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(Reason.OUT_OF_RANGE);
+                    assertThat(e.getMessage()).contains("granted");
+                });
+        assertThat(admission.admit(header((EPOCH << 24) + 41), "kafka:t-0@2").token().value()).isEqualTo((EPOCH << 24) + 41);
+        List<MessageAdmission.Decision> batch = admission.admitAll(List.of(
+                new MessageAdmission.Delivery(List.of(header(UNMINTED)), "kafka:t-0@3")));
+        assertThat(batch.get(0).refusal().reason()).isEqualTo(Reason.OUT_OF_RANGE);
+    }
+
+    @Test
+    void anUnmintedMarkAdmittedWhileTheCounterWasLostIsSetBackAtTheFirstHoldersMessage() {
         InMemoryHighWaterStore store = InMemoryHighWaterStore.create();
         MessageAdmission admission = healing(store);
+        lockStore.clear();
         assertThat(admission.admit(header(UNMINTED), "kafka:t-0@1").token().value()).isEqualTo(UNMINTED);
 
         lockStore.put(ACCOUNT, (EPOCH << 24) + 42);
@@ -61,7 +77,7 @@ class MessageMarkHealingTest {
                 .as("an older holder stays stale").isInstanceOfSatisfying(MessageRefusedException.class,
                         e -> assertThat(e.reason()).isEqualTo(Reason.STALE));
 
-        // the control: without what the store minted the same mark refuses every later holder
+        // the control: without what the store granted the same mark refuses every later holder
         InMemoryHighWaterStore other = InMemoryHighWaterStore.create();
         MessageAdmission plain = MessageAdmission.of(other).withTokenBound(BOUND);
         plain.admit(header(UNMINTED), "kafka:t-0@1");
@@ -73,6 +89,7 @@ class MessageMarkHealingTest {
     void aBatchIsHealedToo() {
         InMemoryHighWaterStore store = InMemoryHighWaterStore.create();
         MessageAdmission admission = healing(store);
+        lockStore.clear();
         admission.admit(header(UNMINTED), "kafka:t-0@1");
         lockStore.put(ACCOUNT, (EPOCH << 24) + 43);
         List<MessageAdmission.Decision> decisions = admission.admitAll(List.of(
