@@ -7,7 +7,13 @@ import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@link TokenBound#epochs}: the last token of the highest epoch the source can have issued, plus a slack of epochs. */
+/**
+ * {@link TokenBound#epochs}: admits up to the last token of the highest epoch the source has issued; its ceiling (a
+ * store's floor after a loss) is {@code slackEpochs} epochs higher. A token of one of the next
+ * {@code slackEpochs} epochs reads the source again before it is refused (one read serves every check that began
+ * before it), so that the holder of an epoch taken since is admitted; a token further ahead reads it again at most
+ * every 50 ms.
+ */
 final class EpochTokenBound implements TokenBound {
 
     private static final Logger log = LoggerFactory.getLogger(EpochTokenBound.class);
@@ -22,6 +28,8 @@ final class EpochTokenBound implements TokenBound {
     private final Object reading = new Object();
     private volatile long epoch = -1;
     private volatile long readAtNanos;
+    /** When the last read began: a check that began before it is served by it. */
+    private volatile long readStartedNanos;
 
     EpochTokenBound(LongSupplier highestEpoch, long slackEpochs, Duration refresh) {
         this.highestEpoch = Objects.requireNonNull(highestEpoch, "highestEpoch");
@@ -35,23 +43,44 @@ final class EpochTokenBound implements TokenBound {
         this.refreshNanos = refresh.toNanos();
     }
 
+    /** With the slack: at least every token minted by now, though the last read may be {@code refresh} old. */
     @Override
     public FencingToken ceiling() {
+        return FencingToken.of(lastTokenOf(Math.min(MAX_EPOCH, epoch(refreshNanos) + slackEpochs)));
+    }
+
+    @Override
+    public FencingToken highestAdmitted() {
         return FencingToken.of(lastTokenOf(epoch(refreshNanos)));
     }
 
     @Override
     public boolean allows(FencingToken token) {
-        if (!token.isNewerThan(ceiling())) {
+        long checkedAt = System.nanoTime();
+        long highest = epoch(refreshNanos);
+        long tokenEpoch = token.value() >>> EPOCH_COUNTER_BITS;
+        if (tokenEpoch <= highest) {
             return true;
         }
-        // The source may have issued epochs since the last read: read again before refusing.
-        return !token.isNewerThan(FencingToken.of(lastTokenOf(epoch(MIN_REREAD_NANOS))));
+        // The source may have issued epochs since the last read: read again before refusing. A token just above
+        // waits for a read that began after this check; one further ahead (no holder's, most likely) takes the last
+        // read if it is recent.
+        long reread = tokenEpoch - highest <= slackEpochs ? epochReadAfter(checkedAt) : epoch(MIN_REREAD_NANOS);
+        return tokenEpoch <= reread;
     }
 
-    private long lastTokenOf(long highest) {
-        long top = Math.min(MAX_EPOCH, highest + slackEpochs);
-        return (top << EPOCH_COUNTER_BITS) | ((1L << EPOCH_COUNTER_BITS) - 1);
+    private static long lastTokenOf(long highest) {
+        return (highest << EPOCH_COUNTER_BITS) | ((1L << EPOCH_COUNTER_BITS) - 1);
+    }
+
+    /** The highest epoch from a read that began at or after {@code checkedAt}. */
+    private long epochReadAfter(long checkedAt) {
+        synchronized (reading) {
+            if (epoch >= 0 && readStartedNanos - checkedAt >= 0) {
+                return epoch;
+            }
+            return read();
+        }
     }
 
     /** The highest epoch read, read again when the last read is older than {@code maxAgeNanos}. */
@@ -65,28 +94,35 @@ final class EpochTokenBound implements TokenBound {
             if (known >= 0 && System.nanoTime() - readAtNanos < maxAgeNanos) {
                 return known;
             }
-            try {
-                long read = highestEpoch.getAsLong();
-                if (read < 0 || read > MAX_EPOCH) {
-                    throw new IllegalStateException("the token epoch source reports " + read + ", outside 0.." + MAX_EPOCH);
-                }
-                known = Math.max(known, read);
-            } catch (RuntimeException e) {
-                if (known < 0) {
-                    throw new IllegalStateException("cannot bound epoch tokens: the highest epoch cannot be read: "
-                            + e.getMessage(), e);
-                }
-                log.warn("fenceguard: could not read the highest token epoch; the bound stays at epoch {}: {}",
-                        known + slackEpochs, e.toString());
-            }
-            epoch = known;
-            readAtNanos = System.nanoTime();
-            return known;
+            return read();
         }
+    }
+
+    /** Reads the source (holding {@link #reading}); keeps the last value when it cannot be read. */
+    private long read() {
+        long known = epoch;
+        readStartedNanos = System.nanoTime();
+        try {
+            long read = highestEpoch.getAsLong();
+            if (read < 0 || read > MAX_EPOCH) {
+                throw new IllegalStateException("the token epoch source reports " + read + ", outside 0.." + MAX_EPOCH);
+            }
+            known = Math.max(known, read);
+        } catch (RuntimeException e) {
+            if (known < 0) {
+                throw new IllegalStateException("cannot bound epoch tokens: the highest epoch cannot be read: "
+                        + e.getMessage(), e);
+            }
+            log.warn("fenceguard: could not read the highest token epoch; the bound stays at epoch {}: {}",
+                    known, e.toString());
+        }
+        epoch = known;
+        readAtNanos = System.nanoTime();
+        return known;
     }
 
     @Override
     public String toString() {
-        return "TokenBound[epoch tokens, slack " + slackEpochs + " epochs]";
+        return "TokenBound[epoch tokens, read again before refusing the next " + slackEpochs + " epochs]";
     }
 }

@@ -99,6 +99,16 @@ public final class HandlerOrder {
         }
     }
 
+    /**
+     * {@code resource}'s mark was set back to {@code mark} ({@link MarkHealing#whenSetBack}): a handler that
+     * succeeded here with a newer token no longer holds older ones back, since no lock store minted that token.
+     */
+    public void setBack(ResourceName resource, FencingToken mark) {
+        started.computeIfPresent(resource, (name, current) -> current.succeeded() == null
+                || !current.succeeded().isNewerThan(mark) ? current
+                : current.inFlight().isEmpty() ? null : new Started(null, current.inFlight()));
+    }
+
     @Override
     public String toString() {
         return "HandlerOrder[" + started.size() + " resources]";

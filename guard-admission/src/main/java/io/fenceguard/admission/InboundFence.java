@@ -31,10 +31,12 @@ public final class InboundFence {
     private final NonceStore nonces;
     private final boolean requestSignaturesRequired;
     private final ClaimWithdrawal withdrawal;
+    private final MarkHealing healing;
+    private final IssuedTokenBound issuedBound;
 
     private InboundFence(Supplier<List<FencedRoute>> routes, HighWaterStore store, SigningKeys keys, String headerName,
             TokenBound bound, RequestSignatures signatures, NonceStore nonces, boolean requestSignaturesRequired,
-            ClaimWithdrawal withdrawal) {
+            ClaimWithdrawal withdrawal, MarkHealing healing, IssuedTokenBound issuedBound) {
         this.routes = routes;
         this.store = store;
         this.keys = keys;
@@ -44,6 +46,8 @@ public final class InboundFence {
         this.nonces = nonces;
         this.requestSignaturesRequired = requestSignaturesRequired;
         this.withdrawal = withdrawal;
+        this.healing = healing;
+        this.issuedBound = issuedBound;
     }
 
     public static InboundFence of(List<FencedRoute> routes, HighWaterStore store, SigningKeys keys) {
@@ -59,7 +63,7 @@ public final class InboundFence {
             String headerName) {
         return new InboundFence(Objects.requireNonNull(routes, "routes"), Objects.requireNonNull(store, "store"),
                 Objects.requireNonNull(keys, "keys"), FenceHeader.requireHeaderName(headerName), TokenBound.clockFloor(),
-                null, null, false, null);
+                null, null, false, null, null, null);
     }
 
     /**
@@ -73,7 +77,7 @@ public final class InboundFence {
      */
     public InboundFence withRequestSignatures(NonceStore nonces, boolean required) {
         return new InboundFence(routes, store, keys, headerName, bound, RequestSignatures.of(keys, headerName),
-                Objects.requireNonNull(nonces, "nonces"), required, withdrawal);
+                Objects.requireNonNull(nonces, "nonces"), required, withdrawal, healing, issuedBound);
     }
 
     /** Whether request signatures are verified (then a fenced request's body is needed: {@link #check(InboundRequest)}). */
@@ -88,7 +92,25 @@ public final class InboundFence {
      */
     public InboundFence withTokenBound(TokenBound bound) {
         return new InboundFence(routes, store, keys, headerName, Objects.requireNonNull(bound, "bound"), signatures,
-                nonces, requestSignaturesRequired, withdrawal);
+                nonces, requestSignaturesRequired, withdrawal, healing, issuedBound);
+    }
+
+    /**
+     * This fence checking presented tokens against what the lock store granted per resource ({@code issued}): a
+     * token above the highest granted for its resource is refused (403, out of range) before it sets any mark, the
+     * store asked only for a token above the highest already seen; and where the store could not tell (a lost
+     * counter), a mark that turns out above every granted token is set back at the first refusal of a holder
+     * ({@link MarkHealing}; the high-water store must support {@link HighWaterStore#reset}). Below the
+     * {@link TokenBound}'s ceiling this is what keeps a token that was never granted from locking holders out.
+     */
+    public InboundFence withIssuedTokens(IssuedTokens issued) {
+        return new InboundFence(routes, store, keys, headerName, bound, signatures, nonces, requestSignaturesRequired,
+                withdrawal, MarkHealing.of(store, issued), IssuedTokenBound.of(issued));
+    }
+
+    /** The healing of unminted marks ({@link #withIssuedTokens}), if any. */
+    public java.util.Optional<MarkHealing> markHealing() {
+        return java.util.Optional.ofNullable(healing);
     }
 
     /**
@@ -110,7 +132,7 @@ public final class InboundFence {
             return this;
         }
         return new InboundFence(routes, store, keys, headerName, bound, signatures, nonces, requestSignaturesRequired,
-                new ClaimWithdrawal(store));
+                new ClaimWithdrawal(store), healing, issuedBound);
     }
 
     /**
@@ -128,7 +150,7 @@ public final class InboundFence {
             return this;
         }
         return new InboundFence(routes, CoalescingHighWaterStore.of(store), keys, headerName, bound, signatures, nonces,
-                requestSignaturesRequired, withdrawal);
+                requestSignaturesRequired, withdrawal, healing, issuedBound);
     }
 
     /** Whether claims of failed requests are set back ({@link #withdrawingFailedClaims}). */
@@ -270,11 +292,23 @@ public final class InboundFence {
         }
         try {
             if (!bound.allows(presented.token())) {
-                return Verdict.refused(Problem.outOfRange(presented, bound.ceiling()));
+                return Verdict.refused(Problem.outOfRange(presented, bound.highestAdmitted()));
             }
         } catch (RuntimeException e) {
             log.warn("token bound for '{}' could not be read; refusing the request", presented.resource(), e);
             return Verdict.refused(Problem.unavailable(presented));
+        }
+        if (issuedBound != null) {
+            try {
+                Optional<FencingToken> granted = issuedBound.exceeded(presented);
+                if (granted.isPresent()) {
+                    return Verdict.refused(Problem.notGranted(presented, granted.get()));
+                }
+            } catch (RuntimeException e) {
+                log.warn("the lock store could not tell what it granted for '{}'; refusing the request",
+                        presented.resource(), e);
+                return Verdict.refused(Problem.unavailable(presented));
+            }
         }
         String nonce = signed == null ? null : signed.keyId() + ":" + signed.nonce();
         // Nonce and mark decided in one call where the store keeps this fence's nonces and can.
@@ -303,11 +337,20 @@ public final class InboundFence {
                         keyed.key(), keyed.fingerprint());
                 admission = answer.admission();
                 claim = answer.claim();
+                if (healing != null && admission != null && !admission.admitted() && healing.setBack(admission)) {
+                    // the nonce was recorded with the first call
+                    answer = keyed.store().admitClaiming(presented, null, keyed.key(), keyed.fingerprint());
+                    admission = answer.admission();
+                    claim = answer.claim();
+                }
             } else if (nonceWithAdmission) {
                 admission = ((SignedAdmissionStore) store).admit(presented,
                         new SignedAdmissionStore.Nonce(nonce, signed.created(), signed.expires())).orElse(null);
             } else {
                 admission = store.admit(presented);
+            }
+            if (healing != null && keyed == null && admission != null && !admission.admitted()) {
+                admission = healing.heal(admission);
             }
         } catch (RuntimeException e) {
             if (withdrawal != null) {

@@ -74,6 +74,14 @@ public final class Problem {
                 presented.resource(), presented.token(), null);
     }
 
+    /** A token above the highest the lock store has granted for its resource. */
+    static Problem notGranted(Fence presented, FencingToken granted) {
+        return new Problem(403, "token-out-of-range", "Fencing token out of range",
+                "token " + presented.token() + " for '" + presented.resource() + "' is above " + granted
+                        + ", the highest token the lock store has granted for it; it was not admitted",
+                presented.resource(), presented.token(), null);
+    }
+
     /** A body too long to check (a request-signed body against its digest, an idempotent request's fingerprint). */
     public static Problem bodyTooLarge(int maxBytes) {
         return new Problem(413, "body-too-large", "Body too large",

@@ -21,6 +21,8 @@ import java.util.Objects;
  *   <li>{@link #epochs} for the Redis provider on a durable epoch ({@code epoch × 2^24 + n}): its epochs
  *   start near the current time in µs divided by {@code 2^24} and every lost counter takes one more, so its
  *   tokens run ahead of the clock and the clock floor would refuse their holders.</li>
+ *   <li>Below any ceiling a token can still be above what the store granted for its resource; what bounds that
+ *   lock-out is {@link MarkHealing} with the store's {@link IssuedTokens}.</li>
  *   <li>{@link #atMost} for a fixed ceiling.</li>
  * </ul>
  */
@@ -66,19 +68,24 @@ public interface TokenBound {
     /** The bits of an epoch token that count the grants within its epoch. */
     int EPOCH_COUNTER_BITS = 24;
 
-    /** Default allowance for epochs taken since the bound last read its source. */
+    /** Default number of epochs above the highest read whose tokens read the source again before a refusal. */
     long DEFAULT_EPOCH_SLACK = 16;
 
     /**
-     * Tokens on a durable epoch, {@code epoch × 2^24 + n} (the Redis provider with a token epoch source): at
-     * most the last token of epoch {@code highestEpoch + slackEpochs}, where {@code highestEpoch} reads the
-     * highest epoch the source can have issued by now (such as {@code JdbcTokenEpochSource::highestEpoch} of
-     * fenceguard-redis). It is read at most every {@code refresh}, and again (at most every 50 ms) before a token
-     * above the ceiling is refused, so that a holder of an epoch taken since is admitted. When the source cannot
-     * be read the last value read stays the bound (tokens above it are refused); before a first read succeeds,
-     * {@link #ceiling()} throws.
+     * Tokens on a durable epoch, {@code epoch × 2^24 + n} (the Redis provider with a token epoch source): admits
+     * at most the last token of the highest epoch the source has issued, {@code highestEpoch} (such as
+     * {@code JdbcTokenEpochSource::highestEpoch} of fenceguard-redis), read at most every {@code refresh}; its
+     * {@link #ceiling()}, the floor of a high-water store after a loss, stays {@code slackEpochs} epochs higher,
+     * since epochs may have been taken since the last read. A token
+     * of one of the next {@code slackEpochs} epochs reads the source again before it is refused (one read serves
+     * every check that began before it), so that the holder of an epoch taken since is admitted; a token further
+     * ahead reads it again at most every 50 ms. When the source cannot be read the last value read stays the
+     * bound (tokens above it are refused); before a first read succeeds, {@link #ceiling()} throws.
      *
-     * @param slackEpochs epochs the source may have issued beyond the value read, between 0 and {@code 2^20}
+     * <p>Within the highest epoch, a resource whose own epoch is lower can still be handed a token it was never
+     * granted: the ceiling cannot know each resource's counter. {@link MarkHealing} sets such a mark back.
+     *
+     * @param slackEpochs epochs above the highest read whose tokens wait for a fresh read, between 0 and {@code 2^20}
      */
     static TokenBound epochs(java.util.function.LongSupplier highestEpoch, long slackEpochs, Duration refresh) {
         return new EpochTokenBound(highestEpoch, slackEpochs, refresh);
@@ -105,8 +112,16 @@ public interface TokenBound {
         };
     }
 
-    /** Whether {@code token} could have been minted by now. */
+    /** Whether {@code token} could have been minted by now: at most {@link #highestAdmitted()}. */
     default boolean allows(FencingToken token) {
         return !token.isNewerThan(ceiling());
+    }
+
+    /**
+     * The highest token {@link #allows} admits now, for a refusal's message: {@link #ceiling()} unless the bound
+     * admits less than the ceiling it keeps as a store's floor after a loss (as {@link #epochs} does).
+     */
+    default FencingToken highestAdmitted() {
+        return ceiling();
     }
 }

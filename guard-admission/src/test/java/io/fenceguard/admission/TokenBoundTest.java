@@ -68,30 +68,43 @@ class TokenBoundTest {
                 .isInstanceOf(IllegalArgumentException.class);
     }
     @Test
-    void epochTokensAreBoundedByTheHighestEpochOfTheirSourceReadAgainBeforeARefusal() throws InterruptedException {
+    void epochTokensAreBoundedByTheLastTokenOfTheHighestEpochReadAgainBeforeARefusal() throws InterruptedException {
         java.util.concurrent.atomic.AtomicLong highest = new java.util.concurrent.atomic.AtomicLong(200_000_000L);
         java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
         TokenBound bound = TokenBound.epochs(() -> {
             reads.incrementAndGet();
             return highest.get();
-        }, 2, Duration.ofHours(1));
+        }, 16, Duration.ofHours(1));
         InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/a/{id}", "account:{id}")),
                 InMemoryHighWaterStore.create(), KEYS).withTokenBound(bound);
-        long lastOfSlack = (200_000_002L << 24) | ((1L << 24) - 1);
-        assertThat(bound.ceiling()).isEqualTo(FencingToken.of(lastOfSlack));
-        assertThat(lastOfSlack).as("far above the clock floor's ceiling").isGreaterThan(NOW_MICROS + Duration.ofDays(365).toNanos() / 1000);
+        long lastOfHighest = (200_000_000L << 24) | ((1L << 24) - 1);
+        assertThat(bound.highestAdmitted()).isEqualTo(FencingToken.of(lastOfHighest));
+        assertThat(bound.ceiling()).as("a store's floor after a loss keeps the slack")
+                .isEqualTo(FencingToken.of((200_000_016L << 24) | ((1L << 24) - 1)));
+        assertThat(lastOfHighest).as("far above the clock floor's ceiling").isGreaterThan(NOW_MICROS + Duration.ofDays(365).toNanos() / 1000);
 
         assertThat(fence.check("POST", "/a/1", List.of(header(200_000_000L << 24))).admission()).isPresent();
-        assertThat(fence.check("POST", "/a/1", List.of(header(lastOfSlack + 1))).problem())
-                .hasValueSatisfying(p -> assertThat(p.type()).isEqualTo("urn:fenceguard:token-out-of-range"));
-
-        // Epochs taken since the last read: a token of the new epoch is admitted after one more read.
-        highest.set(200_000_010L);
-        Thread.sleep(60); // reads asked for by refusals are at most one per 50 ms
+        assertThat(fence.check("POST", "/a/1", List.of(header(lastOfHighest))).admission()).isPresent();
+        // 60 s of µs ahead is four epochs: refused, each time after a read of its own
         int before = reads.get();
+        long minuteAhead = (200_000_000L << 24) + 60_000_000L;
+        for (int i = 1; i <= 3; i++) {
+            assertThat(fence.check("POST", "/a/1", List.of(header(minuteAhead))).problem())
+                    .hasValueSatisfying(p -> assertThat(p.type()).isEqualTo("urn:fenceguard:token-out-of-range"));
+            assertThat(reads.get()).as("read again before refusing").isEqualTo(before + i);
+        }
+
+        // An epoch taken since the last read: its holder is admitted at once, after one more read.
+        highest.set(200_000_010L);
+        before = reads.get();
         assertThat(fence.check("POST", "/a/1", List.of(header(200_000_010L << 24))).admission()).isPresent();
         assertThat(reads.get()).isEqualTo(before + 1);
+        // Far beyond the slack: refused on the read just made, no read of its own within 50 ms.
         assertThat(fence.check("POST", "/a/1", List.of(header(Long.MAX_VALUE))).problem()).isPresent();
+        assertThat(reads.get()).isEqualTo(before + 1);
+        Thread.sleep(60);
+        assertThat(fence.check("POST", "/a/1", List.of(header(Long.MAX_VALUE))).problem()).isPresent();
+        assertThat(reads.get()).isEqualTo(before + 2);
     }
 
     @Test

@@ -4,6 +4,9 @@ import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.FenceHeader;
 import io.fenceguard.admission.FenceHeaderException;
 import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.IssuedTokenBound;
+import io.fenceguard.admission.IssuedTokens;
+import io.fenceguard.admission.MarkHealing;
 import io.fenceguard.admission.TokenBound;
 import io.fenceguard.core.Fence;
 import io.fenceguard.messaging.MessageRefusedException.Reason;
@@ -23,15 +26,20 @@ public final class MessageAdmission {
     private final HighWaterStore store;
     private final MessageRefusalListener listener;
     private final TokenBound bound;
+    private final MarkHealing healing;
+    private final IssuedTokenBound issuedBound;
 
-    private MessageAdmission(HighWaterStore store, MessageRefusalListener listener, TokenBound bound) {
+    private MessageAdmission(HighWaterStore store, MessageRefusalListener listener, TokenBound bound,
+            MarkHealing healing, IssuedTokenBound issuedBound) {
         this.store = Objects.requireNonNull(store, "store");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.bound = bound;
+        this.healing = healing;
+        this.issuedBound = issuedBound;
     }
 
     private MessageAdmission(HighWaterStore store, MessageRefusalListener listener) {
-        this(store, listener, null);
+        this(store, listener, null, null, null);
     }
 
     /**
@@ -39,7 +47,28 @@ public final class MessageAdmission {
      * is touched, so that one forged or corrupted token cannot raise a resource's mark out of every holder's reach.
      */
     public MessageAdmission withTokenBound(TokenBound bound) {
-        return new MessageAdmission(store, listener, Objects.requireNonNull(bound, "bound"));
+        return new MessageAdmission(store, listener, Objects.requireNonNull(bound, "bound"), healing, issuedBound);
+    }
+
+    /**
+     * This admission checking tokens against what the lock store granted per resource, as
+     * {@code InboundFence.withIssuedTokens}: a token above the highest granted for its resource is refused
+     * ({@link Reason#OUT_OF_RANGE}) before it sets a mark, and a mark above every granted token (admitted while
+     * the store could not tell) is set back at the first holder's message ({@link MarkHealing}; the store must
+     * support {@link HighWaterStore#reset}).
+     */
+    public MessageAdmission withIssuedTokens(IssuedTokens issued) {
+        return new MessageAdmission(store, listener, bound, MarkHealing.of(store, issued), IssuedTokenBound.of(issued));
+    }
+
+    /** The healing of unminted marks ({@link #withIssuedTokens}), if any. */
+    public java.util.Optional<MarkHealing> markHealing() {
+        return java.util.Optional.ofNullable(healing);
+    }
+
+    /** {@code admission}, or after a stale one the admission once an unminted mark was set back. */
+    private Admission healed(Admission admission) {
+        return healing == null || admission.admitted() ? admission : healing.heal(admission);
     }
 
     public static MessageAdmission of(HighWaterStore store) {
@@ -98,7 +127,7 @@ public final class MessageAdmission {
         Fence fence = presented(headerValue, source);
         Admission admission;
         try {
-            admission = store.admit(fence);
+            admission = healed(store.admit(fence));
         } catch (RuntimeException e) {
             throw unavailable(fence, source, e);
         }
@@ -134,6 +163,21 @@ public final class MessageAdmission {
                 throw new MessageRefusedException(Reason.OUT_OF_RANGE, "message from " + source + " for " + fence
                         + " refused: the token is above the highest that can have been minted by now",
                         fence.resource(), fence.token(), null, null);
+            }
+        }
+        if (issuedBound != null) {
+            java.util.Optional<io.fenceguard.core.FencingToken> granted;
+            try {
+                granted = issuedBound.exceeded(fence);
+            } catch (RuntimeException e) {
+                throw new MessageRefusedException(Reason.STORE_UNAVAILABLE, "message from " + source + " for "
+                        + fence + " refused: the lock store could not tell what it granted (" + e + ")",
+                        fence.resource(), fence.token(), null, e);
+            }
+            if (granted.isPresent()) {
+                throw new MessageRefusedException(Reason.OUT_OF_RANGE, "message from " + source + " for " + fence
+                        + " refused: the token is above " + granted.get() + ", the highest the lock store has granted"
+                        + " for the resource", fence.resource(), fence.token(), null, null);
             }
         }
         return fence;
@@ -252,7 +296,13 @@ public final class MessageAdmission {
             if (admissions == null) {
                 decisions[i] = refuse(source, unavailable(fence, source, failure));
             } else {
-                Admission admission = admissions.get(answer);
+                Admission admission;
+                try {
+                    admission = healed(admissions.get(answer));
+                } catch (RuntimeException e) {
+                    decisions[i] = refuse(source, unavailable(fence, source, e));
+                    continue;
+                }
                 if (admission.admitted()) {
                     decisions[i] = admittedAs[answer] = new Decision(fence, null);
                 } else {

@@ -86,6 +86,9 @@ public final class FencingFilter implements Filter {
      * that failed (an exception, or an answer of 400 or more) holds no older token back once it is done.
      */
     public FencingFilter inHandlerOrder(HandlerOrder order) {
+        Objects.requireNonNull(order, "order");
+        // a mark set back (no lock store minted it) no longer holds older tokens back here either
+        fence.markHealing().ifPresent(healing -> healing.whenSetBack(order::setBack));
         return new FencingFilter(fence, listener, maxSignedBodyBytes, Objects.requireNonNull(order, "order"),
                 idempotency, transaction, coalescing);
     }

@@ -159,7 +159,10 @@ public final class FencingWebFilter implements WebFilter, Ordered {
      * servlet filter's {@code inHandlerOrder}: a handler that failed holds no older token back once it is done.
      */
     public FencingWebFilter inHandlerOrder(HandlerOrder handlerOrder) {
-        return new FencingWebFilter(fence, listener, scheduler, order, Objects.requireNonNull(handlerOrder, "handlerOrder"),
+        Objects.requireNonNull(handlerOrder, "handlerOrder");
+        // a mark set back (no lock store minted it) no longer holds older tokens back here either
+        fence.markHealing().ifPresent(healing -> healing.whenSetBack(handlerOrder::setBack));
+        return new FencingWebFilter(fence, listener, scheduler, order, handlerOrder,
                 maxSignedBodyBytes, coalescing, idempotency, transaction);
     }
 

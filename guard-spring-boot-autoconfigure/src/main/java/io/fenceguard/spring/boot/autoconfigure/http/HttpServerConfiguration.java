@@ -55,13 +55,15 @@ class HttpServerConfiguration {
     @Bean
     @ConditionalOnMissingBean
     InboundFence inboundFence(FenceguardHttpProperties properties, HighWaterStore store, SigningKeys keys,
-            TokenBound bound, ObjectProvider<NonceStore> nonceStores, ObjectProvider<RequestMappingHandlerMapping> mappings) {
+            TokenBound bound, ObjectProvider<NonceStore> nonceStores, ObjectProvider<RequestMappingHandlerMapping> mappings,
+            BeanFactory beans) {
         HttpSigning.requireForServer(keys, properties.getSigning());
         List<FencedRoute> configured = properties.getServer().getRoutes().stream()
                 .map(route -> FencedRoute.of(route.getMethods(), route.getPath(), route.getResource()))
                 .toList();
         FencedHandlerRoutes routes = new FencedHandlerRoutes(configured, () -> mappings.orderedStream().toList());
-        InboundFence fence = InboundFence.of(routes, store, keys, properties.getHeaderName()).withTokenBound(bound);
+        InboundFence fence = HttpServerSupport.withIssuedTokens(
+                InboundFence.of(routes, store, keys, properties.getHeaderName()).withTokenBound(bound), beans);
         return HttpServerSupport.withConfiguredSignatures(fence, properties, keys, store, nonceStores);
     }
 

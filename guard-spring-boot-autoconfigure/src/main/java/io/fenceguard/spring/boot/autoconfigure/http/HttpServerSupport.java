@@ -3,9 +3,11 @@ package io.fenceguard.spring.boot.autoconfigure.http;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.InboundFence;
+import io.fenceguard.admission.IssuedTokens;
 import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.admission.TokenBound;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.util.ClassUtils;
@@ -44,6 +46,45 @@ public final class HttpServerSupport {
             }
         }
         return tokenBound(properties);
+    }
+
+    /**
+     * {@code fence} setting back marks that the lock store never minted ({@link InboundFence#withIssuedTokens}) when
+     * {@link #issuedTokens} finds what the store minted; {@code fence} as it is otherwise.
+     */
+    public static InboundFence withIssuedTokens(InboundFence fence, BeanFactory beans) {
+        IssuedTokens issued = issuedTokens(beans);
+        if (issued == null) {
+            return fence;
+        }
+        LoggerFactory.getLogger(HttpServerSupport.class).info("fenceguard: a fencing mark above every token {} "
+                + "tells for its resource is set back at the first refusal of a holder", issued);
+        return fence.withIssuedTokens(issued);
+    }
+
+    /**
+     * What the lock store minted per resource: the IssuedTokens bean, else this application's Redis lease provider's
+     * counters ({@code RedisIssuedTokens}); {@code null} without either.
+     */
+    public static IssuedTokens issuedTokens(BeanFactory beans) {
+        IssuedTokens bean = beans.getBeanProvider(IssuedTokens.class).getIfAvailable();
+        if (bean != null
+                || !ClassUtils.isPresent("io.fenceguard.redis.RedisIssuedTokens", HttpServerSupport.class.getClassLoader())) {
+            return bean;
+        }
+        return RedisMintedTokens.of(beans);
+    }
+
+    /** Loaded only with fenceguard-redis on the class path. */
+    private static final class RedisMintedTokens {
+        static IssuedTokens of(BeanFactory beans) {
+            io.fenceguard.redis.RedisLeaseProvider provider =
+                    beans.getBeanProvider(io.fenceguard.redis.RedisLeaseProvider.class).getIfUnique();
+            io.fenceguard.redis.RedisScriptClient client =
+                    beans.getBeanProvider(io.fenceguard.redis.RedisScriptClient.class).getIfUnique();
+            return provider == null || client == null ? null
+                    : io.fenceguard.redis.RedisIssuedTokens.of(client, provider.config());
+        }
     }
 
     /** Loaded only with fenceguard-redis on the class path. */

@@ -80,13 +80,15 @@ public class FenceguardMessagingAutoConfiguration {
         // The HTTP filter's bound when there is one, else the same rule: epoch tokens by their source, else the clock.
         TokenBound bound = beans.getBeanProvider(TokenBound.class)
                 .getIfAvailable(() -> HttpServerSupport.tokenBound(properties, beans));
-        return MessageAdmission.of(store, (source, refusal) -> all.forEach(listener -> {
+        MessageAdmission admission = MessageAdmission.of(store, (source, refusal) -> all.forEach(listener -> {
             try {
                 listener.refused(source, refusal);
             } catch (RuntimeException ignored) {
                 // one listener's failure neither changes the answer nor silences the others
             }
         })).withTokenBound(bound);
+        var issued = HttpServerSupport.issuedTokens(beans);
+        return issued == null ? admission : admission.withIssuedTokens(issued);
     }
 
     /** Kafka: KafkaTemplate beans stamp records; Boot's container factory admits them and dead-letters refusals. */

@@ -136,13 +136,14 @@ public class FenceguardReactiveAutoConfiguration {
         @ConditionalOnMissingBean
         InboundFence inboundFence(FenceguardHttpProperties properties, HighWaterStore store, SigningKeys keys,
                 TokenBound bound, ObjectProvider<NonceStore> nonceStores,
-                ObjectProvider<RequestMappingHandlerMapping> mappings) {
+                ObjectProvider<RequestMappingHandlerMapping> mappings, BeanFactory beans) {
             HttpServerSupport.requireKeysForServer(keys, properties);
             List<FencedRoute> configured = properties.getServer().getRoutes().stream()
                     .map(route -> FencedRoute.of(route.getMethods(), route.getPath(), route.getResource()))
                     .toList();
             InboundFence fence = InboundFence.of(new ReactiveFencedHandlerRoutes(configured,
                     () -> mappings.orderedStream().toList()), store, keys, properties.getHeaderName()).withTokenBound(bound);
+            fence = HttpServerSupport.withIssuedTokens(fence, beans);
             return HttpServerSupport.withConfiguredSignatures(fence, properties, keys, store, nonceStores);
         }
 

@@ -1,0 +1,77 @@
+package io.fenceguard.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import edu.mit.csail.sdg.alloy4.A4Reporter;
+import edu.mit.csail.sdg.ast.Command;
+import edu.mit.csail.sdg.parser.CompModule;
+import edu.mit.csail.sdg.parser.CompUtil;
+import edu.mit.csail.sdg.translator.A4Options;
+import edu.mit.csail.sdg.translator.A4Solution;
+import edu.mit.csail.sdg.translator.TranslateAlloyToKodkod;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The lock-out model ({@code lockout.als}, a module of its own beside {@code fencing.als}): a token never granted for
+ * the resource cannot lock its holders out under the per-resource bound, fencing still holds with healing, and the
+ * control (the global ceiling alone) has a counterexample.
+ */
+class LockOutModelTest {
+
+    private static final String RESOURCE = "/io/fenceguard/model/lockout.als";
+    private static CompModule world;
+
+    @BeforeAll
+    static void load() throws IOException {
+        try (InputStream in = Objects.requireNonNull(LockOutModelTest.class.getResourceAsStream(RESOURCE), RESOURCE)) {
+            world = CompUtil.parseEverything_fromString(new A4Reporter(),
+                    new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
+    }
+
+    static A4Solution run(String label) {
+        Command command = world.getAllCommands().stream().filter(c -> c.label.equals(label)).findFirst().orElseThrow();
+        A4Options options = new A4Options();
+        options.solver = FencingModel.solver();
+        options.noOverflow = true;
+        options.skolemDepth = 1;
+        long start = System.nanoTime();
+        A4Solution solution = TranslateAlloyToKodkod.execute_command(A4Reporter.NOP, world.getAllReachableSigs(),
+                command, options);
+        System.out.printf("%s %s: %s in %d ms%n", command.check ? "check" : "run", label,
+                solution.satisfiable() ? "instance" : "no instance", (System.nanoTime() - start) / 1_000_000);
+        return solution;
+    }
+
+    @Test
+    void everyCommandIsCoveredHere() {
+        assertThat(world.getAllCommands()).extracting(c -> c.label).containsExactlyInAnyOrder("NoLockOut",
+                "NoLockOutWithoutHealing", "NoStaleAdmittedBounded", "NoStaleAdmittedHealingOnly",
+                "LockOutUnderGlobalCeiling", "ForgedWhileLostThenHolderAdmitted");
+    }
+
+    @ParameterizedTest(name = "{0} holds")
+    @ValueSource(strings = {"NoLockOut", "NoLockOutWithoutHealing", "NoStaleAdmittedBounded", "NoStaleAdmittedHealingOnly"})
+    void theBoundedRuleHolds(String check) {
+        assertThat(run(check).satisfiable()).as("counterexample to " + check).isFalse();
+    }
+
+    @Test
+    void theGlobalCeilingAloneLocksHoldersOut() {
+        A4Solution counterexample = run("LockOutUnderGlobalCeiling");
+        assertThat(counterexample.satisfiable()).isTrue();
+        System.out.println(counterexample);
+    }
+
+    @Test
+    void aTokenAdmittedWhileTheStoreCannotTellIsReachable() {
+        assertThat(run("ForgedWhileLostThenHolderAdmitted").satisfiable()).isTrue();
+    }
+}
