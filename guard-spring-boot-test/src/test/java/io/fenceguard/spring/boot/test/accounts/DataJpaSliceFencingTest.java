@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.data.jpa.test.autoconfigure.DataJpaTest;
 import org.springframework.context.annotation.Import;
-import org.springframework.dao.DataAccessException;
+import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /** A {@code @DataJpaTest} (H2) keeps fencing on: Hibernate's flush of a fenced entity is refused as in production. */
@@ -33,7 +33,7 @@ class DataJpaSliceFencingTest {
     @Test
     void aFlushWithoutALeaseIsRefused() {
         assertThatThrownBy(() -> repository.saveAndFlush(new Account("j0", 1)))
-                .isInstanceOf(DataAccessException.class)
+                .isInstanceOf(InvalidDataAccessApiUsageException.class)
                 .hasMessageContaining("accounts");
     }
 
