@@ -43,6 +43,36 @@ final class ProofChart {
             panels.add(BitmapEncoder.getBufferedImage(panel(run, workload, ranks)));
         }
         panels.add(BitmapEncoder.getBufferedImage(faults(run)));
+        stack(panels, png);
+    }
+
+    /**
+     * The picture of a soak: one panel per resource that could leak (live heap, threads, pool connections, Redis
+     * keys per master, the guard's table rows), a line per instance, master or table, over minutes.
+     */
+    static void soak(List<Map<String, Double>> samples, Path png) throws IOException {
+        List<BufferedImage> panels = new ArrayList<>();
+        for (String[] panel : List.of(new String[] {".live_mb", "live heap after GC (MB)"},
+                new String[] {".heap_mb", "heap in use (MB)"}, new String[] {".threads", "live threads"},
+                new String[] {".connections", "pool connections"}, new String[] {".keys", "Redis keys per master"},
+                new String[] {"rows.", "rows per table"})) {
+            XYChart chart = new XYChartBuilder().width(WIDTH).height(260).title(panel[1]).xAxisTitle("minutes").build();
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+            chart.getStyler().setChartBackgroundColor(Color.WHITE);
+            chart.getStyler().setMarkerSize(3);
+            for (String column : samples.get(0).keySet()) {
+                if (column.contains(panel[0])) {
+                    double[] x = samples.stream().mapToDouble(row -> row.get("minutes")).toArray();
+                    double[] y = samples.stream().mapToDouble(row -> row.getOrDefault(column, Double.NaN)).toArray();
+                    chart.addSeries(column.replace(panel[0], ""), x, y);
+                }
+            }
+            panels.add(BitmapEncoder.getBufferedImage(chart));
+        }
+        stack(panels, png);
+    }
+
+    private static void stack(List<BufferedImage> panels, Path png) throws IOException {
         int height = panels.stream().mapToInt(BufferedImage::getHeight).sum();
         BufferedImage image = new BufferedImage(WIDTH, height, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
