@@ -70,7 +70,7 @@ final class DurableEpochs {
             }
             // The epoch is taken only now, after Redis recorded the claim: it is above every epoch in use before.
             claim = reply.value();
-            epoch = nextEpoch(request.resource(), System.nanoTime() + config.callTimeout(request.leaseTime()).toNanos());
+            epoch = nextEpoch(request.resource(), config.callTimeout(request.leaseTime()));
             // The epoch source has its own time (a database round trip): the install that follows gets one call's
             // time of its own, so a slow epoch source never turns into a Redis timeout.
             giveUpAt = Math.max(giveUpAt, System.nanoTime() + config.callTimeout(request.leaseTime()).toNanos());
@@ -202,16 +202,18 @@ final class DurableEpochs {
         await(record.noteEpoch(own, highest, deadlineNanos), deadlineNanos);
     }
 
-    private long nextEpoch(ResourceName resource, long deadlineNanos) {
+    /** Each Redis call of the epoch path gets {@code call} of its own: the database round trip between them has its own time. */
+    private long nextEpoch(ResourceName resource, Duration call) {
         long epoch;
         try {
             // The loss that calls for an epoch may have taken the record too: recorded again, or compared, first.
-            check(deadlineNanos);
+            check(System.nanoTime() + call.toNanos());
             TokenEpochSource source = config.tokenEpochSource();
             epoch = source.nextEpoch();
             String own = source.identity();
             // Noted as installed before it is: a store moved to another source since refuses it here.
             if (own != null && epoch > 0 && epoch <= EpochTokens.MAX_EPOCH) {
+                long deadlineNanos = System.nanoTime() + call.toNanos();
                 String recorded = await(record.noteEpoch(own, epoch, deadlineNanos), deadlineNanos);
                 if (!own.equals(recorded)) {
                     throw new MismatchedEpochSource("Redis (key prefix " + config.keyPrefix() + ") was moved to the "
