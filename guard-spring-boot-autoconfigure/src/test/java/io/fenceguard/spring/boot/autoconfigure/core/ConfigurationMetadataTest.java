@@ -13,9 +13,12 @@ import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepos
 /** The metadata the configuration processor writes: what IDEs and the docs show of fenceguard's properties. */
 class ConfigurationMetadataTest {
 
-    /** Defaults that depend on another property; their description says what they are. */
+    /**
+     * Defaults that depend on another property, or properties whose absence is the default (a move of the lock store
+     * to another epoch source happens only when asked); their description says what they are.
+     */
     private static final Set<String> COMPUTED_DEFAULTS = Set.of("fenceguard.lease.renew-interval",
-            "fenceguard.redis.replica-acknowledgements");
+            "fenceguard.redis.replica-acknowledgements", "fenceguard.redis.token-epoch-source-replaces");
 
     @Test
     void everyLeaseAndRedisPropertyHasADescriptionAndADefault() throws Exception {
