@@ -18,7 +18,7 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  *       because the lease in context was lost;</li>
  *   <li>{@link FencingRefusedUsageException} (an {@code InvalidDataAccessApiUsageException}) for every other
  *       refusal ({@link FencingRefusedException}, SQLSTATE {@value FencingRefusedException#SQL_STATE}, and
- *       trigger mode's {@value FencingRefusals#TRIGGER_NO_TOKEN_STATE}).</li>
+ *       trigger mode's {@value io.fenceguard.db.FenceguardTriggers#NO_TOKEN_STATE}).</li>
  * </ul>
  *
  * Every other exception goes to the translator that was there before (the delegate), or, without one, stays

@@ -1,5 +1,6 @@
 package io.fenceguard.spring.dao;
 
+import io.fenceguard.db.FenceguardTriggers;
 import io.fenceguard.jdbc.FencingRefusedException;
 import io.fenceguard.jdbc.StaleTokenException;
 import java.sql.SQLException;
@@ -13,9 +14,6 @@ import org.springframework.dao.DataAccessException;
  * {@link FencingExceptionTranslator} (JDBC, JPA) and by the R2DBC execute function, without Spring JDBC.
  */
 public final class FencingRefusals {
-
-    /** The SQLSTATE of trigger mode's refusal of a write that carries no token. */
-    public static final String TRIGGER_NO_TOKEN_STATE = "0AF02";
 
     private FencingRefusals() {
     }
@@ -43,7 +41,7 @@ public final class FencingRefusals {
                 switch (raised.getSQLState()) {
                     case StaleTokenException.SQL_STATE:
                         return new StaleTokenFailureException(message(task, sql, raised), ex, null);
-                    case FencingRefusedException.SQL_STATE, TRIGGER_NO_TOKEN_STATE:
+                    case FencingRefusedException.SQL_STATE, FenceguardTriggers.NO_TOKEN_STATE:
                         return new FencingRefusedUsageException(message(task, sql, raised), ex, null);
                     default:
                         break;
