@@ -1,4 +1,4 @@
-package io.fenceguard.admission.internal;
+package io.fenceguard.jdbc.internal.admission;
 
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.SignedAdmissionStore;

@@ -1,4 +1,4 @@
-package io.fenceguard.admission;
+package io.fenceguard.jdbc.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -84,7 +84,7 @@ class UnflushedNonceCrashTest {
             Nonce rolledBack = nonce("handler-rolled-back", now);
             try (Connection handler = ds.getConnection(); Statement writes = handler.createStatement()) {
                 writes.execute("CREATE TABLE handler_writes (id INT)");
-                JdbcHighWaterStore joined = store.joiningTransactions(HighWaterStoresTest.holding(handler));
+                JdbcHighWaterStore joined = store.joiningTransactions(JdbcHighWaterStoreTest.holding(handler));
                 pg.freezeBackgroundWriters();
                 handler.setAutoCommit(false);
                 assertThat(joined.admit(fence(5), committed).orElseThrow().outcome()).isEqualTo(Outcome.CONTINUED);

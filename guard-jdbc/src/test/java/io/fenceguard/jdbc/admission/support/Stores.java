@@ -1,4 +1,4 @@
-package io.fenceguard.admission.support;
+package io.fenceguard.jdbc.admission.support;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;

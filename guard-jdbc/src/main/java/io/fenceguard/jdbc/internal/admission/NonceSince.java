@@ -1,4 +1,4 @@
-package io.fenceguard.admission.internal;
+package io.fenceguard.jdbc.internal.admission;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

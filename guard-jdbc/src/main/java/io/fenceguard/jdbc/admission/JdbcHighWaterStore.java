@@ -1,10 +1,13 @@
-package io.fenceguard.admission;
+package io.fenceguard.jdbc.admission;
 
-import io.fenceguard.admission.internal.HighWaterSql;
+import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.IdempotentAdmissionStore;
+import io.fenceguard.admission.NonceStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.jdbc.internal.admission.HighWaterSql;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;

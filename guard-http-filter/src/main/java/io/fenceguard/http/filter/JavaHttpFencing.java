@@ -1,5 +1,6 @@
-package io.fenceguard.admission;
+package io.fenceguard.http.filter;
 
+import io.fenceguard.admission.OutboundFence;
 import java.io.ByteArrayOutputStream;
 import java.net.http.HttpRequest;
 import java.nio.ByteBuffer;

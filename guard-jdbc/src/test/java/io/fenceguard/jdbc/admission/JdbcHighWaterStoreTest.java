@@ -1,9 +1,9 @@
-package io.fenceguard.admission;
+package io.fenceguard.jdbc.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.admission.Admission.Outcome;
-import io.fenceguard.admission.support.Stores;
+import io.fenceguard.jdbc.admission.support.Stores;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * The admission rule on every store of this module, including the locking-read dialect on H2 and
  * MariaDB. (The Redis store is tested in fenceguard-redis, which it belongs to.)
  */
-class HighWaterStoresTest {
+class JdbcHighWaterStoreTest {
 
     static Fence fence(ResourceName resource, long token) {
         return new Fence(resource, FencingToken.of(token));
@@ -373,14 +373,14 @@ class HighWaterStoresTest {
 
     /** {@code target} recording the text of every statement its connections prepare or create. */
     static javax.sql.DataSource counting(javax.sql.DataSource target, java.util.List<String> statements) {
-        return (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(HighWaterStoresTest.class.getClassLoader(),
+        return (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(JdbcHighWaterStoreTest.class.getClassLoader(),
                 new Class<?>[] {javax.sql.DataSource.class}, (proxy, method, args) -> {
                     Object result = invoke(target, method, args);
                     if (!method.getName().equals("getConnection")) {
                         return result;
                     }
                     java.sql.Connection connection = (java.sql.Connection) result;
-                    return java.lang.reflect.Proxy.newProxyInstance(HighWaterStoresTest.class.getClassLoader(),
+                    return java.lang.reflect.Proxy.newProxyInstance(JdbcHighWaterStoreTest.class.getClassLoader(),
                             new Class<?>[] {java.sql.Connection.class}, (c, m, a) -> {
                                 if (m.getName().startsWith("prepare")) {
                                     statements.add((String) a[0]);
@@ -394,12 +394,12 @@ class HighWaterStoresTest {
 
     /** A DataSource handing out {@code connection} (the caller's transaction's), left open when closed. */
     static javax.sql.DataSource holding(java.sql.Connection connection) {
-        return (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(HighWaterStoresTest.class.getClassLoader(),
+        return (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(JdbcHighWaterStoreTest.class.getClassLoader(),
                 new Class<?>[] {javax.sql.DataSource.class}, (proxy, method, args) -> {
                     if (!method.getName().equals("getConnection")) {
                         throw new UnsupportedOperationException(method.getName());
                     }
-                    return java.lang.reflect.Proxy.newProxyInstance(HighWaterStoresTest.class.getClassLoader(),
+                    return java.lang.reflect.Proxy.newProxyInstance(JdbcHighWaterStoreTest.class.getClassLoader(),
                             new Class<?>[] {java.sql.Connection.class},
                             (c, m, a) -> m.getName().equals("close") ? null : invoke(connection, m, a));
                 });
