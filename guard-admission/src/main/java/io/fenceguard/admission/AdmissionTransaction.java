@@ -2,7 +2,7 @@ package io.fenceguard.admission;
 
 /**
  * A transaction around a fenced request: the admission, the idempotency record and the handler run in
- * it and commit together, or roll back together. With a {@link JdbcHighWaterStore} on the handler's
+ * it and commit together, or roll back together. With a {@code JdbcHighWaterStore} on the handler's
  * database and a transaction the handler joins (Spring: a {@code TransactionTemplate} on the same
  * DataSource, whose handlers' {@code @Transactional} methods participate), that is one commit.
  */

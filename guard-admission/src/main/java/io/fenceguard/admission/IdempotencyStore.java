@@ -8,11 +8,11 @@ import io.fenceguard.core.ResourceName;
  * request is answered from its first result instead of being applied twice. A key belongs to its
  * resource and to the request it first came with (its fingerprint: method, path, body digest); the
  * token of that first request is recorded with it. Kept in the high-water store's backend:
- * {@link InMemoryHighWaterStore}, {@link JdbcHighWaterStore} and {@code RedisHighWaterStore} implement it (the
+ * {@link InMemoryHighWaterStore}, {@code JdbcHighWaterStore} and {@code RedisHighWaterStore} implement it (the
  * last deciding a claim with its admission, {@link IdempotentAdmissionStore}). Fails closed: when the store cannot
  * answer it throws, and the request is refused.
  *
- * <p>Exactly once needs the record to commit with the handler's effects: {@link JdbcHighWaterStore}
+ * <p>Exactly once needs the record to commit with the handler's effects: {@code JdbcHighWaterStore}
  * does so when it joins the handler's transaction (the servlet {@code FencingFilter.inTransaction}); otherwise a
  * crash between the handler's commit and {@link #complete} leaves the key claimed and unanswered, and
  * a retry is told to retry later until {@code claim} gives up on the claim.

@@ -140,13 +140,13 @@ public final class InboundFence {
      * those arriving while the store is asked about their fence are answered by one further call. For servers
      * whose requests wait on the store off their I/O threads, where many calls of one lease holder overlap. Not
      * for a store in memory, which answers faster than requests could be grouped, nor for one admitting in its
-     * callers' transactions ({@link JdbcHighWaterStore#joiningTransactions}), where one request's rollback would
+     * callers' transactions ({@code JdbcHighWaterStore.joiningTransactions}, a {@link TransactionJoiningStore}), where one request's rollback would
      * take back the admission of the others: this fence as it is then.
      */
     public InboundFence coalescingAdmissions() {
         HighWaterStore backend = store.backend();
         if (store instanceof CoalescingHighWaterStore || backend instanceof InMemoryHighWaterStore
-                || backend instanceof JdbcHighWaterStore jdbc && jdbc.joinsTransactions()) {
+                || backend instanceof TransactionJoiningStore joining && joining.joinsTransactions()) {
             return this;
         }
         return new InboundFence(routes, CoalescingHighWaterStore.of(store), keys, headerName, bound, signatures, nonces,

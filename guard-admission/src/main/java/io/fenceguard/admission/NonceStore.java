@@ -5,7 +5,7 @@ import java.time.Instant;
 /**
  * Remembers the nonces of request signatures until they expire, so that a captured signed request is
  * admitted at most once. Kept in the high-water store's backend: {@link InMemoryHighWaterStore},
- * {@link JdbcHighWaterStore} and {@code RedisHighWaterStore} implement it. Fails closed: when the
+ * {@code JdbcHighWaterStore} and {@code RedisHighWaterStore} implement it. Fails closed: when the
  * store cannot answer it throws, and the request is refused.
  */
 @FunctionalInterface

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fenceguard.admission.Admission.Outcome;
-import io.fenceguard.admission.support.Stores;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
@@ -23,7 +22,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The way back from a permanent lock-out: a validly signed header with t = 2^63-1 (admitted before the
  * token bound existed, or from a store filled by hand) is undone by an operator's signed reset order,
- * which needs the operator key, not a header key, and leaves an audit record. On PostgreSQL.
+ * which needs the operator key, not a header key, and leaves an audit record. (On the JDBC store:
+ * fenceguard-jdbc's HighWaterResetOnPostgresTest.)
  */
 class HighWaterResetTest {
 
@@ -37,35 +37,6 @@ class HighWaterResetTest {
 
     static String order(byte[] key, ResourceName r, FencingToken from, FencingToken to, Instant at) {
         return HighWaterReset.order(key, r, from, to, "alice", "token from a leaked signer", at);
-    }
-
-    @Test
-    void aLockedOutResourceIsResetByTheOperatorAndTheResetIsAudited() {
-        try (var ds = Stores.postgres(Stores.migratedPostgresSchema(), 2)) {
-            JdbcHighWaterStore store = JdbcHighWaterStore.of(ds);
-            ResourceName r = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
-            assertThat(store.admit(new Fence(r, MAX)).outcome()).isEqualTo(Outcome.CLAIMED);
-            InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/a/{id}", "account:{id}")),
-                    store, KEYS);
-            String legit = KEYS.header(new Fence(r, FencingToken.of(1_000))).value();
-            String id = r.value().substring("account:".length());
-            assertThat(fence.check("POST", "/a/" + id, List.of(legit)).problem()).hasValueSatisfying(
-                    p -> assertThat(p.status()).isEqualTo(409));
-
-            HighWaterReset reset = HighWaterReset.of(store, OPERATOR_KEY, KEYS, audit::add,
-                    Clock.fixed(NOW.plusSeconds(30), ZoneOffset.UTC));
-            HighWaterReset.Record record = reset.apply(order(OPERATOR_KEY, r, MAX, FencingToken.of(999), NOW));
-
-            assertThat(record.from()).isEqualTo(MAX);
-            assertThat(record.to()).isEqualTo(FencingToken.of(999));
-            assertThat(record.operator()).isEqualTo("alice");
-            assertThat(record.reason()).isEqualTo("token from a leaked signer");
-            assertThat(audit).containsExactly(record);
-            assertThat(fence.check("POST", "/a/" + id, List.of(legit)).admission()).isPresent();
-            String older = KEYS.header(new Fence(r, FencingToken.of(998))).value();
-            assertThat(fence.check("POST", "/a/" + id, List.of(older)).problem()).as("the floor set by the operator holds")
-                    .hasValueSatisfying(p -> assertThat(p.status()).isEqualTo(409));
-        }
     }
 
     @Test

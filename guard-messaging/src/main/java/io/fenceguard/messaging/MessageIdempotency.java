@@ -20,10 +20,10 @@ import java.util.Objects;
  * fence; the first delivery runs, a repeat whose first delivery completed is skipped.
  *
  * <p>Exactly once needs the claim to commit with the message's effects: call {@link #applyOnce} inside the
- * transaction that applies the message, with a {@link io.fenceguard.admission.JdbcHighWaterStore} on the same
+ * transaction that applies the message, with a {@code JdbcHighWaterStore} (fenceguard-jdbc) on the same
  * database that joins it ({@code joiningTransactions}). Otherwise a crash between the effects' commit and the
  * claim's completion leaves the key claimed, and a redelivery is refused as in progress until the store gives
- * up on the claim ({@link io.fenceguard.admission.JdbcHighWaterStore#IN_PROGRESS_TIMEOUT}).
+ * up on the claim ({@code JdbcHighWaterStore.IN_PROGRESS_TIMEOUT}).
  */
 public final class MessageIdempotency {
 

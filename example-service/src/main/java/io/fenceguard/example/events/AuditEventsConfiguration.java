@@ -1,16 +1,16 @@
 package io.fenceguard.example.events;
 
-import org.springframework.amqp.core.Binding;
-import org.springframework.amqp.core.BindingBuilder;
-import org.springframework.amqp.core.Declarables;
-import org.springframework.amqp.core.DirectExchange;
-import org.springframework.amqp.core.Queue;
-import io.fenceguard.admission.JdbcHighWaterStore;
+import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
 import io.fenceguard.messaging.MessageHeaders;
 import io.fenceguard.messaging.MessageIdempotency;
 import io.fenceguard.messaging.outbox.OutboxWriter;
 import java.nio.charset.StandardCharsets;
 import javax.sql.DataSource;
+import org.springframework.amqp.core.Binding;
+import org.springframework.amqp.core.BindingBuilder;
+import org.springframework.amqp.core.Declarables;
+import org.springframework.amqp.core.DirectExchange;
+import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

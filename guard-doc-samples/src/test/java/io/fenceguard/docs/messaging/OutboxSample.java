@@ -1,7 +1,7 @@
 package io.fenceguard.docs.messaging;
 
-import io.fenceguard.admission.JdbcHighWaterStore;
 import io.fenceguard.core.annotation.Fenced;
+import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
 import io.fenceguard.messaging.MessageHeaders;
 import io.fenceguard.messaging.MessageIdempotency;
 import io.fenceguard.messaging.outbox.OutboxWriter;

@@ -1,17 +1,17 @@
 package io.fenceguard.docs.reactive;
 
-import io.fenceguard.core.FencingToken;
-import io.fenceguard.core.Lease;
-import io.fenceguard.core.LeaseManager;
 import io.fenceguard.admission.Destinations;
 import io.fenceguard.admission.FencedEndpoint;
 import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.InboundFence;
-import io.fenceguard.admission.JdbcHighWaterStore;
 import io.fenceguard.admission.OutboundFence;
 import io.fenceguard.admission.SigningKeys;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.Lease;
+import io.fenceguard.core.LeaseManager;
 import io.fenceguard.jdbc.FencingConfig;
+import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
 import io.fenceguard.reactor.ReactiveLeaseContext;
 import io.fenceguard.reactor.ReactiveLeases;
 import io.fenceguard.reactor.r2dbc.FencedConnectionFactory;

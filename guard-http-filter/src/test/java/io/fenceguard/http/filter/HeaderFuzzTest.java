@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fenceguard.admission.SigningKeys;
-import io.fenceguard.admission.support.Stores;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.http.filter.support.Http;
 import io.fenceguard.http.filter.support.Instances;
 import io.fenceguard.http.filter.support.TestApp;
+import io.fenceguard.jdbc.admission.support.Stores;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;

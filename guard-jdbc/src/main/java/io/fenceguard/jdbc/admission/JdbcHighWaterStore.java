@@ -3,6 +3,7 @@ package io.fenceguard.jdbc.admission;
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.IdempotentAdmissionStore;
 import io.fenceguard.admission.NonceStore;
+import io.fenceguard.admission.TransactionJoiningStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
@@ -27,7 +28,7 @@ import javax.sql.DataSource;
  *
  * <p>Give it a DataSource that is not fenced by fenceguard-jdbc: the store is what admits the token.
  */
-public final class JdbcHighWaterStore implements IdempotentAdmissionStore, NonceStore {
+public final class JdbcHighWaterStore implements IdempotentAdmissionStore, NonceStore, TransactionJoiningStore {
 
     public static final String DEFAULT_TABLE = "fenceguard_http_high_water";
     /** The nonces of request signatures, next to the marks (the {@code db} module's migrations create it). */
@@ -75,6 +76,7 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
     }
 
     /** Whether admissions join open transactions ({@link #joiningTransactions}). */
+    @Override
     public boolean joinsTransactions() {
         return transactional != null;
     }

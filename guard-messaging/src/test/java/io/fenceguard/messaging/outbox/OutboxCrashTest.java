@@ -3,12 +3,12 @@ package io.fenceguard.messaging.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fenceguard.admission.JdbcHighWaterStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.db.FenceguardMigrations;
+import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
 import io.fenceguard.messaging.FreshHighWaterStore;
 import io.fenceguard.messaging.MessageAdmission;
 import io.fenceguard.messaging.MessageHeaders;

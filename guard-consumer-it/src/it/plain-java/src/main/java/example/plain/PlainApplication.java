@@ -1,6 +1,9 @@
 package example.plain;
 
 import com.sun.net.httpserver.HttpServer;
+import io.fenceguard.admission.Destinations;
+import io.fenceguard.admission.OutboundFence;
+import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.Lease;
@@ -8,10 +11,7 @@ import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.db.FenceguardMigrations;
-import io.fenceguard.admission.Destinations;
-import io.fenceguard.admission.JavaHttpFencing;
-import io.fenceguard.admission.OutboundFence;
-import io.fenceguard.admission.SigningKeys;
+import io.fenceguard.http.filter.JavaHttpFencing;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.StaleTokenException;

@@ -1,10 +1,10 @@
 package io.fenceguard.http.filter.bench;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.FenceHeader;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.IdempotencyStore;
-import io.fenceguard.admission.JdbcHighWaterStore;
 import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.RequestSignatures;
 import io.fenceguard.admission.SignedAdmissionStore;
@@ -12,10 +12,10 @@ import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
-import com.zaxxer.hikari.HikariDataSource;
 import io.fenceguard.http.filter.support.Instances;
 import io.fenceguard.http.filter.support.TestApp;
 import io.fenceguard.http.filter.support.TestWiring;
+import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
 import io.fenceguard.test.support.bench.BenchTable;
 import java.net.URI;
 import java.net.http.HttpRequest;

@@ -1,12 +1,12 @@
 package io.fenceguard.reactor.webflux.r2dbc;
 
 import io.fenceguard.admission.Admission;
-import io.fenceguard.admission.JdbcHighWaterStore;
 import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
+import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
 import io.fenceguard.reactor.webflux.ReactiveAdmissionStore;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fenceguard.admission.Admission;
-import io.fenceguard.admission.JdbcHighWaterStore;
 import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
 import io.fenceguard.reactor.r2dbc.TestR2dbc;
 import io.fenceguard.reactor.webflux.ReactiveAdmissionStore;
 import io.r2dbc.postgresql.PostgresqlConnectionConfiguration;

@@ -17,7 +17,7 @@ final class MigratedFeatures {
 
     static final String PROPERTY = "fenceguard.db.features";
     private static final String HIGH_WATER_STORE = "io.fenceguard.admission.HighWaterStore";
-    private static final String JDBC_HIGH_WATER_STORE = "io.fenceguard.admission.JdbcHighWaterStore";
+    private static final String JDBC_HIGH_WATER_STORE = "io.fenceguard.jdbc.admission.JdbcHighWaterStore";
     private static final String OUTBOX_RELAY = "io.fenceguard.messaging.outbox.OutboxRelay";
 
     private MigratedFeatures() {

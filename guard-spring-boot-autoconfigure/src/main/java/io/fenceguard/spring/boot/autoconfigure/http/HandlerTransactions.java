@@ -2,7 +2,8 @@ package io.fenceguard.spring.boot.autoconfigure.http;
 
 import io.fenceguard.admission.AdmissionTransaction;
 import io.fenceguard.admission.HighWaterStore;
-import io.fenceguard.admission.JdbcHighWaterStore;
+import io.fenceguard.admission.TransactionJoiningStore;
+import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
@@ -27,7 +28,7 @@ final class HandlerTransactions {
     }
 
     static AdmissionTransaction around(HighWaterStore store, BeanFactory beans) {
-        if (!(store.backend() instanceof JdbcHighWaterStore jdbc) || !jdbc.joinsTransactions()) {
+        if (!(store.backend() instanceof TransactionJoiningStore joining) || !joining.joinsTransactions()) {
             throw new HttpFencingConfigurationException(PROPERTY + "=true needs the jdbc store of fenceguard, not "
                     + store + ".", "Set " + FenceguardHttpProperties.PREFIX + ".store.type=jdbc, or " + PROPERTY
                     + "=false.");

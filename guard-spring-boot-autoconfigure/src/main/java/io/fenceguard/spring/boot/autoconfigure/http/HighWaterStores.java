@@ -3,8 +3,8 @@ package io.fenceguard.spring.boot.autoconfigure.http;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.InMemoryHighWaterStore;
-import io.fenceguard.admission.JdbcHighWaterStore;
 import io.fenceguard.admission.TokenBound;
+import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.redis.RedisScriptClient;
 import javax.sql.DataSource;
@@ -30,13 +30,11 @@ final class HighWaterStores {
                 yield InMemoryHighWaterStore.create();
             }
             case JDBC -> {
-                DataSource dataSource = beans.getBeanProvider(DataSource.class).getIfUnique();
-                if (dataSource == null) {
-                    throw new IllegalStateException(TYPE + "=jdbc needs exactly one DataSource bean, or a HighWaterStore "
-                            + "bean of your own");
+                if (!ClassUtils.isPresent("io.fenceguard.jdbc.admission.JdbcHighWaterStore",
+                        HighWaterStores.class.getClassLoader())) {
+                    throw new IllegalStateException(TYPE + "=jdbc needs fenceguard-jdbc on the class path");
                 }
-                JdbcHighWaterStore jdbc = JdbcHighWaterStore.of(dataSource, store.getTable());
-                yield store.isJoinHandlerTransaction() ? HandlerTransactions.join(jdbc, dataSource) : jdbc;
+                yield Jdbc.store(store, beans);
             }
             case REDIS -> {
                 ClassLoader loader = HighWaterStores.class.getClassLoader();
@@ -52,6 +50,19 @@ final class HighWaterStores {
     /** Where {@code backend} records idempotency keys: itself when it does (every store here does); else {@code null}. */
     static IdempotencyStore idempotency(HighWaterStore backend) {
         return backend instanceof IdempotencyStore own ? own : null;
+    }
+
+    /** Loaded only for the JDBC store, so that fenceguard-jdbc is needed only then. */
+    private static final class Jdbc {
+        static HighWaterStore store(FenceguardHttpProperties.Store store, BeanFactory beans) {
+            DataSource dataSource = beans.getBeanProvider(DataSource.class).getIfUnique();
+            if (dataSource == null) {
+                throw new IllegalStateException(TYPE + "=jdbc needs exactly one DataSource bean, or a HighWaterStore "
+                        + "bean of your own");
+            }
+            JdbcHighWaterStore jdbc = JdbcHighWaterStore.of(dataSource, store.getTable());
+            return store.isJoinHandlerTransaction() ? HandlerTransactions.join(jdbc, dataSource) : jdbc;
+        }
     }
 
     /** Loaded only for the Redis store, so that Redisson is needed only then. */

@@ -1,9 +1,9 @@
 package io.fenceguard.spring.boot.autoconfigure.http;
 
 import io.fenceguard.admission.Destinations;
-import io.fenceguard.admission.JavaHttpFencing;
 import io.fenceguard.admission.OutboundFence;
 import io.fenceguard.admission.SigningKeys;
+import io.fenceguard.http.filter.JavaHttpFencing;
 import io.fenceguard.http.filter.spring.FencingClientHttpRequestInterceptor;
 import io.fenceguard.http.filter.spring.FencingExchangeFilterFunction;
 import org.slf4j.Logger;
@@ -46,10 +46,15 @@ class HttpClientConfiguration {
                 ? fence.withRequestSignatures() : fence;
     }
 
-    @Bean
-    @ConditionalOnMissingBean
-    JavaHttpFencing javaHttpFencing(OutboundFence fence) {
-        return JavaHttpFencing.of(fence);
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(JavaHttpFencing.class)
+    static class JavaHttpClients {
+
+        @Bean
+        @ConditionalOnMissingBean
+        JavaHttpFencing javaHttpFencing(OutboundFence fence) {
+            return JavaHttpFencing.of(fence);
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -3,7 +3,7 @@ package io.fenceguard.spring.boot.autoconfigure.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.admission.FenceHeader;
-import io.fenceguard.admission.JdbcHighWaterStore;
+import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
