@@ -17,7 +17,6 @@ import io.fenceguard.admission.Verdict;
 import io.fenceguard.core.Fence;
 import io.fenceguard.http.filter.internal.BufferedResponse;
 import io.fenceguard.http.filter.internal.CachedBodyRequest;
-import io.fenceguard.http.filter.internal.ProblemResponse;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -31,19 +30,19 @@ import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A servlet filter that lets a fenced request through only with a current fencing token, and runs
  * the rest of the chain under the presented fence ({@link InboundContext}). Refusals are answered
  * here with problem details; the application never sees them. Works in any servlet container:
  * {@code servletContext.addFilter("fencing", FencingFilter.of(inboundFence)).addMappingForUrlPatterns(null, false, "/*")}.
+ *
+ * <p>A fenced request passes these steps: the check (its body read first when it is request-signed or carries an
+ * idempotency key), the idempotency key's claim ({@link IdempotentRequests}), its turn in the handler order, the
+ * handler under its fence; with a transaction or idempotency keys, all of them as one piece of work whose response
+ * is held back until it is done ({@link RequestTransaction}).
  */
 public final class FencingFilter implements Filter {
-
-    private static final Logger log = LoggerFactory.getLogger(FencingFilter.class);
 
     /** Request attribute holding the {@link Admission} of an admitted request. */
     public static final String ADMISSION_ATTRIBUTE = FencingFilter.class.getName() + ".admission";
@@ -60,10 +59,15 @@ public final class FencingFilter implements Filter {
     /** The fence that admits: {@link #fence}, setting the claims of failed requests back unless a transaction does. */
     private final InboundFence admitting;
     private final RefusalListener listener;
+    private final Refusals refusals;
     private final int maxSignedBodyBytes;
     private final HandlerOrder order;
     private final IdempotencyStore idempotency;
+    /** The idempotency step on {@link #idempotency} ({@code null}: none). */
+    private final IdempotentRequests idempotent;
     private final AdmissionTransaction transaction;
+    /** The step that runs a fenced request's work and holds its response back ({@code null}: none needed). */
+    private final RequestTransaction requestTransaction;
     private final boolean coalescing;
 
     private FencingFilter(InboundFence fence, RefusalListener listener, int maxSignedBodyBytes, HandlerOrder order,
@@ -75,10 +79,14 @@ public final class FencingFilter implements Filter {
         // others' admission. Which stores gain from it, the fence knows.
         this.admitting = coalescing && transaction == null ? admitting.coalescingAdmissions() : admitting;
         this.listener = listener;
+        this.refusals = new Refusals(listener);
         this.maxSignedBodyBytes = maxSignedBodyBytes;
         this.order = order;
         this.idempotency = idempotency;
+        this.idempotent = idempotency == null ? null : new IdempotentRequests(idempotency, refusals);
         this.transaction = transaction;
+        this.requestTransaction = transaction == null && idempotency == null ? null
+                : new RequestTransaction(transaction, refusals);
     }
 
     /**
@@ -165,50 +173,11 @@ public final class FencingFilter implements Filter {
         }
         // The container's decoded, normalised path without ;parameters: what the application maps.
         String path = http.getServletPath() + (http.getPathInfo() == null ? "" : http.getPathInfo());
-        if ((transaction == null && idempotency == null) || fence.route(http.getMethod(), path).isEmpty()) {
+        if (requestTransaction == null || fence.route(http.getMethod(), path).isEmpty()) {
             admitAndRun(http, out, chain, path).rethrowFailure();
             return;
         }
-        // Held back until the commit, so that a client never sees a success that did not commit.
-        BufferedResponse buffered = new BufferedResponse(out);
-        AtomicReference<RequestOutcome> ran = new AtomicReference<>();
-        AdmissionTransaction.Work work = () -> {
-            RequestOutcome outcome = admitAndRun(http, buffered, chain, path);
-            ran.set(outcome);
-            outcome.rethrowFailure(); // the transaction rolls back on it as on any failure
-            return outcome.commit();
-        };
-        try {
-            if (transaction == null) {
-                work.run();
-            } else {
-                transaction.run(work);
-            }
-        } catch (IOException | ServletException | RuntimeException e) {
-            RequestOutcome outcome = ran.get();
-            if (outcome == null || outcome.admitted() == null || outcome.handlerFailed()) {
-                throw e;
-            }
-            refuseUncommitted(http, out, path, outcome.admitted(), e);
-            return;
-        } catch (Exception e) {
-            RequestOutcome outcome = ran.get();
-            if (outcome == null || outcome.admitted() == null) {
-                throw new ServletException(e);
-            }
-            refuseUncommitted(http, out, path, outcome.admitted(), e);
-            return;
-        }
-        buffered.release();
-    }
-
-    private void refuseUncommitted(HttpServletRequest http, HttpServletResponse out, String path, Fence fence, Exception e)
-            throws IOException {
-        log.warn("the admission of {} and its handler's transaction did not commit; answering 503", fence, e);
-        out.reset();
-        Problem problem = Problem.notCommitted(fence);
-        ProblemResponse.send(out, problem, http.getRequestURI());
-        listener.refused(http.getMethod(), path, problem);
+        requestTransaction.run(http, out, path, heldBack -> admitAndRun(http, heldBack, chain, path));
     }
 
     /**
@@ -282,11 +251,13 @@ public final class FencingFilter implements Filter {
     private RequestOutcome runAdmitted(Admission admission, Checked checked, HttpServletResponse out, FilterChain chain,
             String path) throws IOException {
         Fence presented = admission.presented();
-        KeyClaim claim = claimIdempotencyKey(presented, checked, out, path);
+        HttpServletRequest http = checked.request();
+        IdempotentRequests.KeyClaim claim = idempotent == null ? new IdempotentRequests.KeyClaim(null, null)
+                : idempotent.claim(presented, http, checked.fingerprint(), checked.verdict().claim().orElse(null), out,
+                        path);
         if (claim.answer() != null) {
             return claim.answer();
         }
-        HttpServletRequest http = checked.request();
         if (order != null) {
             Optional<Problem> newerStarted = order.enter(admission).problem();
             if (newerStarted.isPresent()) {
@@ -297,65 +268,10 @@ public final class FencingFilter implements Filter {
         }
         RequestOutcome handled = runHandler(admission, http, out, chain, claim.key());
         if (claim.key() != null && handled.commit()) {
-            idempotency.complete(presented.resource(), claim.key(), new IdempotencyStore.RecordedResponse(
-                    out.getStatus(), out.getContentType(), out instanceof BufferedResponse buffered ? buffered.body()
-                            : new byte[0]));
+            idempotent.complete(presented, claim.key(),
+                    out instanceof BufferedResponse buffered ? buffered.body() : new byte[0], out);
         }
         return handled;
-    }
-
-    /**
-     * Claims the request's {@value #IDEMPOTENCY_KEY}, when this filter keeps them and the request has one (unless the
-     * store claimed it with the admission). Answers the request itself when the key is malformed, the store
-     * unavailable, or the key already taken: with the first response, or with a refusal.
-     */
-    private KeyClaim claimIdempotencyKey(Fence presented, Checked checked, HttpServletResponse out, String path)
-            throws IOException {
-        HttpServletRequest http = checked.request();
-        String key = idempotency == null ? null : http.getHeader(IDEMPOTENCY_KEY);
-        if (key == null) {
-            return new KeyClaim(null, null);
-        }
-        if (!IdempotencyKeys.wellFormed(key)) {
-            refuse(http, out, path, Problem.badIdempotencyKey(presented, IdempotencyKeys.FORM));
-            return new KeyClaim(key, RequestOutcome.of(false, presented));
-        }
-        // A well-formed key on a fenced route: check() read the body and took the fingerprint before the admission.
-        IdempotencyStore.Claim claim = checked.verdict().claim().orElse(null);
-        try {
-            if (claim == null) {
-                claim = idempotency.claim(presented, key, checked.fingerprint());
-            }
-        } catch (RuntimeException e) {
-            log.warn("idempotency check for '{}' failed; refusing the request", presented.resource(), e);
-            refuse(http, out, path, Problem.unavailable(presented));
-            return new KeyClaim(key, RequestOutcome.of(false, presented));
-        }
-        return switch (claim.kind()) {
-            case FIRST -> new KeyClaim(key, null);
-            case COMPLETED -> {
-                replay(claim.response(), out);
-                yield new KeyClaim(key, RequestOutcome.of(true, presented));
-            }
-            case IN_PROGRESS -> {
-                refuse(http, out, path, Problem.idempotencyInProgress(presented, key));
-                yield new KeyClaim(key, RequestOutcome.of(false, presented));
-            }
-            case OTHER_REQUEST -> {
-                refuse(http, out, path, Problem.idempotencyKeyReused(presented, key));
-                yield new KeyClaim(key, RequestOutcome.of(false, presented));
-            }
-        };
-    }
-
-    /** Answers with the first response to the request's idempotency key. */
-    private static void replay(IdempotencyStore.RecordedResponse first, HttpServletResponse out) throws IOException {
-        out.setStatus(first.status());
-        if (first.contentType() != null) {
-            out.setContentType(first.contentType());
-        }
-        out.setHeader(IDEMPOTENT_REPLAYED, "true");
-        out.getOutputStream().write(first.body());
     }
 
     /**
@@ -386,20 +302,14 @@ public final class FencingFilter implements Filter {
     }
 
     private void abandon(Fence presented, String key) {
-        if (key == null) {
-            return;
-        }
-        try {
-            idempotency.abandon(presented.resource(), key);
-        } catch (RuntimeException e) {
-            log.warn("could not forget the claim of idempotency key '{}' for '{}'", key, presented.resource(), e);
+        if (idempotent != null) {
+            idempotent.abandon(presented, key);
         }
     }
 
     private void refuse(HttpServletRequest http, HttpServletResponse out, String path, Problem problem)
             throws IOException {
-        ProblemResponse.send(out, problem, http.getRequestURI());
-        listener.refused(http.getMethod(), path, problem);
+        refusals.refuse(http, out, path, problem);
     }
 
     /**
@@ -410,42 +320,6 @@ public final class FencingFilter implements Filter {
 
         static Checked refused(HttpServletRequest request, Problem refusal) {
             return new Checked(request, null, null, refusal);
-        }
-    }
-
-    /**
-     * A request's idempotency key ({@code null}: none), and the outcome when the claim answered the request itself
-     * ({@code null}: the handler is to run).
-     */
-    private record KeyClaim(String key, RequestOutcome answer) {
-    }
-
-    /**
-     * What became of a request: whether what it did is to be committed, the fence it was admitted with
-     * ({@code null}: not admitted), and a failure after its admission ({@code null}: none), thrown by the handler
-     * or not.
-     */
-    private record RequestOutcome(boolean commit, Fence admitted, Exception failure, boolean handlerFailed) {
-
-        static RequestOutcome of(boolean commit, Fence admitted) {
-            return new RequestOutcome(commit, admitted, null, false);
-        }
-
-        /** {@code failure} is an IOException, a ServletException or a RuntimeException. */
-        static RequestOutcome failed(Fence admitted, Exception failure, boolean inHandler) {
-            return new RequestOutcome(false, admitted, failure, inHandler);
-        }
-
-        void rethrowFailure() throws IOException, ServletException {
-            if (failure instanceof IOException io) {
-                throw io;
-            }
-            if (failure instanceof ServletException servlet) {
-                throw servlet;
-            }
-            if (failure != null) {
-                throw (RuntimeException) failure;
-            }
         }
     }
 
