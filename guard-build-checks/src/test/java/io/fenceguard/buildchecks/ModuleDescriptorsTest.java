@@ -102,6 +102,20 @@ class ModuleDescriptorsTest {
                 + " without it").isEmpty();
     }
 
+    /**
+     * The admission protocol is what every fenced resource speaks, on the servlet filter, WebFlux or a message
+     * listener: it brings no JDBC and no HTTP client. Its stores on a backend live beside that backend
+     * (fenceguard-jdbc, fenceguard-redis), the JDK HttpClient's header in fenceguard-http-filter.
+     */
+    @Test
+    void theAdmissionModuleRequiresNeitherJdbcNorAnHttpClient() {
+        Module admission = PublishedModules.published().stream()
+                .filter(m -> m.artifactId().equals("fenceguard-admission")).findFirst().orElseThrow();
+        assertThat(descriptor(admission).requires()).extracting(Requires::name)
+                .as("what %s requires", sourceOf(admission))
+                .doesNotContain("java.sql", "java.net.http");
+    }
+
     private static boolean isInternal(String pkg) {
         return pkg.equals("internal") || pkg.endsWith(".internal") || pkg.contains(".internal.");
     }

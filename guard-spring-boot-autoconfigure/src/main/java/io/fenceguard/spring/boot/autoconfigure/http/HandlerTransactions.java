@@ -3,7 +3,6 @@ package io.fenceguard.spring.boot.autoconfigure.http;
 import io.fenceguard.admission.AdmissionTransaction;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.TransactionJoiningStore;
-import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
@@ -23,8 +22,9 @@ final class HandlerTransactions {
     private HandlerTransactions() {
     }
 
-    static JdbcHighWaterStore join(JdbcHighWaterStore store, DataSource dataSource) {
-        return store.joiningTransactions(new TransactionAwareDataSourceProxy(dataSource));
+    /** What the JDBC store admits through to join the handler's transaction: {@code dataSource}'s current one. */
+    static DataSource transactionAware(DataSource dataSource) {
+        return new TransactionAwareDataSourceProxy(dataSource);
     }
 
     static AdmissionTransaction around(HighWaterStore store, BeanFactory beans) {

@@ -61,7 +61,8 @@ final class HighWaterStores {
                         + "bean of your own");
             }
             JdbcHighWaterStore jdbc = JdbcHighWaterStore.of(dataSource, store.getTable());
-            return store.isJoinHandlerTransaction() ? HandlerTransactions.join(jdbc, dataSource) : jdbc;
+            return store.isJoinHandlerTransaction()
+                    ? jdbc.joiningTransactions(HandlerTransactions.transactionAware(dataSource)) : jdbc;
         }
     }
 
