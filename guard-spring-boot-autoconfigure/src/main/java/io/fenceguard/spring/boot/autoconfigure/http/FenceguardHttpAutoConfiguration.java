@@ -2,6 +2,7 @@ package io.fenceguard.spring.boot.autoconfigure.http;
 
 import io.fenceguard.admission.OutboundFence;
 import io.fenceguard.admission.SigningKeys;
+import io.fenceguard.spring.boot.autoconfigure.http.internal.HttpSigning;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;

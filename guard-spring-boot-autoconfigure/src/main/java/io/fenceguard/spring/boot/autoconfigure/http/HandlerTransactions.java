@@ -5,14 +5,13 @@ import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.TransactionJoiningStore;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The JDBC store's admission inside the handler's transaction
  * ({@code fenceguard.http.store.join-handler-transaction}): the store reaches the DataSource through
- * Spring's transaction-aware proxy, and the filter opens a transaction of the application's
+ * Spring's transaction-aware proxy ({@code HighWaterStores}), and the filter opens a transaction of the application's
  * transaction manager around each fenced request, which the handler's own transactions join.
  */
 final class HandlerTransactions {
@@ -20,11 +19,6 @@ final class HandlerTransactions {
     private static final String PROPERTY = FenceguardHttpProperties.PREFIX + ".store.join-handler-transaction";
 
     private HandlerTransactions() {
-    }
-
-    /** What the JDBC store admits through to join the handler's transaction: {@code dataSource}'s current one. */
-    static DataSource transactionAware(DataSource dataSource) {
-        return new TransactionAwareDataSourceProxy(dataSource);
     }
 
     static AdmissionTransaction around(HighWaterStore store, BeanFactory beans) {

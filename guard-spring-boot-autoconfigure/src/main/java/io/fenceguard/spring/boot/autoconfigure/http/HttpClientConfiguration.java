@@ -6,6 +6,7 @@ import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.http.filter.JavaHttpFencing;
 import io.fenceguard.http.filter.spring.FencingClientHttpRequestInterceptor;
 import io.fenceguard.http.filter.spring.FencingExchangeFilterFunction;
+import io.fenceguard.spring.boot.autoconfigure.http.internal.HttpSigning;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

@@ -4,7 +4,7 @@ import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.TokenBound;
 import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpProperties;
-import io.fenceguard.spring.boot.autoconfigure.http.HttpServerSupport;
+import io.fenceguard.spring.boot.autoconfigure.http.internal.HttpServerSupport;
 import io.fenceguard.spring.boot.autoconfigure.observability.FenceguardObservationAutoConfiguration;
 import io.fenceguard.messaging.MessageAdmission;
 import io.fenceguard.messaging.MessageRefusalListener;

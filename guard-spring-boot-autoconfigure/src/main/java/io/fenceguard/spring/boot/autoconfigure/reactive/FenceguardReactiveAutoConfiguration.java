@@ -4,7 +4,7 @@ import io.fenceguard.spring.boot.autoconfigure.core.FenceguardLeaseAutoConfigura
 import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpProperties;
 import io.fenceguard.spring.boot.autoconfigure.http.HttpFencingConfigurationException;
-import io.fenceguard.spring.boot.autoconfigure.http.HttpServerSupport;
+import io.fenceguard.spring.boot.autoconfigure.http.internal.HttpServerSupport;
 import io.fenceguard.spring.boot.autoconfigure.jdbc.FenceguardJdbcProperties;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.admission.FencedRoute;

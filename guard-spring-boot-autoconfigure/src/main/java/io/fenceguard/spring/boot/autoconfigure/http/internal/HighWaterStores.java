@@ -1,4 +1,4 @@
-package io.fenceguard.spring.boot.autoconfigure.http;
+package io.fenceguard.spring.boot.autoconfigure.http.internal;
 
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.IdempotencyStore;
@@ -7,14 +7,21 @@ import io.fenceguard.admission.TokenBound;
 import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.redis.RedisScriptClient;
+import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpProperties;
+import io.fenceguard.spring.boot.autoconfigure.http.HttpFencingConfigurationException;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.util.ClassUtils;
 
-/** The high-water store chosen by {@code fenceguard.http.store.type}. */
-final class HighWaterStores {
+/**
+ * The high-water store chosen by {@code fenceguard.http.store.type}. With
+ * {@code fenceguard.http.store.join-handler-transaction} the JDBC store admits through Spring's transaction-aware
+ * proxy of the DataSource, so that its admissions join the handler's transaction.
+ */
+public final class HighWaterStores {
 
     private static final Logger log = LoggerFactory.getLogger(HighWaterStores.class);
     private static final String TYPE = FenceguardHttpProperties.PREFIX + ".store.type";
@@ -22,7 +29,7 @@ final class HighWaterStores {
     private HighWaterStores() {
     }
 
-    static HighWaterStore create(FenceguardHttpProperties.Store store, BeanFactory beans, TokenBound bound) {
+    public static HighWaterStore create(FenceguardHttpProperties.Store store, BeanFactory beans, TokenBound bound) {
         return switch (store.getType()) {
             case MEMORY -> {
                 log.info("fenceguard: the fencing filter keeps its high-water marks in memory: right for one instance "
@@ -48,7 +55,7 @@ final class HighWaterStores {
     }
 
     /** Where {@code backend} records idempotency keys: itself when it does (every store here does); else {@code null}. */
-    static IdempotencyStore idempotency(HighWaterStore backend) {
+    public static IdempotencyStore idempotency(HighWaterStore backend) {
         return backend instanceof IdempotencyStore own ? own : null;
     }
 
@@ -62,7 +69,7 @@ final class HighWaterStores {
             }
             JdbcHighWaterStore jdbc = JdbcHighWaterStore.of(dataSource, store.getTable());
             return store.isJoinHandlerTransaction()
-                    ? jdbc.joiningTransactions(HandlerTransactions.transactionAware(dataSource)) : jdbc;
+                    ? jdbc.joiningTransactions(new TransactionAwareDataSourceProxy(dataSource)) : jdbc;
         }
     }
 

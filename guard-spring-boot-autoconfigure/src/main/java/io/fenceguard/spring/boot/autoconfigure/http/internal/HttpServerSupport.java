@@ -1,4 +1,4 @@
-package io.fenceguard.spring.boot.autoconfigure.http;
+package io.fenceguard.spring.boot.autoconfigure.http.internal;
 
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.IdempotencyStore;
@@ -7,15 +7,17 @@ import io.fenceguard.admission.IssuedTokens;
 import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.admission.TokenBound;
+import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpProperties;
+import io.fenceguard.spring.boot.autoconfigure.http.HttpFencingConfigurationException;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.util.ClassUtils;
 
 /**
- * What a server-side configuration of HTTP fencing outside this package needs from it (the WebFlux
- * one): the store chosen by {@code fenceguard.http.store.*}, the signing-key check, and the condition
- * "the application has fenced endpoints".
+ * What the server-side configurations of HTTP fencing (the servlet one, the WebFlux one, the messaging one) share:
+ * the store chosen by {@code fenceguard.http.store.*}, the signing-key check, and the condition "the application
+ * has fenced endpoints". Not API: this module's own, in a package it does not export.
  */
 public final class HttpServerSupport {
 

@@ -1,19 +1,21 @@
-package io.fenceguard.spring.boot.autoconfigure.http;
+package io.fenceguard.spring.boot.autoconfigure.http.internal;
 
 import io.fenceguard.admission.SigningKeys;
+import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpProperties;
+import io.fenceguard.spring.boot.autoconfigure.http.HttpFencingConfigurationException;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** The signing keys from {@code fenceguard.http.signing.*}, and the checks each side needs of them. */
-final class HttpSigning {
+public final class HttpSigning {
 
-    static final String KEYS = FenceguardHttpProperties.PREFIX + ".signing.keys";
-    static final String ACTIVE_KEY = FenceguardHttpProperties.PREFIX + ".signing.active-key";
-    static final String REQUIRED = FenceguardHttpProperties.PREFIX + ".signing.required";
-    static final String MODE = FenceguardHttpProperties.PREFIX + ".signing.mode";
-    static final String ACCEPT_COMPACT = FenceguardHttpProperties.PREFIX + ".signing.accept-compact";
-    static final String DEMO_KEYS = FenceguardHttpProperties.PREFIX + ".signing.demo-keys";
+    public static final String KEYS = FenceguardHttpProperties.PREFIX + ".signing.keys";
+    public static final String ACTIVE_KEY = FenceguardHttpProperties.PREFIX + ".signing.active-key";
+    public static final String REQUIRED = FenceguardHttpProperties.PREFIX + ".signing.required";
+    public static final String MODE = FenceguardHttpProperties.PREFIX + ".signing.mode";
+    public static final String ACCEPT_COMPACT = FenceguardHttpProperties.PREFIX + ".signing.accept-compact";
+    public static final String DEMO_KEYS = FenceguardHttpProperties.PREFIX + ".signing.demo-keys";
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(HttpSigning.class);
     private static final String KEY_FORMAT = "at least 32 random bytes in base64, e.g. from 'openssl rand -base64 32'";
 
@@ -24,7 +26,7 @@ final class HttpSigning {
      * The configured keys: none when there are none; signing with the active key, or with the only key
      * when there is one; accepting unsigned headers when signatures are not required.
      */
-    static SigningKeys keys(FenceguardHttpProperties.Signing signing) {
+    public static SigningKeys keys(FenceguardHttpProperties.Signing signing) {
         Map<String, String> configured = signing.getKeys();
         if (!signing.getDemoKeys().isEmpty()) {
             if (!configured.isEmpty()) {
@@ -65,7 +67,7 @@ final class HttpSigning {
      * Whether a server verifies request signatures: with keys and mode=request (without keys there is
      * nothing to verify them with).
      */
-    static boolean verifiesRequests(SigningKeys keys, FenceguardHttpProperties.Signing signing) {
+    public static boolean verifiesRequests(SigningKeys keys, FenceguardHttpProperties.Signing signing) {
         return !keys.isEmpty() && signing.getMode() == FenceguardHttpProperties.SignatureMode.REQUEST;
     }
 
@@ -73,12 +75,12 @@ final class HttpSigning {
      * Whether such a server refuses every request that is not request-signed: unless compact headers are
      * accepted for a move ({@value #ACCEPT_COMPACT}) or unsigned ones on a trusted network (required=false).
      */
-    static boolean requestSignaturesRequired(FenceguardHttpProperties.Signing signing) {
+    public static boolean requestSignaturesRequired(FenceguardHttpProperties.Signing signing) {
         return signing.isRequired() && !signing.isAcceptCompact();
     }
 
     /** A server with fenced endpoints needs keys unless unsigned headers were allowed explicitly. */
-    static void requireForServer(SigningKeys keys, FenceguardHttpProperties.Signing signing) {
+    public static void requireForServer(SigningKeys keys, FenceguardHttpProperties.Signing signing) {
         if (keys.isEmpty() && signing.isRequired()) {
             throw new HttpFencingConfigurationException("This application has fenced HTTP endpoints and "
                     + REQUIRED + " is true, but " + KEYS + " is empty: the fencing filter could not verify any token.",
@@ -89,7 +91,7 @@ final class HttpSigning {
     }
 
     /** A client that sends tokens and has several keys must be told which one signs. */
-    static void requireSignerForClient(SigningKeys keys, FenceguardHttpProperties.Signing signing) {
+    public static void requireSignerForClient(SigningKeys keys, FenceguardHttpProperties.Signing signing) {
         if (!keys.isEmpty() && keys.activeKeyId().isEmpty()) {
             throw new HttpFencingConfigurationException(KEYS + " has " + signing.getKeys().size() + " keys "
                     + signing.getKeys().keySet() + " and no " + ACTIVE_KEY + ": outgoing fencing headers would be "

@@ -1,7 +1,8 @@
-package io.fenceguard.spring.boot.autoconfigure.http;
+package io.fenceguard.spring.boot.autoconfigure.http.internal;
 
 import io.fenceguard.admission.FencedEndpoint;
 import io.fenceguard.admission.InboundFence;
+import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpProperties;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +27,7 @@ import org.springframework.util.ClassUtils;
  * Controllers are found by their bean definitions' types, without creating any bean; so the
  * condition is evaluated when beans are registered, after the application's own definitions.
  */
-class OnFencedEndpointsCondition extends SpringBootCondition implements ConfigurationCondition {
+public class OnFencedEndpointsCondition extends SpringBootCondition implements ConfigurationCondition {
 
     private static final String ROUTES = FenceguardHttpProperties.PREFIX + ".server.routes";
 
