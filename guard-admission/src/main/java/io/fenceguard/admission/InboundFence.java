@@ -140,8 +140,8 @@ public final class InboundFence {
      * those arriving while the store is asked about their fence are answered by one further call. For servers
      * whose requests wait on the store off their I/O threads, where many calls of one lease holder overlap. Not
      * for a store in memory, which answers faster than requests could be grouped, nor for one admitting in its
-     * callers' transactions ({@code JdbcHighWaterStore.joiningTransactions}, a {@link TransactionJoiningStore}), where one request's rollback would
-     * take back the admission of the others: this fence as it is then.
+     * callers' transactions ({@link TransactionJoiningStore}, as {@code JdbcHighWaterStore.joiningTransactions}),
+     * where one request's rollback would take back the admission of the others: this fence as it is then.
      */
     public InboundFence coalescingAdmissions() {
         HighWaterStore backend = store.backend();

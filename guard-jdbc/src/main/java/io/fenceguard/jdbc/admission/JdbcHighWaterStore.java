@@ -26,7 +26,7 @@ import javax.sql.DataSource;
  * A request with an idempotency key has, on PostgreSQL outside a transaction, its nonce, its admission and its
  * key's claim in one statement ({@link #admitClaiming}).
  *
- * <p>Give it a DataSource that is not fenced by fenceguard-jdbc: the store is what admits the token.
+ * <p>Give it a DataSource that is not a {@link io.fenceguard.jdbc.FencedDataSource}: the store is what admits the token.
  */
 public final class JdbcHighWaterStore implements IdempotentAdmissionStore, NonceStore, TransactionJoiningStore {
 
