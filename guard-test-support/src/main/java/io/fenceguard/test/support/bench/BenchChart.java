@@ -92,8 +92,12 @@ public final class BenchChart {
             g.setColor(Color.WHITE);
             g.fillRect(0, 0, WIDTH, height);
             g.setColor(Color.BLACK);
-            g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
-            g.drawString(title, LEFT, 24);
+            // The title on one line: a smaller font for a longer one.
+            int size = 15;
+            do {
+                g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, size));
+            } while (g.getFontMetrics().stringWidth(title) > WIDTH - 20 && --size > 9);
+            g.drawString(title, 10, 24);
             double[] xRange = range(0);
             for (int p = 0; p < panels.size(); p++) {
                 draw(g, panels.get(p), TOP + p * (PANEL_HEIGHT + GAP), xRange, p == panels.size() - 1);

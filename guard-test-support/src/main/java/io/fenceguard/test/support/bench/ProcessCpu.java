@@ -22,6 +22,32 @@ public final class ProcessCpu {
     }
 
     /**
+     * CPU time so far (user + system, from /proc) of the processes on this machine whose command starts with
+     * {@code command}, such as {@code postgres}: a local server's cost per operation; -1 when /proc cannot be read.
+     */
+    public static long localProcesses(String command) {
+        java.io.File[] processes = new java.io.File("/proc").listFiles(f -> f.getName().chars().allMatch(Character::isDigit));
+        if (processes == null) {
+            return -1;
+        }
+        long ticks = 0;
+        for (java.io.File process : processes) {
+            try {
+                String stat = java.nio.file.Files.readString(process.toPath().resolve("stat"));
+                int close = stat.lastIndexOf(')');
+                if (!stat.substring(stat.indexOf('(') + 1, close).startsWith(command)) {
+                    continue;
+                }
+                String[] fields = stat.substring(close + 2).split(" ");
+                ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime
+            } catch (java.io.IOException | RuntimeException e) {
+                // gone meanwhile, or not readable
+            }
+        }
+        return ticks * 10_000_000L; // USER_HZ is 100 on Linux
+    }
+
+    /**
      * CPU time so far of each live thread whose name {@code names} accepts, by thread id: read before and after a
      * measurement ({@link #spent}), it tells a load driver's share of the process CPU from the server's when both run
      * in one JVM.
