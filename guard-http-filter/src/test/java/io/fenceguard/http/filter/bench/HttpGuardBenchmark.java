@@ -43,7 +43,10 @@ import javax.sql.DataSource;
  * whose handler makes one trivial call to the store's server (after its row, for the writing handler) show what any
  * filter that calls the store once per request could reach at most. All are warmed up first, then measured in rounds in a
  * rotating order (so neither JIT warm-up nor a drift in machine load favours one); figures are over all
- * rounds. The header's parse and verification alone are the JMH micro-benchmark {@link FenceHeaderBenchmark}.
+ * rounds. Beside each row, the servers' CPU per request (the process's CPU less the load driver's threads'). Then an
+ * open loop: each endpoint at half its anchor's closed-loop rate, p50 and p99 from each request's due time, and what
+ * each filter adds over its one-call row. The header's parse and verification alone are the JMH micro-benchmark
+ * {@link FenceHeaderBenchmark}.
  *
  * <p>Transient client errors are retried and reported ({@link LoadDriver}); every request has a
  * timeout, the whole run a deadline, and the JVM always exits: 0 with figures, 1 on a failure, 3 when
