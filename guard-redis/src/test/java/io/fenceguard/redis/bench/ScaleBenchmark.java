@@ -182,6 +182,8 @@ public final class ScaleBenchmark {
                         r[1]);
                 BenchTable.row("redis-scale", String.format("%s, 1 thread, %,d resources", kind[0], n), r[0], "ops/s",
                         "–", Double.NaN, Double.NaN, r[2], Double.NaN);
+                BenchTable.row("redis-scale", String.format("Redis CPU per %s, %,d resources", kind[0], n), r[1], "µs",
+                        "–", Double.NaN, Double.NaN);
             }
         }
         resourcesChart.write();
