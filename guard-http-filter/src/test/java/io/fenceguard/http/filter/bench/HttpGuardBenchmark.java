@@ -498,12 +498,16 @@ public final class HttpGuardBenchmark {
                     percentiles[i][1], compared ? Long.toString(p50) : "–", compared ? Long.toString(p99) : "–",
                     compared ? rows.get(base).name() : "");
             String measurement = String.format("open loop at %.0f req/s: %s", rates[i], rows.get(i).name());
-            String anchor = compared ? rows.get(base).name() : "–";
-            BenchTable.row("http", measurement + ", p50", percentiles[i][0], "µs", anchor, Double.NaN, Double.NaN);
-            BenchTable.row("http", measurement + ", p99", percentiles[i][1], "µs", anchor, Double.NaN, Double.NaN);
             if (compared) {
-                BenchTable.row("http", measurement + ", p50 added", p50, "µs", anchor, Double.NaN, Double.NaN);
-                BenchTable.row("http", measurement + ", p99 added", p99, "µs", anchor, Double.NaN, Double.NaN);
+                // What the filter adds, its own and its anchor's percentiles in the measurement's name.
+                String anchor = rows.get(base).name();
+                BenchTable.row("http", String.format("%s, p50 added (%,d µs against %,d)", measurement,
+                        percentiles[i][0], percentiles[base][0]), p50, "µs", anchor, Double.NaN, Double.NaN);
+                BenchTable.row("http", String.format("%s, p99 added (%,d µs against %,d)", measurement,
+                        percentiles[i][1], percentiles[base][1]), p99, "µs", anchor, Double.NaN, Double.NaN);
+            } else {
+                BenchTable.row("http", measurement + ", p50", percentiles[i][0], "µs", "–", Double.NaN, Double.NaN);
+                BenchTable.row("http", measurement + ", p99", percentiles[i][1], "µs", "–", Double.NaN, Double.NaN);
             }
         }
     }

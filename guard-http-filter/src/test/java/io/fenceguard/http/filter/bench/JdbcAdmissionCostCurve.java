@@ -13,14 +13,15 @@ import java.net.URI;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
  * The JDBC high-water store's cost curve: one thread admitting a continuing token (the request a compact-signed
  * filter sends the store) over 1, 10^2, 10^4 and 10^6 resources whose marks exist beforehand (inserted by one
  * statement, so a million costs seconds, not a million admissions), on a fresh schema of the run's PostgreSQL:
- * admissions/s and PostgreSQL CPU per admission (its processes' CPU from /proc when it runs on this machine; any
- * other client of that server counts too). A picture ({@code bench-jdbc-resources.png}, {@link BenchChart}) and rows
+ * admissions/s and PostgreSQL CPU per admission (its processes' CPU from /proc when it runs on this machine, of the
+ * processes alive at the end of each point; any other client of that server counts too). A picture ({@code bench-jdbc-resources.png}, {@link BenchChart}) and rows
  * of the table; the JVM always exits (1 on a failure).
  *
  * <pre>
@@ -72,7 +73,7 @@ public final class JdbcAdmissionCostCurve {
                 while (System.nanoTime() < warmupEnd) {
                     admit(store, random.nextInt(n));
                 }
-                long server = local ? ProcessCpu.localProcesses("postgres") : -1;
+                Map<Long, Long> server = local ? ProcessCpu.localProcessesById("postgres") : null;
                 long client = ProcessCpu.nanos();
                 long start = System.nanoTime();
                 long end = start + (long) (seconds * 1e9);
@@ -82,8 +83,9 @@ public final class JdbcAdmissionCostCurve {
                     ops++;
                 }
                 double rate = ops / ((System.nanoTime() - start) / 1e9);
-                long serverAfter = local ? ProcessCpu.localProcesses("postgres") : -1;
-                double serverMicros = server < 0 || serverAfter < 0 ? Double.NaN : (serverAfter - server) / 1e3 / ops;
+                Map<Long, Long> serverAfter = local ? ProcessCpu.localProcessesById("postgres") : null;
+                double serverMicros = server == null || serverAfter == null ? Double.NaN
+                        : ProcessCpu.spent(server, serverAfter) / 1e3 / ops;
                 double clientMicros = (ProcessCpu.nanos() - client) / 1e3 / ops;
                 System.out.printf("%,9d resources: %.0f admissions/s, PostgreSQL CPU %.1f µs and client CPU %.1f µs per"
                         + " admission%n", n, rate, serverMicros, clientMicros);

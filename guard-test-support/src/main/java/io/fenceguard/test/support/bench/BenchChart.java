@@ -140,12 +140,16 @@ public final class BenchChart {
     private void draw(Graphics2D g, Panel panel, int top, double[] xRange, boolean last) {
         int width = WIDTH - LEFT - RIGHT;
         double yMax = 0;
+        double yMin = 0;
         for (List<double[]> points : panel.series.values()) {
             for (double[] point : points) {
                 yMax = Math.max(yMax, point[1]);
+                yMin = Math.min(yMin, point[1]);
             }
         }
+        // From zero, or from below it when a figure is negative (a difference, say).
         yMax = yMax <= 0 ? 1 : niceCeiling(yMax);
+        yMin = yMin < 0 ? -niceCeiling(-yMin) : 0;
         double logMin = Math.floor(Math.log10(xRange[0]));
         double logMax = Math.ceil(Math.log10(xRange[1]));
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
@@ -163,7 +167,7 @@ public final class BenchChart {
         g.drawRect(LEFT, top, width, PANEL_HEIGHT);
         for (int i = 0; i <= 4; i++) {
             int y = top + PANEL_HEIGHT - i * PANEL_HEIGHT / 4;
-            String label = format(yMax * i / 4);
+            String label = format(yMin + (yMax - yMin) * i / 4);
             g.drawString(label, LEFT - 6 - metrics.stringWidth(label), y + 4);
         }
         for (double e = logMin; e <= logMax; e++) {
@@ -186,7 +190,7 @@ public final class BenchChart {
             int[] previous = null;
             for (double[] point : series.getValue()) {
                 int x = LEFT + (int) ((Math.log10(point[0]) - logMin) / Math.max(1, logMax - logMin) * width);
-                int y = top + PANEL_HEIGHT - (int) (point[1] / yMax * PANEL_HEIGHT);
+                int y = top + PANEL_HEIGHT - (int) ((point[1] - yMin) / (yMax - yMin) * PANEL_HEIGHT);
                 g.fillOval(x - 4, y - 4, 8, 8);
                 if (previous != null) {
                     g.drawLine(previous[0], previous[1], x, y);
@@ -214,6 +218,6 @@ public final class BenchChart {
     }
 
     private static String format(double value) {
-        return value >= 100 || value == 0 ? String.format("%,.0f", value) : String.format("%.3g", value);
+        return Math.abs(value) >= 100 || value == 0 ? String.format("%,.0f", value) : String.format("%.3g", value);
     }
 }

@@ -112,9 +112,9 @@ public final class BenchTable {
             System.out.println("no " + BEGIN + " … " + END + " in " + document + ": the table was not written there");
             return;
         }
-        String run = String.format("Run of %s UTC: %s %s, %d CPUs, %s %s.%n%n", Instant.now().truncatedTo(
+        String run = String.format("Run of %s UTC: %s %s %s, %d CPUs, %s %s.%n%n", Instant.now().truncatedTo(
                 ChronoUnit.MINUTES).toString().replace('T', ' ').replace("Z", ""), System.getProperty("os.name"),
-                System.getProperty("os.arch"), Runtime.getRuntime().availableProcessors(),
+                System.getProperty("os.version"), System.getProperty("os.arch"), Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.vm.name"), System.getProperty("java.version"));
         Files.writeString(document, text.substring(0, begin) + BEGIN + "\n" + run + table + text.substring(end),
                 StandardCharsets.UTF_8);

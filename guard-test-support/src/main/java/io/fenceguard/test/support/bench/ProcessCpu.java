@@ -24,13 +24,21 @@ public final class ProcessCpu {
     /**
      * CPU time so far (user + system, from /proc) of the processes on this machine whose command starts with
      * {@code command}, such as {@code postgres}: a local server's cost per operation; -1 when /proc cannot be read.
+     * A process that ends between two readings takes its time with it: {@link #localProcessesById} and
+     * {@link #spent} count only what the processes alive at the second reading spent.
      */
     public static long localProcesses(String command) {
+        Map<Long, Long> processes = localProcessesById(command);
+        return processes == null ? -1 : processes.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** CPU time so far of each process whose command starts with {@code command}, by process id; null without /proc. */
+    public static Map<Long, Long> localProcessesById(String command) {
         java.io.File[] processes = new java.io.File("/proc").listFiles(f -> f.getName().chars().allMatch(Character::isDigit));
         if (processes == null) {
-            return -1;
+            return null;
         }
-        long ticks = 0;
+        Map<Long, Long> cpu = new HashMap<>();
         for (java.io.File process : processes) {
             try {
                 String stat = java.nio.file.Files.readString(process.toPath().resolve("stat"));
@@ -39,12 +47,14 @@ public final class ProcessCpu {
                     continue;
                 }
                 String[] fields = stat.substring(close + 2).split(" ");
-                ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime
+                // utime + stime in ticks; USER_HZ is 100 on Linux
+                cpu.put(Long.parseLong(process.getName()),
+                        (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10_000_000L);
             } catch (java.io.IOException | RuntimeException e) {
                 // gone meanwhile, or not readable
             }
         }
-        return ticks * 10_000_000L; // USER_HZ is 100 on Linux
+        return cpu;
     }
 
     /**
@@ -66,8 +76,8 @@ public final class ProcessCpu {
     }
 
     /**
-     * CPU the threads of {@code after} spent since {@code before} (a thread new since then: all of its time). A
-     * thread that ended in between is not counted: its last share is left with the rest of the process.
+     * CPU the threads (or processes) of {@code after} spent since {@code before} (one new since then: all of its time).
+     * One that ended in between is not counted: its last share is left with the rest of the process.
      */
     public static long spent(Map<Long, Long> before, Map<Long, Long> after) {
         long sum = 0;
