@@ -102,8 +102,9 @@ public final class HazelcastLeaseBenchmark {
                         System.out.printf("%d thread%s  %-46s %10.0f ops/s  (rounds %s)  ratio to anchor %.2f%n",
                                 threads, threads == 1 ? " " : "s", rate.getKey(), median, format(rate.getValue()),
                                 median / anchor);
+                        boolean isAnchor = rate.getKey().equals(ANCHOR);
                         BenchTable.row("hazelcast", rate.getKey() + ", acquire+release, " + threads + " thread(s)", median,
-                                "ops/s", ANCHOR, rate.getKey().equals(ANCHOR) ? Double.NaN : median / anchor, Double.NaN);
+                                "ops/s", isAnchor ? "–" : ANCHOR, isAnchor ? Double.NaN : median / anchor, Double.NaN);
                     }
                 }
             }
