@@ -14,6 +14,7 @@ module io.fenceguard.test.support {
     requires transitive java.sql;
     requires transitive java.net.http;
     requires java.management;
+    requires java.desktop;
     requires static jdk.management;
     requires org.slf4j;
 
