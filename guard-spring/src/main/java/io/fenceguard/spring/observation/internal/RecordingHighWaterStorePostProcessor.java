@@ -1,4 +1,4 @@
-package io.fenceguard.spring.observation;
+package io.fenceguard.spring.observation.internal;
 
 import io.fenceguard.admission.HighWaterStore;
 import org.springframework.beans.factory.ObjectProvider;

@@ -1,4 +1,4 @@
-package io.fenceguard.spring.boot.autoconfigure.observability;
+package io.fenceguard.spring.boot.autoconfigure.observation;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 

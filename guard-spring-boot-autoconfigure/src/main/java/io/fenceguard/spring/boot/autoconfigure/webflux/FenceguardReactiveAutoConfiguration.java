@@ -1,4 +1,4 @@
-package io.fenceguard.spring.boot.autoconfigure.reactive;
+package io.fenceguard.spring.boot.autoconfigure.webflux;
 
 import io.fenceguard.spring.boot.autoconfigure.core.FenceguardLeaseAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpAutoConfiguration;
