@@ -17,7 +17,7 @@ import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.redis.RedisIdempotencyStore;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.spring.observation.FenceguardActivity;
-import io.fenceguard.spring.observation.RecordingHighWaterStore;
+import io.fenceguard.spring.observation.internal.RecordingHighWaterStore;
 import io.fenceguard.test.support.RedisProcess;
 import io.fenceguard.test.support.TestServers;
 import java.net.URI;

@@ -5,6 +5,7 @@ import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.IdempotentAdmissionStore;
 import io.fenceguard.core.Fence;
+import io.fenceguard.spring.observation.FenceguardActivity;
 import java.util.Locale;
 
 /**
