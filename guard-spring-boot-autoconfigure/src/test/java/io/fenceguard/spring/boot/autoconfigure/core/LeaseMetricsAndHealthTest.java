@@ -27,7 +27,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** Lease metrics bound by Boot's metrics auto-configuration, and the {@code fenceguard} health indicator. */
-class FenceguardObservabilityTest {
+class LeaseMetricsAndHealthTest {
 
     private static final RedissonClient redisson = TestRedisson.shared();
 
