@@ -36,7 +36,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Observability of leases and refusals, each part when its library is present: observations (Micrometer
+ * Observation of leases and refusals, each part when its library is present: observations (Micrometer
  * Observation API: meters and spans from one instrument), lease meters (a {@link MeterBinder} that Boot binds
  * to its registries), the {@code fenceguard} health indicator and its {@code fenceguard.store.up} gauge, the Redis
  * circuit breaker's meters, and the {@code fenceguard} actuator endpoint.
