@@ -1,5 +1,6 @@
 package io.fenceguard.jdbc;
 
+import io.fenceguard.core.RefusalListener;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -22,7 +23,7 @@ public final class FencingConfig {
     private final boolean triggerMode;
     private final List<String> allowedRoutines;
     private final boolean verifyCatalog;
-    private final StatementRefusalListener refusalListener;
+    private final RefusalListener refusalListener;
 
     private FencingConfig(Builder b) {
         this.tables = List.copyOf(b.tables);
@@ -97,7 +98,7 @@ public final class FencingConfig {
     }
 
     /** Told of every refused statement ({@link Builder#onRefusal}); by default nobody. */
-    public StatementRefusalListener refusalListener() {
+    public RefusalListener refusalListener() {
         return refusalListener;
     }
 
@@ -135,13 +136,19 @@ public final class FencingConfig {
         private boolean triggerMode;
         private final List<String> allowedRoutines = new ArrayList<>();
         private boolean verifyCatalog = true;
-        private StatementRefusalListener refusalListener = refusal -> { };
+        private RefusalListener refusalListener = RefusalListener.none();
 
         private Builder() {
         }
 
-        /** Tells {@code listener} of every statement refused (for metrics and logs). */
-        public Builder onRefusal(StatementRefusalListener listener) {
+        /**
+         * Tells {@code listener} of every statement refused (for metrics and logs), once per refusal on the
+         * caller's thread, just before the refusal is thrown to the caller unchanged: layer
+         * {@link io.fenceguard.core.Refusal.Layer#JDBC}, reason {@code stale} for a {@link StaleTokenException} (the
+         * database refused the older token), else the {@link FencingRefusedException} reason (nothing was sent);
+         * the original is the exception, {@code where} its SQL. What the listener throws is logged and ignored.
+         */
+        public Builder onRefusal(RefusalListener listener) {
             this.refusalListener = Objects.requireNonNull(listener, "listener");
             return this;
         }

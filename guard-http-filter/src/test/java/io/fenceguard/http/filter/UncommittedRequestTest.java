@@ -9,7 +9,7 @@ import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.JdbcHighWaterStore;
 import io.fenceguard.admission.Problem;
-import io.fenceguard.admission.RefusalListener;
+import io.fenceguard.core.RefusalListener;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.admission.support.Stores;
 import io.fenceguard.core.Fence;
@@ -146,7 +146,7 @@ class UncommittedRequestTest {
     }
 
     private static RefusalListener listener(BlockingQueue<Problem> refused) {
-        return (method, path, problem) -> refused.add(problem);
+        return refusal -> refused.add(refusal.original(Problem.class).orElseThrow());
     }
 
     /** The type of the next refusal the listener is told of; the filter tells it after the answer is sent. */

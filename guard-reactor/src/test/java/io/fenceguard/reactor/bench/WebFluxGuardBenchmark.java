@@ -190,7 +190,7 @@ public final class WebFluxGuardBenchmark {
             if (requestSigned) {
                 fence = fence.withRequestSignatures((NonceStore) store.backend(), true);
             }
-            FencingWebFilter filter = FencingWebFilter.of(fence, (m, p, problem) -> { },
+            FencingWebFilter filter = FencingWebFilter.of(fence, refusal -> { },
                     immediate ? Schedulers.immediate() : Schedulers.boundedElastic());
             builder.filter(coalescing ? filter : filter.withoutCoalescing());
         }

@@ -94,11 +94,11 @@ public class FenceguardJdbcProperties {
     }
 
     FencingConfig toConfig() {
-        return toConfig(refusal -> { });
+        return toConfig(io.fenceguard.core.RefusalListener.none());
     }
 
     /** The configuration, telling {@code refusals} of every refused statement. */
-    FencingConfig toConfig(io.fenceguard.jdbc.StatementRefusalListener refusals) {
+    FencingConfig toConfig(io.fenceguard.core.RefusalListener refusals) {
         FencingConfig.Builder builder = FencingConfig.builder()
                 .onRefusal(refusals)
                 .gateMode(gateMode)

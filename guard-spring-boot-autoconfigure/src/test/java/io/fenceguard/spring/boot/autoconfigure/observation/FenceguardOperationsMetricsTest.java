@@ -1,4 +1,4 @@
-package io.fenceguard.spring.boot.autoconfigure.observability;
+package io.fenceguard.spring.boot.autoconfigure.observation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

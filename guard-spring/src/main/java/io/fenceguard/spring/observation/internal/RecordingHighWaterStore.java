@@ -1,10 +1,11 @@
-package io.fenceguard.spring.observation;
+package io.fenceguard.spring.observation.internal;
 
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.IdempotentAdmissionStore;
 import io.fenceguard.core.Fence;
+import io.fenceguard.spring.observation.FenceguardActivity;
 import java.util.Locale;
 
 /**

@@ -1,4 +1,4 @@
-package io.fenceguard.spring.boot.autoconfigure.observability;
+package io.fenceguard.spring.boot.autoconfigure.observation;
 
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.spring.boot.autoconfigure.core.LeaseStoreHealth;

@@ -1,4 +1,4 @@
-package io.fenceguard.spring.web.reactive;
+package io.fenceguard.spring.web.webflux;
 
 import io.fenceguard.admission.FencedEndpoint;
 import io.fenceguard.admission.FencedRoute;

@@ -1,4 +1,4 @@
-package io.fenceguard.spring.boot.autoconfigure.observability;
+package io.fenceguard.spring.boot.autoconfigure.observation;
 
 import io.fenceguard.core.InvalidResourceNameException;
 import io.fenceguard.core.Lease;

@@ -1,4 +1,4 @@
-package io.fenceguard.spring.boot.autoconfigure.observability;
+package io.fenceguard.spring.boot.autoconfigure.observation;
 
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -11,9 +11,10 @@ import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.LeaseTimeoutException;
+import io.fenceguard.core.Refusal;
+import io.fenceguard.core.RefusalListener;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.messaging.MessageAdmission;
-import io.fenceguard.messaging.MessageRefusalListener;
 import io.fenceguard.messaging.MessageRefusedException;
 import io.fenceguard.redis.RedisLeaseConfig;
 import io.fenceguard.redis.RedisLeaseProvider;
@@ -119,24 +120,51 @@ class FenceguardObservationTest {
 
     @Test
     void theResourceNameGoesToSpansOnlyWhenEnabled() {
-        runner.withPropertyValues("fenceguard.observability.include-resource=true").run(context -> {
-            String resource = "obs:" + UUID.randomUUID();
-            context.getBean(LeaseManager.class).acquire(resource, Duration.ofSeconds(2)).close();
-            Spans spans = context.getBean(Spans.class);
-            assertThat(spans.stopped).filteredOn(c -> ObservedLeases.ACQUIRE.equals(c.getName()))
-                    .singleElement().satisfies(c -> assertThat(c.getHighCardinalityKeyValue("resource").getValue())
-                            .isEqualTo(resource));
-            assertThat(context.getBean(MeterRegistry.class).getMeters())
-                    .allSatisfy(m -> assertThat(m.getId().getTags())
-                            .allSatisfy(tag -> assertThat(tag.getValue()).doesNotContain("obs:")));
+        runner.withPropertyValues("fenceguard.observation.include-resource=true")
+                .run(context -> assertResourceOnSpansOnly(context));
+    }
+
+    /** Configurations written for the former prefix keep working; the key under the current one wins. */
+    @Test
+    void theFormerObservabilityKeysStillApply() {
+        runner.withPropertyValues("fenceguard.observability.include-resource=true",
+                "fenceguard.observability.recent-events=3").run(context -> {
+            assertResourceOnSpansOnly(context);
+            FenceguardObservationProperties current = context.getBean(FenceguardObservationProperties.class);
+            assertThat(current.orFormer(context.getBean(FormerObservationProperties.class)).getRecentEvents())
+                    .isEqualTo(3);
+            for (int i = 0; i < 5; i++) {
+                context.getBean(RefusalListener.class)
+                        .refused(Refusal.builder(Refusal.Layer.MESSAGING, "stale").detail("#" + i).build());
+            }
+            assertThat(context.getBean(FenceguardActivity.class).recentRefusals()).hasSize(3);
         });
+        runner.withPropertyValues("fenceguard.observability.include-resource=true",
+                "fenceguard.observation.include-resource=false").run(context -> {
+            context.getBean(LeaseManager.class).acquire("obs:" + UUID.randomUUID(), Duration.ofSeconds(2)).close();
+            assertThat(context.getBean(Spans.class).stopped)
+                    .filteredOn(c -> ObservedLeases.ACQUIRE.equals(c.getName()))
+                    .singleElement().satisfies(c -> assertThat(c.getHighCardinalityKeyValue("resource")).isNull());
+        });
+    }
+
+    private static void assertResourceOnSpansOnly(org.springframework.context.ApplicationContext context) {
+        String resource = "obs:" + UUID.randomUUID();
+        context.getBean(LeaseManager.class).acquire(resource, Duration.ofSeconds(2)).close();
+        Spans spans = context.getBean(Spans.class);
+        assertThat(spans.stopped).filteredOn(c -> ObservedLeases.ACQUIRE.equals(c.getName()))
+                .singleElement().satisfies(c -> assertThat(c.getHighCardinalityKeyValue("resource").getValue())
+                        .isEqualTo(resource));
+        assertThat(context.getBean(MeterRegistry.class).getMeters())
+                .allSatisfy(m -> assertThat(m.getId().getTags())
+                        .allSatisfy(tag -> assertThat(tag.getValue()).doesNotContain("obs:")));
     }
 
     @Test
     void refusedMessagesAreObservedByLayerAndReasonAndListedByTheEndpoint() {
         runner.run(context -> {
             MessageAdmission admission = MessageAdmission.of(InMemoryHighWaterStore.create(),
-                    context.getBean(MessageRefusalListener.class));
+                    context.getBean(RefusalListener.class));
             admission.admit("v1;r=account:9;t=20", "kafka:orders-0@1");
             assertThatThrownBy(() -> admission.admit("v1;r=account:9;t=19", "kafka:orders-0@2"))
                     .isInstanceOf(MessageRefusedException.class);
@@ -147,7 +175,7 @@ class FenceguardObservationTest {
                     .isEqualTo(1);
             assertThat(meters.get(ObservedRefusals.REFUSED).tags("layer", "messaging", "reason", "missing").timer().count())
                     .isEqualTo(1);
-            List<FenceguardActivity.Refusal> refusals = context.getBean(FenceguardActivity.class).recentRefusals();
+            List<FenceguardActivity.RecentRefusal> refusals = context.getBean(FenceguardActivity.class).recentRefusals();
             assertThat(refusals).hasSize(2);
             assertThat(refusals.get(1)).satisfies(r -> {
                 assertThat(r.layer()).isEqualTo("messaging");
@@ -197,8 +225,8 @@ class FenceguardObservationTest {
     @Test
     void httpRefusalsAreObservedWithTheProblemTypeAsReason() {
         runner.run(context -> {
-            io.fenceguard.admission.RefusalListener listener = context.getBean(io.fenceguard.admission.RefusalListener.class);
-            listener.refused("PUT", "/accounts/1", io.fenceguard.admission.Problem.notAdmitted());
+            RefusalListener listener = context.getBean(RefusalListener.class);
+            listener.refused(io.fenceguard.admission.Problem.notAdmitted().refusal("PUT", "/accounts/1"));
             assertThat(context.getBean(MeterRegistry.class).get(ObservedRefusals.REFUSED)
                     .tags("layer", "http", "reason", "not-admitted").timer().count()).isEqualTo(1);
             assertThat(context.getBean(FenceguardActivity.class).recentRefusals()).singleElement()

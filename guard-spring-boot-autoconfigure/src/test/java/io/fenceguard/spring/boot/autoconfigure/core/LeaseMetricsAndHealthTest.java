@@ -2,14 +2,14 @@ package io.fenceguard.spring.boot.autoconfigure.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fenceguard.spring.boot.autoconfigure.observability.FenceguardObservationAutoConfiguration;
+import io.fenceguard.spring.boot.autoconfigure.observation.FenceguardObservationAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.redis.FenceguardRedisAutoConfiguration;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseLossReason;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.LeaseTimeoutException;
 import io.fenceguard.redis.RedisLeaseProvider;
-import io.fenceguard.spring.metrics.FenceguardLeaseMetrics;
+import io.fenceguard.spring.observation.FenceguardLeaseMetrics;
 import io.fenceguard.test.support.TestRedisson;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -27,7 +27,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** Lease metrics bound by Boot's metrics auto-configuration, and the {@code fenceguard} health indicator. */
-class FenceguardObservabilityTest {
+class LeaseMetricsAndHealthTest {
 
     private static final RedissonClient redisson = TestRedisson.shared();
 

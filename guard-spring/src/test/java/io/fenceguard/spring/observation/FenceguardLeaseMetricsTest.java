@@ -1,4 +1,4 @@
-package io.fenceguard.spring.metrics;
+package io.fenceguard.spring.observation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,5 +1,6 @@
-package io.fenceguard.spring.boot.autoconfigure.reactive;
+package io.fenceguard.spring.boot.autoconfigure.webflux;
 
+import io.fenceguard.core.RefusalListener;
 import io.fenceguard.spring.boot.autoconfigure.core.FenceguardLeaseAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpProperties;
@@ -14,7 +15,6 @@ import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.OutboundFence;
-import io.fenceguard.admission.RefusalListener;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.admission.TokenBound;
 import io.fenceguard.jdbc.FencedTable;
@@ -24,7 +24,7 @@ import io.fenceguard.reactor.r2dbc.FencedConnectionFactory;
 import io.r2dbc.spi.ConnectionFactory;
 import io.fenceguard.reactor.webflux.FencedEndpointWebFilter;
 import io.fenceguard.reactor.webflux.FencingWebFilter;
-import io.fenceguard.spring.web.reactive.ReactiveFencedHandlerRoutes;
+import io.fenceguard.spring.web.webflux.ReactiveFencedHandlerRoutes;
 import io.fenceguard.reactor.webflux.ReactiveFencingExchangeFilterFunction;
 import io.fenceguard.reactor.spring.FencedConnectionFactoryPostProcessor;
 import java.util.List;
@@ -151,10 +151,8 @@ public class FenceguardReactiveAutoConfiguration {
         @ConditionalOnMissingBean
         FencingWebFilter fencingWebFilter(InboundFence fence, HighWaterStore store, FenceguardHttpProperties properties,
                 ObjectProvider<RefusalListener> listeners) {
-            List<RefusalListener> all = listeners.orderedStream().toList();
-            RefusalListener each = (method, path, problem) -> all.forEach(l -> l.refused(method, path, problem));
             // The in-memory store never blocks: checked on the event loop. The others go to boundedElastic.
-            FencingWebFilter filter = FencingWebFilter.of(fence, each, store instanceof InMemoryHighWaterStore
+            FencingWebFilter filter = FencingWebFilter.of(fence, RefusalListener.all(listeners.orderedStream().toList()), store instanceof InMemoryHighWaterStore
                     ? Schedulers.immediate() : Schedulers.boundedElastic())
                     .withOrder(properties.getServer().getFilterOrder())
                     .withMaxSignedBodyBytes((int) Math.min(Integer.MAX_VALUE,

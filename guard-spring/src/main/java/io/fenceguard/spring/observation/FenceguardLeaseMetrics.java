@@ -1,4 +1,4 @@
-package io.fenceguard.spring.metrics;
+package io.fenceguard.spring.observation;
 
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseLossReason;

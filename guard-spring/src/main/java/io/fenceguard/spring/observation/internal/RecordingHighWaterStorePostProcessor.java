@@ -1,6 +1,7 @@
-package io.fenceguard.spring.observation;
+package io.fenceguard.spring.observation.internal;
 
 import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.spring.observation.FenceguardActivity;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 

@@ -1,4 +1,4 @@
-package io.fenceguard.spring.boot.autoconfigure.reactive;
+package io.fenceguard.spring.boot.autoconfigure.webflux;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

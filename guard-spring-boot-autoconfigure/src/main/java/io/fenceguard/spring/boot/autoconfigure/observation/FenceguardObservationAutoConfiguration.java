@@ -1,22 +1,16 @@
-package io.fenceguard.spring.boot.autoconfigure.observability;
+package io.fenceguard.spring.boot.autoconfigure.observation;
 
 import io.fenceguard.spring.boot.autoconfigure.core.FenceguardHealthIndicator;
 import io.fenceguard.spring.boot.autoconfigure.core.FenceguardLeaseAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.core.LeaseStoreHealth;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.admission.HighWaterStore;
-import io.fenceguard.admission.RefusalListener;
-import io.fenceguard.jdbc.StatementRefusalListener;
-import io.fenceguard.messaging.MessageRefusalListener;
 import io.fenceguard.redis.RedisLeaseProvider;
-import io.fenceguard.spring.metrics.FenceguardLeaseMetrics;
+import io.fenceguard.spring.observation.FenceguardLeaseMetrics;
 import io.fenceguard.spring.observation.FenceguardActivity;
-import io.fenceguard.spring.observation.ObservedHttpRefusals;
 import io.fenceguard.spring.observation.ObservedLeases;
-import io.fenceguard.spring.observation.ObservedMessageRefusals;
 import io.fenceguard.spring.observation.ObservedRefusals;
-import io.fenceguard.spring.observation.ObservedStatementRefusals;
-import io.fenceguard.spring.observation.RecordingHighWaterStorePostProcessor;
+import io.fenceguard.spring.observation.internal.RecordingHighWaterStorePostProcessor;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetricsPublisher;
@@ -42,7 +36,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Observability of leases and refusals, each part when its library is present: observations (Micrometer
+ * Observation of leases and refusals, each part when its library is present: observations (Micrometer
  * Observation API: meters and spans from one instrument), lease meters (a {@link MeterBinder} that Boot binds
  * to its registries), the {@code fenceguard} health indicator and its {@code fenceguard.store.up} gauge, the Redis
  * circuit breaker's meters, and the {@code fenceguard} actuator endpoint.
@@ -50,13 +44,14 @@ import org.springframework.context.annotation.Configuration;
 @AutoConfiguration(after = FenceguardLeaseAutoConfiguration.class,
         afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
 @ConditionalOnBean(LeaseManager.class)
-@EnableConfigurationProperties(FenceguardObservabilityProperties.class)
+@EnableConfigurationProperties({FenceguardObservationProperties.class, FormerObservationProperties.class})
 public class FenceguardObservationAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public FenceguardActivity fenceguardActivity(LeaseManager leases, FenceguardObservabilityProperties properties) {
-        FenceguardActivity activity = new FenceguardActivity(properties.getRecentEvents());
+    public FenceguardActivity fenceguardActivity(LeaseManager leases, FenceguardObservationProperties current,
+            FormerObservationProperties former) {
+        FenceguardActivity activity = new FenceguardActivity(current.orFormer(former).getRecentEvents());
         leases.addObserver(activity);
         return activity;
     }
@@ -64,9 +59,10 @@ public class FenceguardObservationAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public ObservedRefusals fenceguardObservedRefusals(ObjectProvider<ObservationRegistry> registry,
-            FenceguardActivity activity, FenceguardObservabilityProperties properties) {
+            FenceguardActivity activity, FenceguardObservationProperties current,
+            FormerObservationProperties former) {
         return new ObservedRefusals(registry.getIfAvailable(() -> ObservationRegistry.NOOP), activity,
-                properties.isIncludeResource());
+                current.orFormer(former).isIncludeResource());
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -77,8 +73,9 @@ public class FenceguardObservationAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         ObservedLeases fenceguardObservedLeases(LeaseManager leases, ObservationRegistry registry,
-                FenceguardObservabilityProperties properties) {
-            ObservedLeases observer = new ObservedLeases(registry, properties.isIncludeResource());
+                FenceguardObservationProperties current,
+            FormerObservationProperties former) {
+            ObservedLeases observer = new ObservedLeases(registry, current.orFormer(former).isIncludeResource());
             leases.addObserver(observer);
             return observer;
         }
@@ -189,15 +186,10 @@ public class FenceguardObservationAutoConfiguration {
         }
     }
 
-    /** HTTP refusals (stale tokens, signing failures, …) into observations and the endpoint. */
+    /** With HTTP admission: the high-water stores in the health, and their answers in the endpoint. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(RefusalListener.class)
+    @ConditionalOnClass(HighWaterStore.class)
     static class Http {
-
-        @Bean
-        RefusalListener fenceguardObservedHttpRefusals(ObservedRefusals refusals) {
-            return new ObservedHttpRefusals(refusals);
-        }
 
         /** The high-water stores in the {@code fenceguard} health. */
         @Bean
@@ -212,29 +204,6 @@ public class FenceguardObservationAutoConfiguration {
         static RecordingHighWaterStorePostProcessor fenceguardHighWaterRecorder(
                 ObjectProvider<FenceguardActivity> activity) {
             return new RecordingHighWaterStorePostProcessor("highWaterStore", activity);
-        }
-    }
-
-    /** Statements refused by fenceguard-jdbc (stale tokens at the database, statements the guard will not send). */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(StatementRefusalListener.class)
-    static class Jdbc {
-
-        @Bean
-        StatementRefusalListener fenceguardObservedStatementRefusals(ObservedRefusals refusals) {
-            return new ObservedStatementRefusals(refusals);
-        }
-    }
-
-    /** Refused messages: the application passes this listener to {@code MessageAdmission.of(store, listener)}. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(MessageRefusalListener.class)
-    static class Messaging {
-
-        @Bean
-        @ConditionalOnMissingBean
-        MessageRefusalListener fenceguardObservedMessageRefusals(ObservedRefusals refusals) {
-            return new ObservedMessageRefusals(refusals);
         }
     }
 
