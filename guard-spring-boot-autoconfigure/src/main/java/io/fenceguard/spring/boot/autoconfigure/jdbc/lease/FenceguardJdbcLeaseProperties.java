@@ -1,4 +1,4 @@
-package io.fenceguard.spring.boot.autoconfigure.jdbclock;
+package io.fenceguard.spring.boot.autoconfigure.jdbc.lease;
 
 import io.fenceguard.jdbc.lease.JdbcLeaseConfig;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.fenceguard.spring.boot.autoconfigure.jdbclock;
+package io.fenceguard.spring.boot.autoconfigure.jdbc.lease;
 
 import io.fenceguard.spring.boot.autoconfigure.core.ConditionalOnLeaseStore;
 import io.fenceguard.spring.boot.autoconfigure.core.FenceguardLeaseAutoConfiguration;
