@@ -1,4 +1,4 @@
-package io.fenceguard.spring.boot.autoconfigure.redis;
+package io.fenceguard.spring.boot.autoconfigure.redis.internal;
 
 import io.fenceguard.redis.JdbcTokenEpochSource;
 import io.fenceguard.redis.TokenEpochSource;
