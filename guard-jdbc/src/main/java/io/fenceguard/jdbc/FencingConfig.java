@@ -63,10 +63,12 @@ public final class FencingConfig {
         return Optional.empty();
     }
 
+    /** When a transaction claims its resource's high-water mark. */
     public ClaimMode claimMode() {
         return claimMode;
     }
 
+    /** The high-water table, one row per resource holding its mark, schema-qualified as configured. */
     public String highWaterTable() {
         return highWaterTable;
     }
@@ -189,11 +191,13 @@ public final class FencingConfig {
             return this;
         }
 
+        /** When a transaction claims its resource's high-water mark (default {@link ClaimMode#EXPLICIT}). */
         public Builder claimMode(ClaimMode mode) {
             this.claimMode = mode;
             return this;
         }
 
+        /** The high-water table, {@code [schema.]table} (default {@value #DEFAULT_HIGH_WATER_TABLE}). */
         public Builder highWaterTable(String table) {
             this.highWaterTable = table;
             return this;
