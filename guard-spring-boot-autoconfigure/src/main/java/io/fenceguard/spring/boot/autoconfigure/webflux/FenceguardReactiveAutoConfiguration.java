@@ -103,8 +103,8 @@ public class FenceguardReactiveAutoConfiguration {
         }
 
         private static FencingConfig config(FenceguardJdbcProperties props) {
-            FencingConfig.Builder builder = FencingConfig.builder().gateMode(props.getGateMode())
-                    .gateTable(props.getGateTable()).dialect(props.getDialect()).planCacheSize(props.getPlanCacheSize());
+            FencingConfig.Builder builder = FencingConfig.builder().claimMode(props.getClaimMode())
+                    .highWaterTable(props.getHighWaterTable()).dialect(props.getDialect()).planCacheSize(props.getPlanCacheSize());
             for (String table : props.getTables()) {
                 builder.fence(FencedTable.of(table, props.getTokenColumns().getOrDefault(table, props.getTokenColumn())));
             }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fenceguard.spring.boot.autoconfigure.core.FenceguardLeaseAutoConfiguration;
-import io.fenceguard.spring.boot.autoconfigure.jdbclock.FenceguardJdbcLockAutoConfiguration;
+import io.fenceguard.spring.boot.autoconfigure.jdbc.lease.FenceguardJdbcLeaseAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.redis.FenceguardRedisAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.redlock.FenceguardRedlockAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.zookeeper.FenceguardZooKeeperAutoConfiguration;
@@ -43,7 +43,7 @@ class OtherLeaseStoresTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FenceguardRedisAutoConfiguration.class,
-                    FenceguardZooKeeperAutoConfiguration.class, FenceguardJdbcLockAutoConfiguration.class,
+                    FenceguardZooKeeperAutoConfiguration.class, FenceguardJdbcLeaseAutoConfiguration.class,
                     FenceguardRedlockAutoConfiguration.class, FenceguardLeaseAutoConfiguration.class));
 
     @BeforeAll
@@ -123,8 +123,8 @@ class OtherLeaseStoresTest {
                 dataSource.setSchema(scratch.schema()); // the scratch schema, not the server's default
             }
             runner.withBean(DataSource.class, () -> dataSource)
-                    .withPropertyValues("fenceguard.lease.store=jdbc", "fenceguard.jdbc-lock.table-name=boot_lease",
-                            "fenceguard.jdbc-lock.max-poll=50ms")
+                    .withPropertyValues("fenceguard.lease.store=jdbc", "fenceguard.jdbc-lease.table-name=boot_lease",
+                            "fenceguard.jdbc-lease.max-poll=50ms")
                     .run(context -> {
                         assertThat(context).hasSingleBean(JdbcLeaseProvider.class);
                         long last = leasesWork(context.getBean(LeaseManager.class), "boot:jdbc");
@@ -136,9 +136,9 @@ class OtherLeaseStoresTest {
                         }
                     });
             runner.withBean(DataSource.class, () -> dataSource)
-                    .withPropertyValues("fenceguard.lease.store=jdbc", "fenceguard.jdbc-lock.statement-timeout=10ms")
+                    .withPropertyValues("fenceguard.lease.store=jdbc", "fenceguard.jdbc-lease.statement-timeout=10ms")
                     .run(context -> assertThat(context).hasFailed().getFailure()
-                            .hasStackTraceContaining("fenceguard.jdbc-lock").hasStackTraceContaining("statementTimeout"));
+                            .hasStackTraceContaining("fenceguard.jdbc-lease").hasStackTraceContaining("statementTimeout"));
         }
     }
 

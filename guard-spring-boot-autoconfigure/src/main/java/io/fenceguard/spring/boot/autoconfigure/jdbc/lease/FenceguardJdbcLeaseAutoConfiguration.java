@@ -1,4 +1,4 @@
-package io.fenceguard.spring.boot.autoconfigure.jdbclock;
+package io.fenceguard.spring.boot.autoconfigure.jdbc.lease;
 
 import io.fenceguard.spring.boot.autoconfigure.core.ConditionalOnLeaseStore;
 import io.fenceguard.spring.boot.autoconfigure.core.FenceguardLeaseAutoConfiguration;
@@ -13,27 +13,36 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * A {@link JdbcLeaseProvider} on the application's {@link DataSource} when {@code fenceguard.lease.store=jdbc}
  * and the application has no {@link LeaseProvider} of its own; the lease table is created at startup
- * unless {@code fenceguard.jdbc-lock.create-table=false}.
+ * unless {@code fenceguard.jdbc-lease.create-table=false}.
  */
 @AutoConfiguration(before = FenceguardLeaseAutoConfiguration.class,
         afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @ConditionalOnClass(JdbcLeaseProvider.class)
 @ConditionalOnBooleanProperty(name = "fenceguard.enabled", matchIfMissing = true)
 @ConditionalOnLeaseStore(LeaseStore.JDBC)
-@EnableConfigurationProperties(FenceguardJdbcLockProperties.class)
-public class FenceguardJdbcLockAutoConfiguration {
+public class FenceguardJdbcLeaseAutoConfiguration {
+
+    /**
+     * {@code fenceguard.jdbc-lease.*} over the deprecated {@code fenceguard.jdbc-lock.*}; Boot binds the new prefix
+     * again when it post-processes the bean, which changes nothing.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public FenceguardJdbcLeaseProperties fenceguardJdbcLeaseProperties(Environment environment) {
+        return FenceguardJdbcLeaseProperties.bind(environment);
+    }
 
     /** Closed with the context (its renewal threads); the DataSource stays the application's. */
     @Bean
     @ConditionalOnBean(DataSource.class)
     @ConditionalOnMissingBean(LeaseProvider.class)
-    public JdbcLeaseProvider jdbcLeaseProvider(DataSource dataSource, FenceguardJdbcLockProperties properties) {
+    public JdbcLeaseProvider jdbcLeaseProvider(DataSource dataSource, FenceguardJdbcLeaseProperties properties) {
         JdbcLeaseConfig config = properties.toJdbcLeaseConfig();
         if (properties.isCreateTable()) {
             JdbcLeaseSchema.create(dataSource, config);

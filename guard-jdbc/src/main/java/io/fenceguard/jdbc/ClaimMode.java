@@ -1,8 +1,8 @@
 package io.fenceguard.jdbc;
 
-/** When a guarded transaction claims its resource's gate row. */
-public enum GateMode {
-    /** Only when the application calls {@link Gate#claim}. */
+/** When a guarded transaction claims its resource's high-water mark (its row in the high-water table). */
+public enum ClaimMode {
+    /** Only when the application calls {@link HighWaterMarks#claim}. */
     EXPLICIT,
     /**
      * Before the first statement of every transaction that runs while a lease is in context. An

@@ -1,7 +1,8 @@
-package io.fenceguard.spring.boot.autoconfigure.redis;
+package io.fenceguard.spring.boot.autoconfigure.redis.internal;
 
 import io.fenceguard.redis.JdbcTokenEpochSource;
 import io.fenceguard.redis.TokenEpochSource;
+import io.fenceguard.spring.boot.autoconfigure.redis.FenceguardRedisProperties;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
@@ -18,7 +19,8 @@ import org.springframework.util.ClassUtils;
  * provider and every inbound bound (HTTP, messages) agree: the application's TokenEpochSource bean; else, unless
  * {@code fenceguard.redis.token-epoch=clock}, a sequence in its one DataSource when that database outlives the
  * application (not an in-memory H2, HSQLDB or Derby, as Spring Boot's {@code EmbeddedDatabaseConnection} tells);
- * else none (the clock floor).
+ * else none (the clock floor). Wiring of this module only (the Redis, HTTP and messaging auto-configurations), not
+ * API: an application that wants another source declares a TokenEpochSource bean.
  */
 public final class RedisTokenEpochs {
 

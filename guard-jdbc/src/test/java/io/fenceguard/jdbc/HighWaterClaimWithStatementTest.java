@@ -17,12 +17,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * On PostgreSQL with {@link GateMode#FIRST_STATEMENT}, the gate claim travels with the transaction's first
+ * On PostgreSQL with {@link ClaimMode#FIRST_STATEMENT}, the high-water claim travels with the transaction's first
  * statement as one multi-statement execution (one round trip) instead of an execution of its own; the
  * caller sees exactly the results of its statement, and a stale claim still fails the statement before any
  * of it runs. Counted: executions the driver was asked for, through a counting DataSource under the guard.
  */
-class GateClaimWithStatementTest {
+class HighWaterClaimWithStatementTest {
 
     private static final String TABLE = "fg_claim_together";
     private static final String RESOURCE = "account:together";
@@ -39,7 +39,7 @@ class GateClaimWithStatementTest {
                 "INSERT INTO " + TABLE + " (id, balance) VALUES (1, 100), (2, 200)",
                 "DELETE FROM fenceguard_gate WHERE resource = '" + RESOURCE + "'");
         fenced = FencedDataSource.wrap(counting(raw), FencingConfig.builder().fence(TABLE)
-                .gateMode(GateMode.FIRST_STATEMENT).build());
+                .claimMode(ClaimMode.FIRST_STATEMENT).build());
     }
 
     @Test
@@ -72,7 +72,7 @@ class GateClaimWithStatementTest {
             }
         });
         assertThat(balance).isEqualTo(100);
-        assertThat(gateToken()).isEqualTo(50);
+        assertThat(markToken()).isEqualTo(50);
         assertThat(value("SELECT balance || ':' || current_token FROM " + TABLE + " WHERE id = 1")).isEqualTo("101:50");
     }
 
@@ -125,7 +125,7 @@ class GateClaimWithStatementTest {
                 return update.executeUpdate();   // auto-commit: a transaction of its own, claim included
             }
         });
-        assertThat(gateToken()).isEqualTo(60);
+        assertThat(markToken()).isEqualTo(60);
         // an older holder's read-modify-write: refused at its first statement, a read of another table's row
         assertThatThrownBy(() -> as(RESOURCE, 59, () -> {
             try (Connection c = fenced.getConnection()) {
@@ -152,7 +152,7 @@ class GateClaimWithStatementTest {
         })).isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.getMessage()).contains("fenceguard_gate"));
         assertThat(value("SELECT string_agg(balance || ':' || coalesce(current_token, 0), ',' ORDER BY id) FROM " + TABLE))
                 .isEqualTo("600:60,200:0");
-        assertThat(gateToken()).isEqualTo(60);
+        assertThat(markToken()).isEqualTo(60);
     }
 
     @Test
@@ -173,11 +173,11 @@ class GateClaimWithStatementTest {
                 return null;
             }
         });
-        assertThat(gateToken()).isEqualTo(70);
+        assertThat(markToken()).isEqualTo(70);
     }
 
     @Test
-    void aClaimByTheTokenTheGateHoldsLocksTheRowWithoutANewVersionOfIt() throws Exception {
+    void aClaimByTheTokenTheMarkHoldsLocksTheRowWithoutANewVersionOfIt() throws Exception {
         TestFence.SqlWork<Integer> write = () -> {
             try (Connection c = fenced.getConnection(); PreparedStatement update = c.prepareStatement(
                     "UPDATE " + TABLE + " SET balance = balance + 1 WHERE id = 1")) {
@@ -207,10 +207,10 @@ class GateClaimWithStatementTest {
         as(RESOURCE, 81, write);
         assertThat(value("SELECT xmin::text FROM fenceguard_gate WHERE resource = '" + RESOURCE + "'"))
                 .as("a newer token writes the row").isNotEqualTo(version);
-        assertThat(gateToken()).isEqualTo(81);
+        assertThat(markToken()).isEqualTo(81);
     }
 
-    private long gateToken() throws SQLException {
+    private long markToken() throws SQLException {
         return Long.parseLong(value("SELECT token FROM fenceguard_gate WHERE resource = '" + RESOURCE + "'"));
     }
 
