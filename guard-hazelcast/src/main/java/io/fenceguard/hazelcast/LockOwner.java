@@ -8,6 +8,8 @@ import io.fenceguard.core.ResourceName;
 import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -15,19 +17,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The thread that takes, holds and gives back one lease's {@link FencedLock}. A FencedLock belongs to the thread that
- * locked it (within its member's CP session): an unlock or an ownership check from any other thread is refused or
- * answers for that other thread. So every call on the lock of one lease runs here, and the provider's callers (the
- * acquiring thread, the renewal scheduler, whoever releases) hand their work over and wait for the answer with a
- * timeout of their own. A thread of its own per lease also keeps two leases of one process apart: FencedLock is
- * reentrant per thread, and a pooled thread that still held a lock it could not give back would be handed the same
- * lock, with the same fence, again.
+ * Takes, holds and gives back one lease's {@link FencedLock}, on a thread of the provider's pool that serves this lease
+ * until it ends. A FencedLock belongs to the thread that locked it (within its member's CP session); here every call of
+ * the lease is made under an owner id of the lease's own ({@link LockOwnerIds}), so the lock is the lease's, not the
+ * pooled thread's. The calls run on that thread, not the caller's, because a FencedLock call cannot be given a timeout
+ * and, without a CP majority, Hazelcast retries it for minutes: the provider's callers (the acquiring thread, the
+ * renewal scheduler, whoever releases) hand their work over and wait for the answer with a timeout of their own. The
+ * lease's own owner id also keeps two leases of one process apart: FencedLock is reentrant per owner, and a pooled
+ * thread that still held a lock it could not give back would otherwise be handed the same lock, with the same fence,
+ * again.
  *
- * <p>The thread ends once the lock is given back (released, expired here, abandoned) or found lost. A lock it could
- * not give back because the CP group did not answer (or might hold although the lock call failed) is given back again
- * and again until the group answers, the ownership is gone, the Hazelcast instance stops, or five minutes passed: the
- * member's CP session outlives the lease, and a lock left behind would block its resource for as long as the member
- * lives.
+ * <p>The thread returns to its pool once the lock is given back (released, expired here, abandoned) or found lost. A
+ * lock it could not give back because the CP group did not answer (or might hold although the lock call failed) is
+ * given back again and again until the group answers, the ownership is gone, the Hazelcast instance stops, or five
+ * minutes passed: the member's CP session outlives the lease, and a lock left behind would block its resource for as
+ * long as the member lives.
  */
 final class LockOwner {
 
@@ -44,7 +48,9 @@ final class LockOwner {
     private final ResourceName resource;
     private final long leaseNanos;
     private final long deadlineNanos;
-    private final Thread thread;
+    private final Executor threads;
+    /** The lease's owner of its FencedLock, in place of the serving thread's id. */
+    private final long ownerId = LockOwnerIds.next();
     /** The fence, {@link FencedLock#INVALID_FENCE} when the wait ran out; cancelled by a caller that gave up. */
     private final CompletableFuture<Long> granted = new CompletableFuture<>();
     private final Queue<Runnable> commands = new ArrayDeque<>();
@@ -56,13 +62,14 @@ final class LockOwner {
     private long fence;
 
     /**
-     * @param locks         the lock's proxy: asked for on this thread, as it may ask the CP group for the lock's group
+     * @param locks         the lock's proxy: asked for on the serving thread, as it may ask the CP group for the lock's group
      * @param sentNanos     when the acquire was asked for: the lease counts from there
      * @param deadlineNanos the end of the acquire's wait
-     * @param onEnd         called once, on this thread, when the lease ends here
+     * @param threads       the pool whose thread serves the lease until it ends
+     * @param onEnd         called once, on the serving thread, when the lease ends here
      */
     LockOwner(HazelcastInstance hazelcast, Supplier<FencedLock> locks, ResourceName resource, long leaseNanos, long sentNanos,
-              long deadlineNanos, Runnable onEnd) {
+              long deadlineNanos, Executor threads, Runnable onEnd) {
         this.hazelcast = hazelcast;
         this.locks = locks;
         this.resource = resource;
@@ -70,12 +77,16 @@ final class LockOwner {
         this.expiresAtNanos = sentNanos + leaseNanos;
         this.deadlineNanos = deadlineNanos;
         this.onEnd = onEnd;
-        this.thread = new Thread(this::run, "fenceguard-hazelcast-lock " + resource);
-        this.thread.setDaemon(true);
+        this.threads = threads;
     }
 
+    /** Completes exceptionally at once when the pool takes no more work (the provider closed). */
     CompletableFuture<Long> start() {
-        thread.start();
+        try {
+            threads.execute(this::serveLease);
+        } catch (RejectedExecutionException e) {
+            granted.completeExceptionally(e);
+        }
         return granted;
     }
 
@@ -133,7 +144,7 @@ final class LockOwner {
 
     /**
      * The lock is gone or cannot be kept (its instance stops, its client lost the cluster): ends the lease, tells its
-     * watch, and gives the lock back if the group still holds it for this thread.
+     * watch, and gives the lock back if the group still holds it for this lease.
      */
     void revoke() {
         Consumer<LeaseLossReason> listener;
@@ -176,6 +187,15 @@ final class LockOwner {
         };
     }
 
+    private void serveLease() {
+        LockOwnerIds.adopt(ownerId);
+        try {
+            run();
+        } finally {
+            LockOwnerIds.clear();
+        }
+    }
+
     private void run() {
         long fence;
         try {
@@ -188,7 +208,7 @@ final class LockOwner {
         } catch (Throwable e) {
             granted.completeExceptionally(e);
             if (lock != null) {
-                // The group may have granted the lock although its answer was lost: give it back if it is this thread's.
+                // The group may have granted the lock although its answer was lost: give it back if it is this lease's.
                 giveBackIfHeld();
             }
             onEnd.run();
@@ -242,7 +262,7 @@ final class LockOwner {
         }
     }
 
-    /** Unlocks on this thread, again and again while the CP group does not answer; completes {@code answer} at the first try. */
+    /** Unlocks for this lease, again and again while the CP group does not answer; completes {@code answer} at the first try. */
     private void giveBack(CompletableFuture<Boolean> answer) {
         retry(() -> {
             lock.unlock();
@@ -259,7 +279,7 @@ final class LockOwner {
     }
 
     /**
-     * Runs {@code call} until it returns; {@code notHeld} when the lock is not this thread's (its session was closed:
+     * Runs {@code call} until it returns; {@code notHeld} when the lock is not this lease's (its session was closed:
      * nothing to give back). Tried again every half second while the instance runs, for at most
      * {@link #GIVE_BACK_PATIENCE_NANOS}; {@code failed} is told of the first failure.
      */
@@ -271,7 +291,7 @@ final class LockOwner {
                 call.run();
                 return;
             } catch (IllegalMonitorStateException e) {
-                // LockOwnershipLostException too: not held by this thread any longer.
+                // LockOwnershipLostException too: not held by this lease any longer.
                 notHeld.run();
                 return;
             } catch (RuntimeException e) {
