@@ -9,7 +9,8 @@ import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -17,18 +18,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Takes, holds and gives back one lease's {@link FencedLock}, on a thread of the provider's pool that serves this lease
- * until it ends. A FencedLock belongs to the thread that locked it (within its member's CP session); here every call of
- * the lease is made under an owner id of the lease's own ({@link LockOwnerIds}), so the lock is the lease's, not the
- * pooled thread's. The calls run on that thread, not the caller's, because a FencedLock call cannot be given a timeout
- * and, without a CP majority, Hazelcast retries it for minutes: the provider's callers (the acquiring thread, the
- * renewal scheduler, whoever releases) hand their work over and wait for the answer with a timeout of their own. The
- * lease's own owner id also keeps two leases of one process apart: FencedLock is reentrant per owner, and a pooled
- * thread that still held a lock it could not give back would otherwise be handed the same lock, with the same fence,
- * again.
+ * Takes, holds and gives back one lease's {@link FencedLock}, its calls made one at a time by whichever thread of the
+ * provider's pool is free. A FencedLock belongs to the thread that locked it (within its member's CP session); here
+ * every call of the lease is made under an owner id of the lease's own ({@link LockOwnerIds}), so the lock is the
+ * lease's, not a pooled thread's, and a held lease keeps no thread. The calls run on the pool, not the caller's
+ * thread, because a FencedLock call cannot be given a timeout and, without a CP majority, Hazelcast retries it for
+ * minutes: the provider's callers (the acquiring thread, the renewal scheduler, whoever releases) hand their work over
+ * and wait for the answer with a timeout of their own. The lease's own owner id also keeps two leases of one process
+ * apart: FencedLock is reentrant per owner, and a pooled thread that still held a lock it could not give back would
+ * otherwise be handed the same lock, with the same fence, again.
  *
- * <p>The thread returns to its pool once the lock is given back (released, expired here, abandoned) or found lost. A
- * lock it could not give back because the CP group did not answer (or might hold although the lock call failed) is
+ * <p>The lease ends once the lock is given back (released, expired here, abandoned) or found lost. A lock it could
+ * not give back because the CP group did not answer (or might hold although the lock call failed) is
  * given back again and again until the group answers, the ownership is gone, the Hazelcast instance stops, or five
  * minutes passed: the member's CP session outlives the lease, and a lock left behind would block its resource for as
  * long as the member lives.
@@ -49,6 +50,8 @@ final class LockOwner {
     private final long leaseNanos;
     private final long deadlineNanos;
     private final Executor threads;
+    /** Tells the lease when its lease time passes without a renewal. */
+    private final ScheduledExecutorService timer;
     /** The lease's owner of its FencedLock, in place of the serving thread's id. */
     private final long ownerId = LockOwnerIds.next();
     /** The fence, {@link FencedLock#INVALID_FENCE} when the wait ran out; cancelled by a caller that gave up. */
@@ -56,6 +59,10 @@ final class LockOwner {
     private final Queue<Runnable> commands = new ArrayDeque<>();
     private final Runnable onEnd;
     private State state = State.ACQUIRING;
+    /** A pooled thread runs the lease's commands: the next command is queued for it. */
+    private boolean running;
+    private boolean endReported;
+    private ScheduledFuture<?> expiry;
     private long expiresAtNanos;
     private Consumer<LeaseLossReason> lossListener;
     private LeaseLossReason loss;
@@ -65,11 +72,12 @@ final class LockOwner {
      * @param locks         the lock's proxy: asked for on the serving thread, as it may ask the CP group for the lock's group
      * @param sentNanos     when the acquire was asked for: the lease counts from there
      * @param deadlineNanos the end of the acquire's wait
-     * @param threads       the pool whose thread serves the lease until it ends
-     * @param onEnd         called once, on the serving thread, when the lease ends here
+     * @param threads       the pool whose threads make the lease's calls
+     * @param timer         tells the lease when its lease time passed
+     * @param onEnd         called once, on a pooled thread, when the lease ends here
      */
     LockOwner(HazelcastInstance hazelcast, Supplier<FencedLock> locks, ResourceName resource, long leaseNanos, long sentNanos,
-              long deadlineNanos, Executor threads, Runnable onEnd) {
+              long deadlineNanos, Executor threads, ScheduledExecutorService timer, Runnable onEnd) {
         this.hazelcast = hazelcast;
         this.locks = locks;
         this.resource = resource;
@@ -78,15 +86,14 @@ final class LockOwner {
         this.deadlineNanos = deadlineNanos;
         this.onEnd = onEnd;
         this.threads = threads;
+        this.timer = timer;
     }
 
-    /** Completes exceptionally at once when the pool takes no more work (the provider closed). */
     CompletableFuture<Long> start() {
-        try {
-            threads.execute(this::serveLease);
-        } catch (RejectedExecutionException e) {
-            granted.completeExceptionally(e);
+        synchronized (this) {
+            running = true;
         }
+        threads.execute(() -> serve(this::take));
         return granted;
     }
 
@@ -100,7 +107,7 @@ final class LockOwner {
     }
 
     /**
-     * Asks the holding thread whether the lock is still this lease's and, if so, counts the lease from
+     * Asks the CP group whether the lock is still this lease's and, if so, counts the lease from
      * {@code sentNanos}. Completes with false when it is not (or no longer held here), exceptionally when the CP group
      * did not answer.
      */
@@ -156,9 +163,9 @@ final class LockOwner {
             loss = LeaseLossReason.REVOKED;
             listener = lossListener;
             lossListener = null;
-            // Queued in the same step as the end, so that the thread runs it before it stops serving.
-            commands.add(() -> giveBack(new CompletableFuture<>()));
-            notifyAll();
+            cancelExpiry();
+            // Queued in the same step as the end: the last command of the lease.
+            queue(() -> giveBack(new CompletableFuture<>()));
         }
         if (listener != null) {
             listener.accept(LeaseLossReason.REVOKED);
@@ -187,16 +194,40 @@ final class LockOwner {
         };
     }
 
-    private void serveLease() {
+    /**
+     * Runs {@code first}, then the lease's queued commands one after the other, under the lease's owner id; the thread
+     * goes back to its pool when none is left. {@code onEnd} is told once the lease has ended and has nothing left to run.
+     */
+    private void serve(Runnable first) {
+        boolean ended;
         LockOwnerIds.adopt(ownerId);
         try {
-            run();
+            Runnable command = first;
+            while (command != null) {
+                try {
+                    command.run();
+                } catch (RuntimeException e) {
+                    log.warn("A call on the FencedLock of {} failed", resource, e);
+                }
+                synchronized (this) {
+                    command = commands.poll();
+                    running = command != null;
+                }
+            }
         } finally {
             LockOwnerIds.clear();
         }
+        synchronized (this) {
+            ended = state == State.ENDED && !running && !endReported;
+            endReported |= ended;
+        }
+        if (ended) {
+            onEnd.run();
+        }
     }
 
-    private void run() {
+    /** Takes the lock, waiting in its queue until the acquire's deadline. */
+    private void take() {
         long fence;
         try {
             lock = locks.get();
@@ -206,59 +237,58 @@ final class LockOwner {
                 fence = lock.tryLockAndGetFence(deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
             }
         } catch (Throwable e) {
+            end(null);
             granted.completeExceptionally(e);
             if (lock != null) {
                 // The group may have granted the lock although its answer was lost: give it back if it is this lease's.
                 giveBackIfHeld();
             }
-            onEnd.run();
             return;
         }
         if (fence == FencedLock.INVALID_FENCE) {
+            end(null);
             granted.complete(fence);
-            onEnd.run();
             return;
         }
         this.fence = fence;
         synchronized (this) {
             state = State.HOLDING;
+            expireIn(expiresAtNanos - System.nanoTime());
         }
         if (!granted.complete(fence)) {
             // The caller gave up while the lock was on its way: nobody holds this lease, so nobody may hold the lock.
             end(null);
             giveBack(new CompletableFuture<>());
         }
-        serve();
-        onEnd.run();
     }
 
-    /** Runs the commands of the lease until it ends; gives the lock back when the lease time passes without a renewal. */
-    private void serve() {
-        while (true) {
-            Runnable command;
+    /** Gives the lock back when the lease time passes without a renewal: checked then, and again if it was renewed. */
+    private synchronized void expireIn(long nanos) {
+        expiry = timer.schedule(() -> {
             synchronized (this) {
-                while ((command = commands.poll()) == null) {
-                    if (state == State.ENDED) {
-                        return;
-                    }
-                    long left = expiresAtNanos - System.nanoTime();
-                    if (left <= 0) {
-                        break;
-                    }
-                    try {
-                        TimeUnit.NANOSECONDS.timedWait(this, left);
-                    } catch (InterruptedException e) {
-                        // Never interrupted by the provider; an interrupt from elsewhere does not end the lease.
-                        Thread.interrupted();
-                    }
+                if (state != State.HOLDING) {
+                    return;
                 }
+                long left = expiresAtNanos - System.nanoTime();
+                if (left > 0) {
+                    expireIn(left);
+                    return;
+                }
+                queue(() -> {
+                    if (end(null)) {
+                        log.warn("Lease on {} was not renewed within its lease time; its FencedLock is given back",
+                                resource);
+                        giveBack(new CompletableFuture<>());
+                    }
+                });
             }
-            if (command != null) {
-                command.run();
-            } else if (end(null)) {
-                log.warn("Lease on {} was not renewed within its lease time; its FencedLock is given back", resource);
-                giveBack(new CompletableFuture<>());
-            }
+        }, Math.max(0, nanos), TimeUnit.NANOSECONDS);
+    }
+
+    private synchronized void cancelExpiry() {
+        if (expiry != null) {
+            expiry.cancel(false);
+            expiry = null;
         }
     }
 
@@ -325,7 +355,7 @@ final class LockOwner {
             }
             state = State.ENDED;
             loss = reason;
-            notifyAll();
+            cancelExpiry();
             return true;
         }
     }
@@ -335,9 +365,18 @@ final class LockOwner {
         if (state != State.HOLDING) {
             return false;
         }
-        commands.add(command);
-        notifyAll();
+        queue(command);
         return true;
+    }
+
+    /** Runs {@code command} after the lease's earlier ones, on a pooled thread. */
+    private synchronized void queue(Runnable command) {
+        if (running) {
+            commands.add(command);
+            return;
+        }
+        running = true;
+        threads.execute(() -> serve(command));
     }
 
 }
