@@ -265,17 +265,10 @@ final class LockOwner {
     /** Gives the lock back when the lease time passes without a renewal: checked then, and again if it was renewed. */
     private synchronized void expireIn(long nanos) {
         expiry = timer.schedule(() -> {
-            synchronized (this) {
-                if (state != State.HOLDING) {
-                    return;
-                }
-                long left = expiresAtNanos - System.nanoTime();
-                if (left > 0) {
-                    expireIn(left);
-                    return;
-                }
+            if (due()) {
+                // Checked again in turn: a renewal queued before this command may have moved the lease's end.
                 queue(() -> {
-                    if (end(null)) {
+                    if (due() && end(null)) {
                         log.warn("Lease on {} was not renewed within its lease time; its FencedLock is given back",
                                 resource);
                         giveBack(new CompletableFuture<>());
@@ -283,6 +276,19 @@ final class LockOwner {
                 });
             }
         }, Math.max(0, nanos), TimeUnit.NANOSECONDS);
+    }
+
+    /** True when the lease is held and its time has passed; when it is held and renewed meanwhile, checked again later. */
+    private synchronized boolean due() {
+        if (state != State.HOLDING) {
+            return false;
+        }
+        long left = expiresAtNanos - System.nanoTime();
+        if (left > 0) {
+            expireIn(left);
+            return false;
+        }
+        return true;
     }
 
     private synchronized void cancelExpiry() {
