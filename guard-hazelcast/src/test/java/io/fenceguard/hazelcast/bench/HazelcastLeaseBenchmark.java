@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * the calling thread); the provider is also measured through its SPI alone (acquire, release: no lease bookkeeping),
  * which tells its own share from {@code LeaseManager}'s. All ask for the lock's proxy on every operation and lock on the same member; each thread uses
  * resources of its own (cycling over 64), so the figures are of the CP group's round trips, not of contention. The
- * provider adds a thread per lease (the lock's owner) and the lease's bookkeeping.
+ * provider adds the hand-over of each call to its pool's threads (which keeps its waits bounded) and the lease's
+ * bookkeeping.
  *
  * <pre>./mvnw -B -pl guard-hazelcast -am -Dbench=hazelcast -DskipTests verify</pre>
  *
