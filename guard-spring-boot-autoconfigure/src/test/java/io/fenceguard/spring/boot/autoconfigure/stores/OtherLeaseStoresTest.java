@@ -1,5 +1,10 @@
 package io.fenceguard.spring.boot.autoconfigure.stores;
 
+import io.fenceguard.zookeeper.ZooKeeperIssuedTokens;
+import io.fenceguard.jdbc.lease.JdbcIssuedTokens;
+import io.fenceguard.core.ResourceName;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.admission.IssuedTokens;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -80,10 +85,17 @@ class OtherLeaseStoresTest {
                         "fenceguard.zookeeper.connect-string=" + zooKeeper.getConnectString(),
                         "fenceguard.zookeeper.base-path=/boot-test/leases")
                 .run(context -> {
-                    assertThat(context).hasSingleBean(ZooKeeperLeaseProvider.class).hasSingleBean(CuratorFramework.class);
+                    assertThat(context).hasSingleBean(ZooKeeperLeaseProvider.class).hasSingleBean(CuratorFramework.class)
+                            .hasSingleBean(ZooKeeperIssuedTokens.class);
                     LeaseManager manager = context.getBean(LeaseManager.class);
                     assertThat(manager.provider()).isSameAs(context.getBean(LeaseProvider.class));
-                    leasesWork(manager, "boot:zk");
+                    long last = leasesWork(manager, "boot:zk");
+                    try (Lease held = manager.acquire("boot:zk", Duration.ofSeconds(5))) {
+                        // the same base path as the provider: the holder's own token
+                        assertThat(context.getBean(IssuedTokens.class).highestIssued(ResourceName.of("boot:zk")))
+                                .contains(held.token());
+                        assertThat(held.token().value()).isGreaterThan(last);
+                    }
                     CuratorFramework curator = context.getBean(CuratorFramework.class);
                     made.set(curator);
                     assertThat(curator.checkExists().forPath("/boot-test/leases")).isNotNull();
@@ -99,7 +111,7 @@ class OtherLeaseStoresTest {
             runner.withBean(CuratorFramework.class, () -> own, definition -> definition.setDestroyMethodName(""))
                     .withPropertyValues("fenceguard.lease.store=zookeeper")
                     .run(context -> {
-                        assertThat(context).hasSingleBean(CuratorFramework.class);
+                        assertThat(context).hasSingleBean(CuratorFramework.class).hasSingleBean(ZooKeeperIssuedTokens.class);
                         leasesWork(context.getBean(LeaseManager.class), "boot:zk-own");
                     });
             assertThat(own.getState()).isEqualTo(CuratorFrameworkState.STARTED);
@@ -126,8 +138,10 @@ class OtherLeaseStoresTest {
                     .withPropertyValues("fenceguard.lease.store=jdbc", "fenceguard.jdbc-lease.table-name=boot_lease",
                             "fenceguard.jdbc-lease.max-poll=50ms")
                     .run(context -> {
-                        assertThat(context).hasSingleBean(JdbcLeaseProvider.class);
+                        assertThat(context).hasSingleBean(JdbcLeaseProvider.class).hasSingleBean(JdbcIssuedTokens.class);
                         long last = leasesWork(context.getBean(LeaseManager.class), "boot:jdbc");
+                        assertThat(context.getBean(IssuedTokens.class).highestIssued(ResourceName.of("boot:jdbc")))
+                                .as("read from the configured table").contains(FencingToken.of(last));
                         try (Connection c = dataSource.getConnection();
                              ResultSet rows = c.createStatement().executeQuery(
                                      "SELECT token FROM boot_lease WHERE resource = 'boot:jdbc'")) {
@@ -166,7 +180,8 @@ class OtherLeaseStoresTest {
                 .run(context -> {
                     assertThat(context).doesNotHaveBean(ZooKeeperLeaseProvider.class)
                             .doesNotHaveBean(RedlockLeaseProvider.class).doesNotHaveBean(JdbcLeaseProvider.class)
-                            .doesNotHaveBean(RedissonClient.class).doesNotHaveBean(CuratorFramework.class);
+                            .doesNotHaveBean(RedissonClient.class).doesNotHaveBean(CuratorFramework.class)
+                            .doesNotHaveBean(IssuedTokens.class);
                 });
     }
 }
