@@ -5,5 +5,7 @@ module io.fenceguard.etcd {
     requires jetcd.common;
     requires org.slf4j;
 
+    requires static io.fenceguard.admission;
+
     exports io.fenceguard.etcd;
 }

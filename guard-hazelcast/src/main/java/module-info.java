@@ -4,5 +4,7 @@ module io.fenceguard.hazelcast {
     requires transitive com.hazelcast.core;
     requires org.slf4j;
 
+    requires static io.fenceguard.admission;
+
     exports io.fenceguard.hazelcast;
 }

@@ -3,5 +3,7 @@ module io.fenceguard.jdbc.lease {
     requires transitive io.fenceguard.core;
     requires transitive java.sql;
 
+    requires static io.fenceguard.admission;
+
     exports io.fenceguard.jdbc.lease;
 }

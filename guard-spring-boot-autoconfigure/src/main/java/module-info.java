@@ -75,11 +75,11 @@ open module io.fenceguard.spring.boot.autoconfigure {
     exports io.fenceguard.spring.boot.autoconfigure.hazelcast;
     exports io.fenceguard.spring.boot.autoconfigure.http;
     exports io.fenceguard.spring.boot.autoconfigure.jdbc;
-    exports io.fenceguard.spring.boot.autoconfigure.jdbclock;
+    exports io.fenceguard.spring.boot.autoconfigure.jdbc.lease;
     exports io.fenceguard.spring.boot.autoconfigure.messaging;
-    exports io.fenceguard.spring.boot.autoconfigure.observability;
+    exports io.fenceguard.spring.boot.autoconfigure.observation;
     exports io.fenceguard.spring.boot.autoconfigure.outbox;
-    exports io.fenceguard.spring.boot.autoconfigure.reactive;
+    exports io.fenceguard.spring.boot.autoconfigure.webflux;
     exports io.fenceguard.spring.boot.autoconfigure.redis;
     exports io.fenceguard.spring.boot.autoconfigure.redlock;
     exports io.fenceguard.spring.boot.autoconfigure.zookeeper;

@@ -42,11 +42,12 @@ open module io.fenceguard.spring {
     exports io.fenceguard.spring.messaging.amqp;
     exports io.fenceguard.spring.messaging.kafka;
     exports io.fenceguard.spring.method;
-    exports io.fenceguard.spring.metrics;
     exports io.fenceguard.spring.observation;
+    // For the auto-configuration only: not API.
+    exports io.fenceguard.spring.observation.internal to io.fenceguard.spring.boot.autoconfigure;
     exports io.fenceguard.spring.schema;
     exports io.fenceguard.spring.transaction;
     exports io.fenceguard.spring.web;
-    exports io.fenceguard.spring.web.reactive;
+    exports io.fenceguard.spring.web.webflux;
     exports io.fenceguard.spring.web.servlet;
 }

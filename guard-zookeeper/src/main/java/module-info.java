@@ -7,5 +7,7 @@ module io.fenceguard.zookeeper {
     requires zookeeper;
     requires org.slf4j;
 
+    requires static io.fenceguard.admission;
+
     exports io.fenceguard.zookeeper;
 }

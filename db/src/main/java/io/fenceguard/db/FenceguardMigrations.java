@@ -46,8 +46,8 @@ public final class FenceguardMigrations {
     /** The features whose tables the guard creates, each a folder of scripts under the dialect's. */
     public enum Feature {
         /**
-         * Row and gate fencing (fenceguard-jdbc): the function {@code fenceguard_stale}, through which a
-         * rewritten write refuses a stale token, and the gate table {@code fenceguard_gate} (one script, V1).
+         * Row and high-water fencing (fenceguard-jdbc): the function {@code fenceguard_stale}, through which a
+         * rewritten write refuses a stale token, and the high-water table {@code fenceguard_gate} (one script, V1).
          */
         SQL_FENCING("sql-fencing"),
         /**

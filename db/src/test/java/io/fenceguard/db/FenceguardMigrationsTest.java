@@ -87,7 +87,7 @@ class FenceguardMigrationsTest {
 
             assertThat(FenceguardMigrations.migrate(db)).isEqualTo(kind.equals("postgresql") ? 7 : 6);
 
-            assertThat(count(db, "fenceguard_gate")).as("the existing gate rows stay").isOne();
+            assertThat(count(db, "fenceguard_gate")).as("the existing high-water rows stay").isOne();
         }
     }
 

@@ -12,8 +12,14 @@ import io.fenceguard.jdbc.FencingRefusedException;
 import io.fenceguard.jdbc.StaleTokenException;
 import java.net.URI;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.TransientDataAccessException;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
@@ -24,6 +30,9 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
  */
 @RestControllerAdvice
 public class ProblemHandlers extends ResponseEntityExceptionHandler {
+
+    /** About a PostgreSQL restart or crash recovery: long enough not to hammer it, short enough for a client. */
+    static final int RETRY_AFTER_SECONDS = 2;
 
     private final RejectionLog rejections;
 
@@ -103,8 +112,63 @@ public class ProblemHandlers extends ResponseEntityExceptionHandler {
                     lost == null ? null : lost.token().value(), false, "lease lost before the write");
             return guardFailure(lost != null ? lost : new FenceguardException(refused.getMessage(), null, null));
         }
+        if (isTransient(e)) {
+            return databaseUnavailable().getBody();
+        }
         return problem(HttpStatus.SERVICE_UNAVAILABLE, "database-failure", "Database failure",
                 "the database refused or failed the operation; nothing was applied");
+    }
+
+    /**
+     * The database cannot be reached (restarting, recovering, the pool without a connection): the deposit was not
+     * begun or was rolled back, and the same request can be sent again shortly. A transaction that cannot begin
+     * is not a DataAccessException, so without this it answered 500.
+     */
+    @ExceptionHandler(CannotCreateTransactionException.class)
+    public ResponseEntity<ProblemDetail> transactionNotBegun(CannotCreateTransactionException e) {
+        return databaseUnavailable();
+    }
+
+    /**
+     * A rollback that failed on the connection that had just failed the statement: the statement's own failure is
+     * the answer (nothing was applied). A failed commit stays a server error: whether it was applied is not known.
+     */
+    @ExceptionHandler(TransactionSystemException.class)
+    public ResponseEntity<ProblemDetail> rollbackFailed(TransactionSystemException e) {
+        Throwable cause = e.getApplicationException();
+        if (cause instanceof DataAccessException dataAccess && isTransient(dataAccess)) {
+            return databaseUnreachable(dataAccess);
+        }
+        ProblemDetail p = problem(HttpStatus.INTERNAL_SERVER_ERROR, "database-failure", "Database failure",
+                "the database failed to end the transaction; whether it was applied is not known");
+        return ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR).body(p);
+    }
+
+    @ExceptionHandler({DataAccessResourceFailureException.class, TransientDataAccessException.class})
+    public ResponseEntity<ProblemDetail> databaseUnreachable(DataAccessException e) {
+        ResponseEntity<ProblemDetail> fenced = fencingRefusal(e);
+        return fenced != null ? fenced : databaseUnavailable();
+    }
+
+    /** A refusal of the fence wrapped in a transient failure keeps its own answer. */
+    private ResponseEntity<ProblemDetail> fencingRefusal(DataAccessException e) {
+        if (find(e, StaleTokenException.class) == null && find(e, FencingRefusedException.class) == null) {
+            return null;
+        }
+        ProblemDetail p = dataAccess(e);
+        return ResponseEntity.status(p.getStatus()).body(p);
+    }
+
+    private static boolean isTransient(Throwable e) {
+        return find(e, DataAccessResourceFailureException.class) != null || find(e, TransientDataAccessException.class) != null
+                || find(e, java.sql.SQLTransientException.class) != null;
+    }
+
+    private static ResponseEntity<ProblemDetail> databaseUnavailable() {
+        ProblemDetail p = problem(HttpStatus.SERVICE_UNAVAILABLE, "database-unavailable", "Database unavailable",
+                "the database cannot be reached right now; nothing was applied, send the request again");
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .header(HttpHeaders.RETRY_AFTER, String.valueOf(RETRY_AFTER_SECONDS)).body(p);
     }
 
     /** Spring MVC's own 4xx problems (unreadable JSON, wrong method, …) get the example's types instead of about:blank. */

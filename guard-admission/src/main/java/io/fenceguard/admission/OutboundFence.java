@@ -63,6 +63,20 @@ public final class OutboundFence {
         return of(destinations, keys, FenceHeader.DEFAULT_NAME);
     }
 
+    /**
+     * The fence header value of the lease the thread works under (the innermost {@link LeaseContext} lease),
+     * unsigned, for any destination: what a message producer stamps on a record, where the consumer, not a
+     * destination list, decides whom the token reaches. Empty when no lease is in context.
+     *
+     * @throws io.fenceguard.core.LeaseLostException when the lease in context is lost: a message sent now would go
+     *         out under a lease this process no longer holds
+     */
+    public static Optional<String> currentHeaderValue() {
+        Optional<Lease> lease = LeaseContext.current();
+        lease.ifPresent(Lease::ensureValid);
+        return lease.map(current -> FenceHeader.of(current.fence()).value());
+    }
+
     public String headerName() {
         return headerName;
     }

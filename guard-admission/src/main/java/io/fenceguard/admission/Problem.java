@@ -3,6 +3,7 @@ package io.fenceguard.admission;
 import io.fenceguard.admission.internal.Json;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.Refusal;
 import io.fenceguard.core.ResourceName;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -165,6 +166,17 @@ public final class Problem {
 
     public String detail() {
         return detail;
+    }
+
+    /**
+     * This problem as a refusal of a request to {@code method} {@code path}, for the
+     * {@link io.fenceguard.core.RefusalListener}: layer {@code HTTP}, the reason the type after
+     * {@value #TYPE_PREFIX} ({@code stale-token}, …), where {@code "POST /accounts/42"}, the problem itself the
+     * original.
+     */
+    public Refusal refusal(String method, String path) {
+        return Refusal.builder(Refusal.Layer.HTTP, kind).resource(resource).token(token).highWater(highWater)
+                .where(method + " " + path).detail(detail).original(this).build();
     }
 
     /** The response body of this problem about {@code instance}: {@link #toJson} in UTF-8. */

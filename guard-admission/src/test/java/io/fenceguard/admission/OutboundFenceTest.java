@@ -54,6 +54,20 @@ class OutboundFenceTest {
         assertThat(warnings.list).as("a configured origin outside its path prefix is deliberate").isEmpty();
     }
 
+    /** What a message producer stamps: the current lease's header, for no destination in particular. */
+    @Test
+    void theCurrentHeaderValueIsTheInnermostLeasesAndAReleasedLeaseFailsTheSend() {
+        assertThat(OutboundFence.currentHeaderValue()).as("no lease, no header").isEmpty();
+        Lease lease = acquire("account:7");
+        try (LeaseContext.Scope scope = LeaseContext.bind(lease)) {
+            assertThat(OutboundFence.currentHeaderValue()).contains(FenceHeader.of(lease.fence()).value());
+            lease.close();
+            assertThatThrownBy(OutboundFence::currentHeaderValue).as("a message would go out under a lease not held")
+                    .isInstanceOf(FenceguardException.class).hasMessageContaining("already released");
+        }
+        assertThat(warnings.list).isEmpty();
+    }
+
     @Test
     void callUnderALeaseToAnotherOriginIsWarnedAboutOncePerOrigin() {
         try (Lease lease = acquire("account:2"); LeaseContext.Scope scope = LeaseContext.bind(lease)) {

@@ -79,7 +79,8 @@ public final class EtcdLeaseProvider extends AbstractLeaseProvider {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdLeaseProvider.class);
     private static final String EXCLUSIVE = "W";
-    private static final String SHARED = "R";
+    /** What a shared key's value starts with (an exclusive key's with {@code W}); {@link EtcdIssuedTokens} reads it. */
+    static final String SHARED = "R";
 
     private final EtcdLeaseConfig config;
     private final KV kv;
@@ -268,6 +269,11 @@ public final class EtcdLeaseProvider extends AbstractLeaseProvider {
     }
 
     private String directory(ResourceName resource) {
+        return directory(config, resource);
+    }
+
+    /** The prefix of a resource's keys; {@link EtcdIssuedTokens} reads the same. */
+    static String directory(EtcdLeaseConfig config, ResourceName resource) {
         // '/' and '%' escaped, so that no resource's directory is a prefix of another's.
         return config.keyPrefix() + resource.value().replace("%", "%25").replace("/", "%2F") + "/";
     }

@@ -20,8 +20,13 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -30,10 +35,12 @@ import java.util.function.Consumer;
  *
  * <p><b>Acquire</b> takes the CP {@link FencedLock} {@code <prefix><resource>@<group>} with
  * {@link FencedLock#tryLockAndGetFence(long, TimeUnit)}, waiting in the lock's queue (first come, first served) for
- * at most the acquire's wait. A FencedLock belongs to the thread that locked it, so each lease has a thread of its own
- * that takes, holds and gives back its lock ({@code LockOwner}); callers hand it their calls and wait for its answer
- * with a timeout of their own. So a lease is released from any thread, and every wait holds even when the CP group
- * has lost its majority and Hazelcast's own calls would retry for minutes.
+ * at most the acquire's wait. A FencedLock belongs to the thread that locked it; here each lease is its lock's owner
+ * instead, under an owner id of its own ({@code LockOwner}), and the threads of the provider's pool make its calls;
+ * callers hand them over and wait for the answer with a timeout of their own. So a lease is released from any thread,
+ * a held lease keeps no thread, and every wait holds even when the CP group has lost its majority and Hazelcast's own
+ * calls would retry for minutes. The pool's threads are kept for a minute once idle (also after {@link #close()}, as
+ * locks may still be given back in the background), so that a call does not pay for a thread's start.
  *
  * <p><b>Token</b>: the lock's fence. The CP group orders every operation in one Raft log, and the fence is the index of
  * the entry that granted the lock: it only grows, across leader changes and restarts of members, with no clock. A lock
@@ -59,12 +66,31 @@ public final class HazelcastLeaseProvider extends AbstractLeaseProvider {
     private final HazelcastLeaseConfig config;
     private final ConcurrentMap<Key, LockOwner> held = new ConcurrentHashMap<>();
     private final UUID lifecycleListener;
+    /** The threads that make the leases' calls on their locks: as many as calls under way. */
+    private final ThreadPoolExecutor lockThreads;
+    /** Tells the leases when their lease time passes without a renewal. */
+    private final ScheduledThreadPoolExecutor expiries;
     private volatile boolean closed;
 
     private HazelcastLeaseProvider(HazelcastInstance hazelcast, HazelcastLeaseConfig config) {
         this.hazelcast = hazelcast;
         this.config = config;
         this.lifecycleListener = hazelcast.getLifecycleService().addLifecycleListener(this::lifecycle);
+        this.lockThreads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                daemons("fenceguard-hazelcast-lock-"));
+        this.expiries = new ScheduledThreadPoolExecutor(1, daemons("fenceguard-hazelcast-expiry-"));
+        this.expiries.setKeepAliveTime(60, TimeUnit.SECONDS);
+        this.expiries.allowCoreThreadTimeOut(true);
+        this.expiries.setRemoveOnCancelPolicy(true);
+    }
+
+    private static ThreadFactory daemons(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return work -> {
+            Thread thread = new Thread(work, prefix + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
     }
 
     /** Locks named {@value HazelcastLeaseConfig#DEFAULT_LOCK_NAME_PREFIX}... in the default CP group. */
@@ -116,7 +142,8 @@ public final class HazelcastLeaseProvider extends AbstractLeaseProvider {
         LockOwner[] self = new LockOwner[1];
         String name = lockName(resource);
         LockOwner owner = new LockOwner(hazelcast, () -> hazelcast.getCPSubsystem().getLock(name), resource,
-                request.leaseTime().toNanos(), sent, deadline, () -> held.remove(key, self[0]));
+                request.leaseTime().toNanos(), sent, deadline, lockThreads, expiries,
+                () -> held.remove(key, self[0]));
         self[0] = owner;
         CompletableFuture<Long> granted = owner.start();
         long fence;

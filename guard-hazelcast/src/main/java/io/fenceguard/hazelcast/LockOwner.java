@@ -8,6 +8,9 @@ import io.fenceguard.core.ResourceName;
 import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -15,19 +18,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The thread that takes, holds and gives back one lease's {@link FencedLock}. A FencedLock belongs to the thread that
- * locked it (within its member's CP session): an unlock or an ownership check from any other thread is refused or
- * answers for that other thread. So every call on the lock of one lease runs here, and the provider's callers (the
- * acquiring thread, the renewal scheduler, whoever releases) hand their work over and wait for the answer with a
- * timeout of their own. A thread of its own per lease also keeps two leases of one process apart: FencedLock is
- * reentrant per thread, and a pooled thread that still held a lock it could not give back would be handed the same
- * lock, with the same fence, again.
+ * Takes, holds and gives back one lease's {@link FencedLock}, its calls made one at a time by whichever thread of the
+ * provider's pool is free. A FencedLock belongs to the thread that locked it (within its member's CP session); here
+ * every call of the lease is made under an owner id of the lease's own ({@link LockOwnerIds}), so the lock is the
+ * lease's, not a pooled thread's, and a held lease keeps no thread. The calls run on the pool, not the caller's
+ * thread, because a FencedLock call cannot be given a timeout and, without a CP majority, Hazelcast retries it for
+ * minutes: the provider's callers (the acquiring thread, the renewal scheduler, whoever releases) hand their work over
+ * and wait for the answer with a timeout of their own. The lease's own owner id also keeps two leases of one process
+ * apart: FencedLock is reentrant per owner, and a pooled thread that still held a lock it could not give back would
+ * otherwise be handed the same lock, with the same fence, again.
  *
- * <p>The thread ends once the lock is given back (released, expired here, abandoned) or found lost. A lock it could
- * not give back because the CP group did not answer (or might hold although the lock call failed) is given back again
- * and again until the group answers, the ownership is gone, the Hazelcast instance stops, or five minutes passed: the
- * member's CP session outlives the lease, and a lock left behind would block its resource for as long as the member
- * lives.
+ * <p>The lease ends once the lock is given back (released, expired here, abandoned) or found lost. A lock it could
+ * not give back because the CP group did not answer (or might hold although the lock call failed) is
+ * given back again and again until the group answers, the ownership is gone, the Hazelcast instance stops, or five
+ * minutes passed: the member's CP session outlives the lease, and a lock left behind would block its resource for as
+ * long as the member lives.
  */
 final class LockOwner {
 
@@ -44,25 +49,35 @@ final class LockOwner {
     private final ResourceName resource;
     private final long leaseNanos;
     private final long deadlineNanos;
-    private final Thread thread;
+    private final Executor threads;
+    /** Tells the lease when its lease time passes without a renewal. */
+    private final ScheduledExecutorService timer;
+    /** The lease's owner of its FencedLock, in place of the serving thread's id. */
+    private final long ownerId = LockOwnerIds.next();
     /** The fence, {@link FencedLock#INVALID_FENCE} when the wait ran out; cancelled by a caller that gave up. */
     private final CompletableFuture<Long> granted = new CompletableFuture<>();
     private final Queue<Runnable> commands = new ArrayDeque<>();
     private final Runnable onEnd;
     private State state = State.ACQUIRING;
+    /** A pooled thread runs the lease's commands: the next command is queued for it. */
+    private boolean running;
+    private boolean endReported;
+    private ScheduledFuture<?> expiry;
     private long expiresAtNanos;
     private Consumer<LeaseLossReason> lossListener;
     private LeaseLossReason loss;
     private long fence;
 
     /**
-     * @param locks         the lock's proxy: asked for on this thread, as it may ask the CP group for the lock's group
+     * @param locks         the lock's proxy: asked for on the serving thread, as it may ask the CP group for the lock's group
      * @param sentNanos     when the acquire was asked for: the lease counts from there
      * @param deadlineNanos the end of the acquire's wait
-     * @param onEnd         called once, on this thread, when the lease ends here
+     * @param threads       the pool whose threads make the lease's calls
+     * @param timer         tells the lease when its lease time passed
+     * @param onEnd         called once, on a pooled thread, when the lease ends here
      */
     LockOwner(HazelcastInstance hazelcast, Supplier<FencedLock> locks, ResourceName resource, long leaseNanos, long sentNanos,
-              long deadlineNanos, Runnable onEnd) {
+              long deadlineNanos, Executor threads, ScheduledExecutorService timer, Runnable onEnd) {
         this.hazelcast = hazelcast;
         this.locks = locks;
         this.resource = resource;
@@ -70,12 +85,15 @@ final class LockOwner {
         this.expiresAtNanos = sentNanos + leaseNanos;
         this.deadlineNanos = deadlineNanos;
         this.onEnd = onEnd;
-        this.thread = new Thread(this::run, "fenceguard-hazelcast-lock " + resource);
-        this.thread.setDaemon(true);
+        this.threads = threads;
+        this.timer = timer;
     }
 
     CompletableFuture<Long> start() {
-        thread.start();
+        synchronized (this) {
+            running = true;
+        }
+        threads.execute(() -> serve(this::take));
         return granted;
     }
 
@@ -89,7 +107,7 @@ final class LockOwner {
     }
 
     /**
-     * Asks the holding thread whether the lock is still this lease's and, if so, counts the lease from
+     * Asks the CP group whether the lock is still this lease's and, if so, counts the lease from
      * {@code sentNanos}. Completes with false when it is not (or no longer held here), exceptionally when the CP group
      * did not answer.
      */
@@ -133,7 +151,7 @@ final class LockOwner {
 
     /**
      * The lock is gone or cannot be kept (its instance stops, its client lost the cluster): ends the lease, tells its
-     * watch, and gives the lock back if the group still holds it for this thread.
+     * watch, and gives the lock back if the group still holds it for this lease.
      */
     void revoke() {
         Consumer<LeaseLossReason> listener;
@@ -145,9 +163,9 @@ final class LockOwner {
             loss = LeaseLossReason.REVOKED;
             listener = lossListener;
             lossListener = null;
-            // Queued in the same step as the end, so that the thread runs it before it stops serving.
-            commands.add(() -> giveBack(new CompletableFuture<>()));
-            notifyAll();
+            cancelExpiry();
+            // Queued in the same step as the end: the last command of the lease.
+            queue(() -> giveBack(new CompletableFuture<>()));
         }
         if (listener != null) {
             listener.accept(LeaseLossReason.REVOKED);
@@ -176,7 +194,40 @@ final class LockOwner {
         };
     }
 
-    private void run() {
+    /**
+     * Runs {@code first}, then the lease's queued commands one after the other, under the lease's owner id; the thread
+     * goes back to its pool when none is left. {@code onEnd} is told once the lease has ended and has nothing left to run.
+     */
+    private void serve(Runnable first) {
+        boolean ended;
+        LockOwnerIds.adopt(ownerId);
+        try {
+            Runnable command = first;
+            while (command != null) {
+                try {
+                    command.run();
+                } catch (RuntimeException e) {
+                    log.warn("A call on the FencedLock of {} failed", resource, e);
+                }
+                synchronized (this) {
+                    command = commands.poll();
+                    running = command != null;
+                }
+            }
+        } finally {
+            LockOwnerIds.clear();
+        }
+        synchronized (this) {
+            ended = state == State.ENDED && !running && !endReported;
+            endReported |= ended;
+        }
+        if (ended) {
+            onEnd.run();
+        }
+    }
+
+    /** Takes the lock, waiting in its queue until the acquire's deadline. */
+    private void take() {
         long fence;
         try {
             lock = locks.get();
@@ -186,63 +237,68 @@ final class LockOwner {
                 fence = lock.tryLockAndGetFence(deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
             }
         } catch (Throwable e) {
+            end(null);
             granted.completeExceptionally(e);
             if (lock != null) {
-                // The group may have granted the lock although its answer was lost: give it back if it is this thread's.
+                // The group may have granted the lock although its answer was lost: give it back if it is this lease's.
                 giveBackIfHeld();
             }
-            onEnd.run();
             return;
         }
         if (fence == FencedLock.INVALID_FENCE) {
+            end(null);
             granted.complete(fence);
-            onEnd.run();
             return;
         }
         this.fence = fence;
         synchronized (this) {
             state = State.HOLDING;
+            expireIn(expiresAtNanos - System.nanoTime());
         }
         if (!granted.complete(fence)) {
             // The caller gave up while the lock was on its way: nobody holds this lease, so nobody may hold the lock.
             end(null);
             giveBack(new CompletableFuture<>());
         }
-        serve();
-        onEnd.run();
     }
 
-    /** Runs the commands of the lease until it ends; gives the lock back when the lease time passes without a renewal. */
-    private void serve() {
-        while (true) {
-            Runnable command;
-            synchronized (this) {
-                while ((command = commands.poll()) == null) {
-                    if (state == State.ENDED) {
-                        return;
+    /** Gives the lock back when the lease time passes without a renewal: checked then, and again if it was renewed. */
+    private synchronized void expireIn(long nanos) {
+        expiry = timer.schedule(() -> {
+            if (due()) {
+                // Checked again in turn: a renewal queued before this command may have moved the lease's end.
+                queue(() -> {
+                    if (due() && end(null)) {
+                        log.warn("Lease on {} was not renewed within its lease time; its FencedLock is given back",
+                                resource);
+                        giveBack(new CompletableFuture<>());
                     }
-                    long left = expiresAtNanos - System.nanoTime();
-                    if (left <= 0) {
-                        break;
-                    }
-                    try {
-                        TimeUnit.NANOSECONDS.timedWait(this, left);
-                    } catch (InterruptedException e) {
-                        // Never interrupted by the provider; an interrupt from elsewhere does not end the lease.
-                        Thread.interrupted();
-                    }
-                }
+                });
             }
-            if (command != null) {
-                command.run();
-            } else if (end(null)) {
-                log.warn("Lease on {} was not renewed within its lease time; its FencedLock is given back", resource);
-                giveBack(new CompletableFuture<>());
-            }
+        }, Math.max(0, nanos), TimeUnit.NANOSECONDS);
+    }
+
+    /** True when the lease is held and its time has passed; when it is held and renewed meanwhile, checked again later. */
+    private synchronized boolean due() {
+        if (state != State.HOLDING) {
+            return false;
+        }
+        long left = expiresAtNanos - System.nanoTime();
+        if (left > 0) {
+            expireIn(left);
+            return false;
+        }
+        return true;
+    }
+
+    private synchronized void cancelExpiry() {
+        if (expiry != null) {
+            expiry.cancel(false);
+            expiry = null;
         }
     }
 
-    /** Unlocks on this thread, again and again while the CP group does not answer; completes {@code answer} at the first try. */
+    /** Unlocks for this lease, again and again while the CP group does not answer; completes {@code answer} at the first try. */
     private void giveBack(CompletableFuture<Boolean> answer) {
         retry(() -> {
             lock.unlock();
@@ -259,7 +315,7 @@ final class LockOwner {
     }
 
     /**
-     * Runs {@code call} until it returns; {@code notHeld} when the lock is not this thread's (its session was closed:
+     * Runs {@code call} until it returns; {@code notHeld} when the lock is not this lease's (its session was closed:
      * nothing to give back). Tried again every half second while the instance runs, for at most
      * {@link #GIVE_BACK_PATIENCE_NANOS}; {@code failed} is told of the first failure.
      */
@@ -271,7 +327,7 @@ final class LockOwner {
                 call.run();
                 return;
             } catch (IllegalMonitorStateException e) {
-                // LockOwnershipLostException too: not held by this thread any longer.
+                // LockOwnershipLostException too: not held by this lease any longer.
                 notHeld.run();
                 return;
             } catch (RuntimeException e) {
@@ -305,7 +361,7 @@ final class LockOwner {
             }
             state = State.ENDED;
             loss = reason;
-            notifyAll();
+            cancelExpiry();
             return true;
         }
     }
@@ -315,9 +371,18 @@ final class LockOwner {
         if (state != State.HOLDING) {
             return false;
         }
-        commands.add(command);
-        notifyAll();
+        queue(command);
         return true;
+    }
+
+    /** Runs {@code command} after the lease's earlier ones, on a pooled thread. */
+    private synchronized void queue(Runnable command) {
+        if (running) {
+            commands.add(command);
+            return;
+        }
+        running = true;
+        threads.execute(() -> serve(command));
     }
 
 }

@@ -91,6 +91,36 @@ class HazelcastLeaseProviderTest {
         }
     }
 
+    /**
+     * A renewal moves the lease's end: the lock outlives its first lease time several times over while renewed, and
+     * is given back once the renewals stop.
+     */
+    @Test
+    void aRenewedLeaseKeepsItsLockPastItsFirstLeaseTimeAndLosesItOnceNotRenewed() throws Exception {
+        ResourceName resource = ResourceName.of("hz:renewed:" + UUID.randomUUID());
+        Duration leaseTime = Duration.ofSeconds(2);
+        try (HazelcastLeaseProvider provider = HazelcastLeaseProvider.of(cluster.member(0));
+             HazelcastLeaseProvider other = HazelcastLeaseProvider.of(cluster.member(1))) {
+            LeaseRequest holder = new LeaseRequest(resource, "holder", leaseTime);
+            Grant grant = provider.acquire(holder, Duration.ZERO);
+            long until = System.nanoTime() + leaseTime.multipliedBy(3).toNanos();
+            while (System.nanoTime() - until < 0) {
+                assertThat(provider.renew(holder, grant).toCompletableFuture().get(10, TimeUnit.SECONDS))
+                        .as("renewed within its lease time").isTrue();
+                TimeUnit.MILLISECONDS.sleep(200);
+            }
+            LeaseRequest next = new LeaseRequest(resource, "next", Duration.ofSeconds(10));
+            assertThatThrownBy(() -> other.acquire(next, Duration.ZERO))
+                    .isInstanceOf(io.fenceguard.core.LeaseTimeoutException.class);
+
+            // Not renewed any more: the provider gives the lock back after the lease time, and the next holder gets it.
+            Grant taken = other.acquire(next, leaseTime.multipliedBy(5));
+            assertThat(taken.token()).isGreaterThan(grant.token());
+            assertThat(provider.renew(holder, grant).toCompletableFuture().get(10, TimeUnit.SECONDS)).isFalse();
+            assertThat(other.release(next, taken)).isTrue();
+        }
+    }
+
     /** '@' names a CP group in Hazelcast: in a resource it is escaped, so the lock stays the resource's own. */
     @Test
     void aResourceWithAnAtSignHasALockOfItsOwnInTheProvidersGroup() {

@@ -4,17 +4,17 @@ import java.sql.SQLException;
 
 /**
  * What a fenced connection adds; reach it with {@code connection.unwrap(FencedConnection.class)}
- * (or {@link Gate#claim(java.sql.Connection)}).
+ * (or {@link HighWaterMarks#claim(java.sql.Connection)}).
  */
 public interface FencedConnection {
 
     /**
-     * Claims the gate row of the resource of the fence in context, inside the current transaction.
+     * Claims the high-water row of the resource of the fence in context, inside the current transaction.
      *
      * @throws StaleTokenException when a newer holder has claimed it
      * @throws FencingRefusedException when no lease is in context or it is lost
      */
-    void claimGate() throws SQLException;
+    void claimHighWaterMark() throws SQLException;
 
     /** The dialect the connection fences for. */
     SqlDialect dialect();

@@ -12,7 +12,7 @@ import javax.sql.DataSource;
 
 /**
  * A DataSource whose connections fence writes with the lease in context: UPDATE, DELETE and INSERT
- * on fenced tables are rewritten to carry the lease's token, and gate claims run in the
+ * on fenced tables are rewritten to carry the lease's token, and high-water claims run in the
  * application's transactions. Works under any JDBC client, since it sits below all of them.
  *
  * <p>One fence per connection, whatever the composition: wrapping a fenced DataSource again returns

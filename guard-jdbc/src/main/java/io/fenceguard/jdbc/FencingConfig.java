@@ -1,5 +1,6 @@
 package io.fenceguard.jdbc;
 
+import io.fenceguard.core.RefusalListener;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -11,23 +12,29 @@ import java.util.Optional;
  */
 public final class FencingConfig {
 
-    public static final String DEFAULT_GATE_TABLE = "fenceguard_gate";
+    /**
+     * The high-water table the fenceguard-db migrations create. It keeps its first name, {@code fenceguard_gate}:
+     * renaming it under a rolling deploy would split the marks between instances on the old table and on the new
+     * one (the old ones keep claiming the old table), which lets through exactly the stale write fencing stops; and
+     * the trigger functions and operators' queries name it.
+     */
+    public static final String DEFAULT_HIGH_WATER_TABLE = "fenceguard_gate";
     public static final int DEFAULT_PLAN_CACHE_SIZE = 4096;
 
     private final List<FencedTable> tables;
-    private final GateMode gateMode;
-    private final String gateTable;
+    private final ClaimMode claimMode;
+    private final String highWaterTable;
     private final SqlDialect dialect;
     private final int planCacheSize;
     private final boolean triggerMode;
     private final List<String> allowedRoutines;
     private final boolean verifyCatalog;
-    private final StatementRefusalListener refusalListener;
+    private final RefusalListener refusalListener;
 
     private FencingConfig(Builder b) {
         this.tables = List.copyOf(b.tables);
-        this.gateMode = Objects.requireNonNull(b.gateMode, "gateMode");
-        this.gateTable = FencedTable.of(b.gateTable).qualifiedName();
+        this.claimMode = Objects.requireNonNull(b.claimMode, "claimMode");
+        this.highWaterTable = FencedTable.of(b.highWaterTable).qualifiedName();
         this.dialect = b.dialect;
         if (b.planCacheSize < 16) {
             throw new IllegalArgumentException("planCacheSize must be at least 16, got " + b.planCacheSize);
@@ -57,12 +64,14 @@ public final class FencingConfig {
         return Optional.empty();
     }
 
-    public GateMode gateMode() {
-        return gateMode;
+    /** When a transaction claims its resource's high-water mark. */
+    public ClaimMode claimMode() {
+        return claimMode;
     }
 
-    public String gateTable() {
-        return gateTable;
+    /** The high-water table, one row per resource holding its mark, schema-qualified as configured. */
+    public String highWaterTable() {
+        return highWaterTable;
     }
 
     /** The dialect, or empty to detect it from the first connection. */
@@ -97,18 +106,18 @@ public final class FencingConfig {
     }
 
     /** Told of every refused statement ({@link Builder#onRefusal}); by default nobody. */
-    public StatementRefusalListener refusalListener() {
+    public RefusalListener refusalListener() {
         return refusalListener;
     }
 
     /**
-     * Same tables, gate mode, gate table, dialect, plan cache size, trigger mode, allowed routines and
+     * Same tables, claim mode, high-water table, dialect, plan cache size, trigger mode, allowed routines and
      * catalog check (the refusal listener is not compared: it observes, it does not change what is fenced).
      */
     @Override
     public boolean equals(Object other) {
-        return other instanceof FencingConfig that && tables.equals(that.tables) && gateMode == that.gateMode
-                && gateTable.equals(that.gateTable) && Objects.equals(dialect, that.dialect)
+        return other instanceof FencingConfig that && tables.equals(that.tables) && claimMode == that.claimMode
+                && highWaterTable.equals(that.highWaterTable) && Objects.equals(dialect, that.dialect)
                 && planCacheSize == that.planCacheSize && triggerMode == that.triggerMode
                 && allowedRoutines.equals(that.allowedRoutines)
                 && verifyCatalog == that.verifyCatalog;
@@ -116,32 +125,38 @@ public final class FencingConfig {
 
     @Override
     public int hashCode() {
-        return Objects.hash(tables, gateMode, gateTable, dialect, planCacheSize, triggerMode, allowedRoutines,
+        return Objects.hash(tables, claimMode, highWaterTable, dialect, planCacheSize, triggerMode, allowedRoutines,
                 verifyCatalog);
     }
 
     @Override
     public String toString() {
-        return "FencingConfig[tables " + tables + ", gate " + gateMode + " on " + gateTable
+        return "FencingConfig[tables " + tables + ", claim " + claimMode + " on " + highWaterTable
                 + (dialect == null ? "" : ", " + dialect) + (triggerMode ? ", trigger mode" : "") + "]";
     }
 
     public static final class Builder {
         private final List<FencedTable> tables = new ArrayList<>();
-        private GateMode gateMode = GateMode.EXPLICIT;
-        private String gateTable = DEFAULT_GATE_TABLE;
+        private ClaimMode claimMode = ClaimMode.EXPLICIT;
+        private String highWaterTable = DEFAULT_HIGH_WATER_TABLE;
         private SqlDialect dialect;
         private int planCacheSize = DEFAULT_PLAN_CACHE_SIZE;
         private boolean triggerMode;
         private final List<String> allowedRoutines = new ArrayList<>();
         private boolean verifyCatalog = true;
-        private StatementRefusalListener refusalListener = refusal -> { };
+        private RefusalListener refusalListener = RefusalListener.none();
 
         private Builder() {
         }
 
-        /** Tells {@code listener} of every statement refused (for metrics and logs). */
-        public Builder onRefusal(StatementRefusalListener listener) {
+        /**
+         * Tells {@code listener} of every statement refused (for metrics and logs), once per refusal on the
+         * caller's thread, just before the refusal is thrown to the caller unchanged: layer
+         * {@link io.fenceguard.core.Refusal.Layer#JDBC}, reason {@code stale} for a {@link StaleTokenException} (the
+         * database refused the older token), else the {@link FencingRefusedException} reason (nothing was sent);
+         * the original is the exception, {@code where} its SQL. What the listener throws is logged and ignored.
+         */
+        public Builder onRefusal(RefusalListener listener) {
             this.refusalListener = Objects.requireNonNull(listener, "listener");
             return this;
         }
@@ -183,13 +198,15 @@ public final class FencingConfig {
             return this;
         }
 
-        public Builder gateMode(GateMode mode) {
-            this.gateMode = mode;
+        /** When a transaction claims its resource's high-water mark (default {@link ClaimMode#EXPLICIT}). */
+        public Builder claimMode(ClaimMode mode) {
+            this.claimMode = mode;
             return this;
         }
 
-        public Builder gateTable(String table) {
-            this.gateTable = table;
+        /** The high-water table, {@code [schema.]table} (default {@value #DEFAULT_HIGH_WATER_TABLE}). */
+        public Builder highWaterTable(String table) {
+            this.highWaterTable = table;
             return this;
         }
 

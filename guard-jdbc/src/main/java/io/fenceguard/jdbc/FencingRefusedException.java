@@ -59,7 +59,7 @@ public class FencingRefusedException extends SQLFeatureNotSupportedException {
         return reason;
     }
 
-    /** The application's SQL (or what was refused, such as a gate claim). */
+    /** The application's SQL (or what was refused, such as a high-water claim). */
     public String sql() {
         return sql;
     }

@@ -2,7 +2,7 @@ package io.fenceguard.jdbc;
 
 import java.util.Locale;
 
-/** The databases whose rewrite and gate statements fenceguard knows. */
+/** The databases whose rewrite and high-water claims fenceguard knows. */
 public enum SqlDialect {
     POSTGRESQL,
     /** MariaDB and MySQL. */

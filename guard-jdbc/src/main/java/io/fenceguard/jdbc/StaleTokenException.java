@@ -8,7 +8,7 @@ import java.util.Objects;
 
 /**
  * The database refused a write because a holder with a newer token has already written the row or
- * claimed the gate. The statement had no effect (it is all or nothing); on PostgreSQL the
+ * claimed the mark. The statement had no effect (it is all or nothing); on PostgreSQL the
  * transaction is aborted.
  *
  * <p>SQLState {@value #SQL_STATE}: class 40 (transaction rollback), and the JDBC subclass of that class, so
@@ -27,7 +27,7 @@ public class StaleTokenException extends SQLTransactionRollbackException {
 
     /**
      * @param fence the resource and token the refused statement presented
-     * @param table the fenced table, or the gate table, that refused it
+     * @param table the fenced table, or the high-water table, that refused it
      * @param sql the application's SQL
      */
     public StaleTokenException(Fence fence, String table, String sql, Throwable cause) {
@@ -54,7 +54,7 @@ public class StaleTokenException extends SQLTransactionRollbackException {
         return fence == null ? null : fence.token();
     }
 
-    /** The fenced table, or the gate table, that refused it. */
+    /** The fenced table, or the high-water table, that refused it. */
     public String table() {
         return table;
     }

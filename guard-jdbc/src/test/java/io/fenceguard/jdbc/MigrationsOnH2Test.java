@@ -40,11 +40,11 @@ class MigrationsOnH2Test {
         assertThat(as("account:1", 10, () -> write(fenced, update, 110))).isEqualTo(1);
         assertThatThrownBy(() -> as("account:1", 9, () -> write(fenced, update, 666)))
                 .isInstanceOf(StaleTokenException.class);
-        // the gate table the guard created takes claims
+        // the high-water table the guard created takes claims
         assertThat(as("account:1", 10, () -> {
             try (Connection c = fenced.getConnection()) {
                 c.setAutoCommit(false);
-                Gate.claim(c);
+                HighWaterMarks.claim(c);
                 c.commit();
                 return true;
             }

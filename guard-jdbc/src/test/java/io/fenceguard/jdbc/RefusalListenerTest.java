@@ -4,6 +4,9 @@ import static io.fenceguard.jdbc.TestFence.as;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.Refusal;
+import io.fenceguard.core.ResourceName;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -30,7 +33,7 @@ class RefusalListenerTest {
         TestDatabases.execute(raw, "DROP TABLE IF EXISTS " + TABLE,
                 "CREATE TABLE " + TABLE + " (id INT PRIMARY KEY, balance BIGINT NOT NULL, current_token BIGINT)",
                 "INSERT INTO " + TABLE + " (id, balance) VALUES (1, 100)");
-        List<SQLException> told = new CopyOnWriteArrayList<>();
+        List<Refusal> told = new CopyOnWriteArrayList<>();
         List<Thread> threads = new CopyOnWriteArrayList<>();
         DataSource fenced = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE).onRefusal(refusal -> {
             told.add(refusal);
@@ -42,7 +45,14 @@ class RefusalListenerTest {
 
         Throwable stale = catchThrowable(() -> as("account:1", 9, () -> write(fenced, 666)));
         assertThat(stale).isInstanceOf(StaleTokenException.class);
-        assertThat(told).containsExactly((SQLException) stale);
+        assertThat(told).singleElement().satisfies(refusal -> {
+            assertThat(refusal.original()).isSameAs(stale);
+            assertThat(refusal.layer()).isEqualTo(Refusal.Layer.JDBC);
+            assertThat(refusal.reason()).isEqualTo("stale");
+            assertThat(refusal.resource()).contains(ResourceName.of("account:1"));
+            assertThat(refusal.token()).contains(FencingToken.of(9));
+            assertThat(refusal.where()).contains(UPDATE);
+        });
         assertThat(threads).containsExactly(Thread.currentThread());
 
         Throwable refused = catchThrowable(() -> as("account:1", 11, () -> {
@@ -51,7 +61,12 @@ class RefusalListenerTest {
             }
         }));
         assertThat(refused).isInstanceOf(FencingRefusedException.class);
-        assertThat(told).hasSize(2).last().isSameAs(refused);
+        assertThat(told).hasSize(2).last().satisfies(refusal -> {
+            assertThat(refusal.original()).isSameAs(refused);
+            assertThat(refusal.reason()).isEqualTo(((FencingRefusedException) refused).reason().name()
+                    .toLowerCase(java.util.Locale.ROOT));
+            assertThat(refusal.where()).contains("UPDATE " + TABLE + " SET balance = 7 WHERE id = 1");
+        });
         assertThat(balance(raw)).as("nothing changed by the refused statements").isEqualTo(110);
     }
 

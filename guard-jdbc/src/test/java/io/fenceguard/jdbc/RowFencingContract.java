@@ -190,20 +190,20 @@ abstract class RowFencingContract {
     }
 
     @Test
-    void insertUnderTheGateIsRejectedOnceANewerHolderClaimed() throws Exception {
-        String resource = "test:gate-" + dialect();
-        as(resource, 10, () -> gatedInsert(6));
-        assertThatThrownBy(() -> as(resource, 9, () -> gatedInsert(7)))
+    void insertUnderTheMarkIsRejectedOnceANewerHolderClaimed() throws Exception {
+        String resource = "test:mark-" + dialect();
+        as(resource, 10, () -> claimedInsert(6));
+        assertThatThrownBy(() -> as(resource, 9, () -> claimedInsert(7)))
                 .isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.table()).isEqualTo("fenceguard_gate"));
-        as(resource, 10, () -> gatedInsert(8));
+        as(resource, 10, () -> claimedInsert(8));
         assertThat(rows()).contains("6:0:10", "8:0:10").noneMatch(r -> r.startsWith("7:"));
     }
 
-    private int gatedInsert(int id) throws SQLException {
+    private int claimedInsert(int id) throws SQLException {
         try (Connection c = fenced.getConnection()) {
             c.setAutoCommit(false);
             try {
-                Gate.claim(c);
+                HighWaterMarks.claim(c);
                 try (PreparedStatement ps = c.prepareStatement(
                         "INSERT INTO " + table + " (id, owner, balance) VALUES (?, 1, 0)")) {
                     ps.setInt(1, id);
@@ -219,12 +219,12 @@ abstract class RowFencingContract {
     }
 
     @Test
-    void gateClaimedAtTheFirstStatementProtectsReadModifyWrite() throws Exception {
-        FencedDataSource gated = FencedDataSource.wrap(raw, FencingConfig.builder().fence(table)
-                .gateMode(GateMode.FIRST_STATEMENT).build());
+    void markClaimedAtTheFirstStatementProtectsReadModifyWrite() throws Exception {
+        FencedDataSource claiming = FencedDataSource.wrap(raw, FencingConfig.builder().fence(table)
+                .claimMode(ClaimMode.FIRST_STATEMENT).build());
         String resource = "test:rmw-" + dialect();
         TestFence.SqlWork<Integer> readModifyWrite = () -> {
-            try (Connection c = gated.getConnection()) {
+            try (Connection c = claiming.getConnection()) {
                 c.setAutoCommit(false);
                 try {
                     int balance;
@@ -254,7 +254,7 @@ abstract class RowFencingContract {
         assertThatThrownBy(() -> as(resource, 19, readModifyWrite)).isInstanceOf(StaleTokenException.class);
         // an auto-commit write runs with the claim in a transaction of its own
         assertThatThrownBy(() -> as(resource, 19, () -> {
-            try (Connection c = gated.getConnection(); PreparedStatement ps = c.prepareStatement(
+            try (Connection c = claiming.getConnection(); PreparedStatement ps = c.prepareStatement(
                     "INSERT INTO " + users + " (id, name) VALUES (?, ?)")) {
                 ps.setInt(1, 99);
                 ps.setString(2, "late");

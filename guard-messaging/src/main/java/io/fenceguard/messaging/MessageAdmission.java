@@ -9,6 +9,7 @@ import io.fenceguard.admission.IssuedTokens;
 import io.fenceguard.admission.MarkHealing;
 import io.fenceguard.admission.TokenBound;
 import io.fenceguard.core.Fence;
+import io.fenceguard.core.RefusalListener;
 import io.fenceguard.messaging.MessageRefusedException.Reason;
 import java.util.List;
 import java.util.Objects;
@@ -24,12 +25,12 @@ import java.util.Objects;
 public final class MessageAdmission {
 
     private final HighWaterStore store;
-    private final MessageRefusalListener listener;
+    private final RefusalListener listener;
     private final TokenBound bound;
     private final MarkHealing healing;
     private final IssuedTokenBound issuedBound;
 
-    private MessageAdmission(HighWaterStore store, MessageRefusalListener listener, TokenBound bound,
+    private MessageAdmission(HighWaterStore store, RefusalListener listener, TokenBound bound,
             MarkHealing healing, IssuedTokenBound issuedBound) {
         this.store = Objects.requireNonNull(store, "store");
         this.listener = Objects.requireNonNull(listener, "listener");
@@ -38,7 +39,7 @@ public final class MessageAdmission {
         this.issuedBound = issuedBound;
     }
 
-    private MessageAdmission(HighWaterStore store, MessageRefusalListener listener) {
+    private MessageAdmission(HighWaterStore store, RefusalListener listener) {
         this(store, listener, null, null, null);
     }
 
@@ -72,11 +73,11 @@ public final class MessageAdmission {
     }
 
     public static MessageAdmission of(HighWaterStore store) {
-        return new MessageAdmission(store, (source, refusal) -> { });
+        return new MessageAdmission(store, RefusalListener.none());
     }
 
     /** Also tells {@code listener} of every refusal (for metrics and the operator's view). */
-    public static MessageAdmission of(HighWaterStore store, MessageRefusalListener listener) {
+    public static MessageAdmission of(HighWaterStore store, RefusalListener listener) {
         return new MessageAdmission(store, listener);
     }
 
@@ -91,7 +92,7 @@ public final class MessageAdmission {
             return decide(headerValue, source);
         } catch (MessageRefusedException refused) {
             try {
-                listener.refused(source, refused);
+                listener.refused(refused.refusal(source));
             } catch (RuntimeException ignored) {
                 // a listener never changes the answer
             }
@@ -116,7 +117,7 @@ public final class MessageAdmission {
 
     private Fence admit(MessageRefusedException refused, String source) {
         try {
-            listener.refused(source, refused);
+            listener.refused(refused.refusal(source));
         } catch (RuntimeException ignored) {
             // a listener never changes the answer
         }
@@ -315,7 +316,7 @@ public final class MessageAdmission {
 
     private Decision refuse(String source, MessageRefusedException refused) {
         try {
-            listener.refused(source, refused);
+            listener.refused(refused.refusal(source));
         } catch (RuntimeException ignored) {
             // a listener never changes the answer
         }

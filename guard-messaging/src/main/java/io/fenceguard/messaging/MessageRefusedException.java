@@ -2,7 +2,9 @@ package io.fenceguard.messaging;
 
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.Refusal;
 import io.fenceguard.core.ResourceName;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -45,6 +47,16 @@ public class MessageRefusedException extends FenceguardException {
     /** The resource's high-water token, for a {@link Reason#STALE} refusal. */
     public Optional<FencingToken> highWater() {
         return Optional.ofNullable(highWater);
+    }
+
+    /**
+     * This refusal of a message from {@code source} as every layer reports one, for the
+     * {@link io.fenceguard.core.RefusalListener}: layer {@code MESSAGING}, the reason lower case ({@code stale}, …),
+     * this exception the original.
+     */
+    public Refusal refusal(String source) {
+        return Refusal.builder(Refusal.Layer.MESSAGING, reason.name().toLowerCase(Locale.ROOT)).resource(resource())
+                .token(token()).highWater(highWater).where(source).detail(getMessage()).original(this).build();
     }
 
     /** The first {@code MessageRefusedException} in {@code failure}'s cause chain. */

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.core.Fence;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.Refusal;
+import io.fenceguard.core.ResourceName;
 import io.fenceguard.messaging.MessageRefusedException.Reason;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -13,9 +16,12 @@ import org.junit.jupiter.api.Test;
 /** Admission of message fences on the in-memory high-water store: the decisions and the refusal reasons. */
 class MessageAdmissionTest {
 
+    private final List<Refusal> refusals = new CopyOnWriteArrayList<>();
     private final List<Reason> told = new CopyOnWriteArrayList<>();
-    private final MessageAdmission admission = MessageAdmission.of(InMemoryHighWaterStore.create(),
-            (source, refusal) -> told.add(refusal.reason()));
+    private final MessageAdmission admission = MessageAdmission.of(InMemoryHighWaterStore.create(), refusal -> {
+        refusals.add(refusal);
+        told.add(refusal.original(MessageRefusedException.class).orElseThrow().reason());
+    });
 
     @Test
     void aNewerTokenClaimsTheSameContinuesAnOlderIsStale() {
@@ -31,6 +37,14 @@ class MessageAdmissionTest {
                 });
         assertThat(admission.admit("v1;r=account:2;t=1", "test")).as("marks are per resource").isNotNull();
         assertThat(told).containsExactly(Reason.STALE);
+        assertThat(refusals).singleElement().satisfies(refusal -> {
+            assertThat(refusal.layer()).isEqualTo(Refusal.Layer.MESSAGING);
+            assertThat(refusal.reason()).isEqualTo("stale");
+            assertThat(refusal.where()).contains("kafka:orders-0@7");
+            assertThat(refusal.resource()).contains(ResourceName.of("account:1"));
+            assertThat(refusal.token()).contains(FencingToken.of(10));
+            assertThat(refusal.highWater()).contains(FencingToken.of(11));
+        });
     }
 
     @Test
@@ -56,7 +70,7 @@ class MessageAdmissionTest {
     void aStoreThatCannotAnswerRefusesAndAListenerThatThrowsChangesNothing() {
         MessageAdmission failing = MessageAdmission.of(fence -> {
             throw new IllegalStateException("connection refused");
-        }, (source, refusal) -> {
+        }, refusal -> {
             throw new IllegalStateException("listener broke");
         });
         assertThatThrownBy(() -> failing.admit("v1;r=account:1;t=1", "test"))
@@ -140,7 +154,7 @@ class MessageAdmissionTest {
         List<Reason> heard = new CopyOnWriteArrayList<>();
         MessageAdmission failing = MessageAdmission.of(fence -> {
             throw new IllegalStateException("connection refused");
-        }, (source, refusal) -> heard.add(refusal.reason()));
+        }, refusal -> heard.add(refusal.original(MessageRefusedException.class).orElseThrow().reason()));
         List<MessageAdmission.Decision> decisions = failing.admitAll(List.of(
                 new MessageAdmission.Delivery(List.of("v1;r=account:1;t=1"), "a"),
                 new MessageAdmission.Delivery(List.of(), "b"),

@@ -108,12 +108,12 @@ final class FencingModel {
                 event.append(": ").append(eval(s, "Step.outcome", i));
             }
             out.append(String.format("  %2d %-40s | clock master %-2s replica %-2s"
-                            + " | redis counter %-2s lock %s until %-2s replica counter %-2s | row %-2s gate %-2s%s hw %-2s | granted %s"
+                            + " | redis counter %-2s lock %s until %-2s replica counter %-2s | row %-2s sql mark %-2s%s hw %-2s | granted %s"
                             + " | real %-2s held %s hold until %-2s believing %s%s%n",
                     i, event, eval(s, "rc", i), eval(s, "Clock.replica", i),
                     eval(s, "Redis.counter", i), eval(s, "Redis.owner", i), eval(s, "Redis.exp", i),
-                    eval(s, "Redis.rcounter", i), eval(s, "Res.rowTok", i), eval(s, "Res.gateTok", i),
-                    eval(s, "Res.gateHeld", i).equals("-") ? "" : " held by " + eval(s, "Res.gateHeld", i),
+                    eval(s, "Redis.rcounter", i), eval(s, "Res.rowTok", i), eval(s, "Res.sqlMarkTok", i),
+                    eval(s, "Res.sqlMarkHeld", i).equals("-") ? "" : " held by " + eval(s, "Res.sqlMarkHeld", i),
                     eval(s, "Res.hw", i), eval(s, "tok", i), eval(s, "Clock.now", i), eval(s, "Provider.pending", i),
                     eval(s, "Provider.holdEnd", i), eval(s, "believing", i), i == loop ? "   <- loop starts" : ""));
         }

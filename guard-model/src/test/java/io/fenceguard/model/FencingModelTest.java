@@ -36,11 +36,11 @@ class FencingModelTest {
     @Test
     void everyCommandOfTheModelIsCoveredHere() {
         assertThat(model.commands()).containsExactlyInAnyOrder(
-                "NoTokenTwice", "NoStaleAdmittedAtRow", "NoStaleAdmittedAtGate", "NoStaleAdmittedAtHttp",
+                "NoTokenTwice", "NoStaleAdmittedAtRow", "NoStaleAdmittedAtSqlMark", "NoStaleAdmittedAtHttp",
                 "OverlapRefused",
-                "NoTokenTwiceEpoch", "NoStaleAdmittedAtRowEpoch", "NoStaleAdmittedAtGateEpoch",
+                "NoTokenTwiceEpoch", "NoStaleAdmittedAtRowEpoch", "NoStaleAdmittedAtSqlMarkEpoch",
                 "NoStaleAdmittedAtHttpEpoch",
-                "NoFloorTokenTwice", "NoRowFenceStale", "NoGateFenceStale", "NoHttpFenceStale",
+                "NoFloorTokenTwice", "NoRowFenceStale", "NoSqlMarkFenceStale", "NoHttpFenceStale",
                 "ClockBoundBrokenTokenTwice", "EpochNotIncreasedTokenTwice", "EpochLaggingReplicaTokenTwice",
                 "EpochHoldersWithinBound", "OlderEpochBelowNewer", "ClockFloorBoundRefusesEpochHolder",
                 "UnboundedRangeOlderEpochAbove",
@@ -49,8 +49,8 @@ class FencingModelTest {
     }
 
     @ParameterizedTest(name = "{0} holds")
-    @ValueSource(strings = {"NoTokenTwice", "NoStaleAdmittedAtRow", "NoStaleAdmittedAtGate", "NoStaleAdmittedAtHttp",
-            "NoTokenTwiceEpoch", "NoStaleAdmittedAtRowEpoch", "NoStaleAdmittedAtGateEpoch", "NoStaleAdmittedAtHttpEpoch",
+    @ValueSource(strings = {"NoTokenTwice", "NoStaleAdmittedAtRow", "NoStaleAdmittedAtSqlMark", "NoStaleAdmittedAtHttp",
+            "NoTokenTwiceEpoch", "NoStaleAdmittedAtRowEpoch", "NoStaleAdmittedAtSqlMarkEpoch", "NoStaleAdmittedAtHttpEpoch",
             "EpochHoldersWithinBound", "OlderEpochBelowNewer", "ExclusiveAfterJump", "NoTokenTwiceEpochAcked",
             "NoTokenTwiceEpochMove"})
     void propertyHoldsWithinTheScope(String check) {
@@ -82,7 +82,7 @@ class FencingModelTest {
     }
 
     @ParameterizedTest(name = "{0} yields a counterexample")
-    @ValueSource(strings = {"NoFloorTokenTwice", "NoRowFenceStale", "NoGateFenceStale", "NoHttpFenceStale",
+    @ValueSource(strings = {"NoFloorTokenTwice", "NoRowFenceStale", "NoSqlMarkFenceStale", "NoHttpFenceStale",
             "ClockBoundBrokenTokenTwice", "EpochNotIncreasedTokenTwice", "EpochLaggingReplicaTokenTwice",
             "ClockFloorBoundRefusesEpochHolder", "UnboundedRangeOlderEpochAbove", "NoJumpHoldOverlap",
             "MoveWithoutAdvanceTokenTwice",

@@ -3,7 +3,7 @@
  *
  * One resource. Redis (a master and one replica, each with its own clock) mints tokens and holds the
  * lock; three enforcement points keep their own mark: the row CAS of fenceguard-jdbc (UPDATE ... WHERE
- * current_token <= new), the gate claim (a conditional upsert that keeps the gate row locked until the
+ * current_token <= new), the high-water claim (a conditional upsert that keeps the high-water row locked until the
  * transaction ends) and the HTTP high-water mark of fenceguard-http-filter.
  *
  * Clients are as hostile as real ones: any client may present, at any later time and any number of
@@ -41,8 +41,8 @@ abstract sig Feature {}
 one sig Floor extends Feature {}
 /** the row CAS: without it, the UPDATE is the application's own, unconditional. */
 one sig RowFence extends Feature {}
-/** the gate claim: without it, gated transactions write without claiming. */
-one sig GateFence extends Feature {}
+/** the SQL high-water claim: without it, the transactions that should claim write without claiming. */
+one sig SqlMarkFence extends Feature {}
 /** the HTTP high-water mark: without it, the filter admits every token. */
 one sig HttpFence extends Feature {}
 /** the stated clock assumption: the clock that mints a token reads at least the last minting reading
@@ -89,7 +89,7 @@ sig Lease {
 }
 
 abstract sig Guard {}
-one sig Row, Gate, Http extends Guard {}
+one sig Row, SqlMark, Http extends Guard {}
 
 /** The servers' clocks, and two ghosts for the assumptions on minting. */
 one sig Clock {
@@ -144,15 +144,15 @@ one sig NewSource {
     one admission was below it (ghost). */
 one sig Res {
   var rowTok: lone T,
-  var gateTok: lone T,
-  var gateHeld: lone Lease,
+  var sqlMarkTok: lone T,
+  var sqlMarkHeld: lone Lease,
   var hw: lone T,
   var hi: Guard -> lone T,
   var stale: set Guard
 }
 
 enum Ev { Start, Tick, Mint, Renew, Release, Flush, Replicate, Failover, ClockStep, Probe, HandOut,
-          RowWrite, GateClaim, GateWrite, GateEnd, HttpWrite, Idle, Move }
+          RowWrite, SqlMarkClaim, SqlMarkWrite, SqlMarkEnd, HttpWrite, Idle, Move }
 enum Outcome { Admitted, Refused, StaleAdmitted, OutOfRange }
 
 /** The event that led into the current state, for the trace. */
@@ -196,7 +196,7 @@ pred keepProvider { seen' = seen and sighted' = sighted and far' = far and holdE
 pred keepStore { counter' = counter and owner' = owner and exp' = exp and rcounter' = rcounter and rowner' = rowner and rexp' = rexp
   and limit' = limit and rlimit' = rlimit and keepDurable }
 pred keepRedis { keepStore and keepProvider }
-pred keepRes { rowTok' = rowTok and gateTok' = gateTok and gateHeld' = gateHeld and hw' = hw and hi' = hi and stale' = stale }
+pred keepRes { rowTok' = rowTok and sqlMarkTok' = sqlMarkTok and sqlMarkHeld' = sqlMarkHeld and hw' = hw and hi' = hi and stale' = stale }
 pred mark[e: Ev, l: lone Lease, g: lone Guard, o: lone Outcome] {
   Step.ev' = e and Step.lease' = l and Step.guard' = g and Step.outcome' = o
 }
@@ -209,7 +209,7 @@ pred init {
   no Provider.seen and no Provider.sighted and no Provider.far and no Provider.holdEnd and no Provider.pending
   no Redis.counter and no Redis.owner and no Redis.exp and no Redis.rcounter and no Redis.rowner and no Redis.rexp
   no Redis.limit and no Redis.rlimit and no Durable.start and no Durable.top
-  no Res.rowTok and no Res.gateTok and no Res.gateHeld and no Res.hw and no Res.hi and no Res.stale
+  no Res.rowTok and no Res.sqlMarkTok and no Res.sqlMarkHeld and no Res.hw and no Res.hi and no Res.stale
   Step.ev = Start and no Step.lease and no Step.guard and no Step.outcome
 }
 
@@ -395,7 +395,7 @@ pred failover {
 
 // ---------------------------------------------------------------- the resource
 
-fun evOf[g: Guard]: Ev { (g = Row) implies RowWrite else ((g = Http) implies HttpWrite else GateWrite) }
+fun evOf[g: Guard]: Ev { (g = Row) implies RowWrite else ((g = Http) implies HttpWrite else SqlMarkWrite) }
 
 /** Records an admission at g of token t, flagging it when t is below the highest admitted before. */
 pred admit[g: Guard, l: Lease, t: T] {
@@ -415,40 +415,40 @@ pred rowWrite[l: Lease] {
   (RowFence not in On or no Res.rowTok or lte[Res.rowTok, l.tok])
     implies (Res.rowTok' = l.tok and admit[Row, l, l.tok])
     else (rowTok' = rowTok and refuse[Row, l])
-  gateTok' = gateTok and gateHeld' = gateHeld and hw' = hw
+  sqlMarkTok' = sqlMarkTok and sqlMarkHeld' = sqlMarkHeld and hw' = hw
   keepClock and keepLeases and keepRedis
 }
 
-/** A transaction's gate claim: waits while another transaction holds the gate row; fails when the
+/** A transaction's high-water claim: waits while another transaction holds the high-water row; fails when the
     row holds a newer token; otherwise stores the token and holds the row until the transaction ends. */
-pred gateClaim[l: Lease] {
-  GateFence in On
+pred sqlMarkClaim[l: Lease] {
+  SqlMarkFence in On
   l in handedOut
-  no Res.gateHeld
-  (no Res.gateTok or lte[Res.gateTok, l.tok])
-    implies (Res.gateTok' = l.tok and Res.gateHeld' = l and mark[GateClaim, l, Gate, Admitted])
-    else (gateTok' = gateTok and gateHeld' = gateHeld and mark[GateClaim, l, Gate, Refused])
+  no Res.sqlMarkHeld
+  (no Res.sqlMarkTok or lte[Res.sqlMarkTok, l.tok])
+    implies (Res.sqlMarkTok' = l.tok and Res.sqlMarkHeld' = l and mark[SqlMarkClaim, l, SqlMark, Admitted])
+    else (sqlMarkTok' = sqlMarkTok and sqlMarkHeld' = sqlMarkHeld and mark[SqlMarkClaim, l, SqlMark, Refused])
   rowTok' = rowTok and hw' = hw and hi' = hi and stale' = stale
   keepClock and keepLeases and keepRedis
 }
 
-/** A write of a gated transaction (an INSERT, a write derived from a read): only inside a claimed
-    transaction when the gate is in force; without it, any holder's transaction writes. */
-pred gateWrite[l: Lease] {
+/** A write that needs the claim (an INSERT, a write derived from a read): only inside a claimed
+    transaction when the mark is in force; without it, any holder's transaction writes. */
+pred sqlMarkWrite[l: Lease] {
   l in handedOut
-  GateFence in On implies Res.gateHeld = l
-  admit[Gate, l, l.tok]
-  rowTok' = rowTok and gateTok' = gateTok and gateHeld' = gateHeld and hw' = hw
+  SqlMarkFence in On implies Res.sqlMarkHeld = l
+  admit[SqlMark, l, l.tok]
+  rowTok' = rowTok and sqlMarkTok' = sqlMarkTok and sqlMarkHeld' = sqlMarkHeld and hw' = hw
   keepClock and keepLeases and keepRedis
 }
 
-/** The claimed transaction commits or rolls back: the gate row is free again. */
-pred gateEnd {
-  some Res.gateHeld
-  no Res.gateHeld'
-  rowTok' = rowTok and gateTok' = gateTok and hw' = hw and hi' = hi and stale' = stale
+/** The claimed transaction commits or rolls back: the high-water row is free again. */
+pred sqlMarkEnd {
+  some Res.sqlMarkHeld
+  no Res.sqlMarkHeld'
+  rowTok' = rowTok and sqlMarkTok' = sqlMarkTok and hw' = hw and hi' = hi and stale' = stale
   keepClock and keepLeases and keepRedis
-  mark[GateEnd, none, Gate, none]
+  mark[SqlMarkEnd, none, SqlMark, none]
 }
 
 /** A request with the lease's token reaches the filter (at any time, as often as it is retried). In the
@@ -460,7 +460,7 @@ pred httpWrite[l: Lease] {
   else (HttpFence not in On or no Res.hw or lte[Res.hw, l.tok])
     implies (Res.hw' = l.tok and admit[Http, l, l.tok])
     else (hw' = hw and refuse[Http, l])
-  rowTok' = rowTok and gateTok' = gateTok and gateHeld' = gateHeld
+  rowTok' = rowTok and sqlMarkTok' = sqlMarkTok and sqlMarkHeld' = sqlMarkHeld
   keepClock and keepLeases and keepRedis
 }
 
@@ -502,7 +502,7 @@ pred system[gs: set Guard] {
     or (some c: Client, l: Lease | mint[c, l])
     or (some l: Lease | renew[l] or release[l] or handOut[l])
     or (Row in gs and some l: Lease | rowWrite[l])
-    or (Gate in gs and (gateEnd or some l: Lease | gateClaim[l] or gateWrite[l]))
+    or (SqlMark in gs and (sqlMarkEnd or some l: Lease | sqlMarkClaim[l] or sqlMarkWrite[l]))
     or (Http in gs and some l: Lease | httpWrite[l]))
 }
 
@@ -544,7 +544,7 @@ pred epoch { On = epochMode }
 
 check NoTokenTwice { (system[none] and full) implies noTokenTwice } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 0
 check NoStaleAdmittedAtRow { (system[Row] and full) implies noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 0
-check NoStaleAdmittedAtGate { (system[Gate] and full) implies noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 0
+check NoStaleAdmittedAtSqlMark { (system[SqlMark] and full) implies noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 0
 check NoStaleAdmittedAtHttp { (system[Http] and full) implies noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 0
 
 /** Non-vacuity: a forward step of the master's clock ends a live lease at once, a second holder is
@@ -557,13 +557,13 @@ run OverlapRefused { system[Row] and On = clockMode - JumpHold
 
 check NoTokenTwiceEpoch { (system[none] and epoch) implies noTokenTwice } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 0
 check NoStaleAdmittedAtRowEpoch { (system[Row] and epoch) implies noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 0
-check NoStaleAdmittedAtGateEpoch { (system[Gate] and epoch) implies noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 0
+check NoStaleAdmittedAtSqlMarkEpoch { (system[SqlMark] and epoch) implies noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 0
 check NoStaleAdmittedAtHttpEpoch { (system[Http] and epoch) implies noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 0
 
 // negative controls: each must yield a counterexample
 run NoFloorTokenTwice { system[none] and On = clockMode - Floor and not noTokenTwice } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
 run NoRowFenceStale { system[Row] and On = clockMode - RowFence and not noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
-run NoGateFenceStale { system[Gate] and On = clockMode - GateFence and not noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
+run NoSqlMarkFenceStale { system[SqlMark] and On = clockMode - SqlMarkFence and not noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
 run NoHttpFenceStale { system[Http] and On = clockMode - HttpFence and not noStaleAdmitted } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
 run ClockBoundBrokenTokenTwice { system[none] and On = clockMode - ClockBound and not noTokenTwice } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1
 run EpochNotIncreasedTokenTwice { system[none] and On = epochMode - EpochIncrement and not noTokenTwice } for 2 Client, 3 Lease, 7 T, 7..7 steps expect 1

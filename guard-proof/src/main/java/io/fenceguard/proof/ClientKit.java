@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
-import io.fenceguard.jdbc.GateMode;
+import io.fenceguard.jdbc.ClaimMode;
 import io.fenceguard.test.support.RedisSentinelGroup;
 import java.net.http.HttpClient;
 import java.time.Duration;
@@ -58,9 +58,9 @@ public final class ClientKit implements AutoCloseable {
     }
 
     static DataSource fenced(DataSource pool) {
-        // The gate is claimed before the first statement, so the read of a read-modify-write is fenced too.
+        // The mark is claimed before the first statement, so the read of a read-modify-write is fenced too.
         return FencedDataSource.wrap(pool, FencingConfig.builder().fence(CELL_TABLE)
-                .gateMode(GateMode.FIRST_STATEMENT).build());
+                .claimMode(ClaimMode.FIRST_STATEMENT).build());
     }
 
     private LockService lockService(RedissonClient redisson, String name) {

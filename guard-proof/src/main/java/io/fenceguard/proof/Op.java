@@ -20,7 +20,7 @@ public record Op(String id, String client, String workload, String resource, Str
         return OK.equals(outcome);
     }
 
-    /** Refused by a fence (database, gate, HTTP filter or the lease's own validity check). */
+    /** Refused by a fence (database row or high-water mark, HTTP filter or the lease's own validity check). */
     public boolean fencedOff() {
         return error != null && (error.startsWith("stale") || error.startsWith("refused"));
     }

@@ -13,7 +13,7 @@ final class Outcomes {
     private Outcomes() {
     }
 
-    /** Whether the database refused a stale token (row fence or gate), whatever wraps it. */
+    /** Whether the database refused a stale token (row fence or high-water mark), whatever wraps it. */
     static boolean isStale(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof StaleTokenException

@@ -16,7 +16,7 @@ import org.flywaydb.core.api.FlywayException;
 
 /**
  * The harness's tables (migrations under {@code proof/db/<dialect>} in this module) next to
- * fenceguard's own (gate, stale function, HTTP high-water, from {@link FenceguardMigrations}):
+ * fenceguard's own (high-water table, stale function, HTTP high-water, from {@link FenceguardMigrations}):
  * {@code proof_cell} holds every resource's value and the count of writes it admitted, which is the
  * admission order: {@code proof_write_log} gets that count as sequence number in the same
  * transaction, under the row lock of the write. {@code proof_ledger} is the append-only ledger.

@@ -17,6 +17,14 @@ package io.fenceguard.redis;
  *
  * <p>Implementations: {@link JdbcTokenEpochSource} (a sequence in the application's own database), or any
  * counter with the same guarantee.
+ *
+ * <p>The token epoch, type by type: this SPI and {@link JdbcTokenEpochSource} are the API. The rest is how it is
+ * used: {@code DurableEpochs} is the provider's grant on a lost counter (claim, epoch, install) and its check of
+ * the recorded source; {@code internal.EpochSourceRecord} is that record in Redis (which source, and the highest
+ * epoch installed); {@code internal.EpochTokens} is the token arithmetic, {@code epoch × 2^24 + n}. On the
+ * admission side {@code io.fenceguard.admission.TokenBound#epochs} bounds presented tokens by
+ * {@link #highestEpoch()}, and the Spring Boot starter decides the application's one source for the provider and
+ * every bound alike.
  */
 @FunctionalInterface
 public interface TokenEpochSource {

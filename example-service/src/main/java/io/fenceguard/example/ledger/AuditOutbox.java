@@ -13,7 +13,8 @@ import org.springframework.stereotype.Repository;
  * Audit calls waiting to be sent ({@code audit_outbox}). A row is written in the deposit's transaction
  * and sent after it committed, in balance order (each deposit raises the balance), with the row's id as
  * Idempotency-Key: the audit endpoint answers a resend from its first response, so a row sent and
- * not yet marked when the process died is not recorded twice.
+ * not yet deleted when the process died is not recorded twice. A sent row is deleted: the table holds the calls
+ * still to send, not the history (that is the audit trail's).
  */
 @Repository
 public class AuditOutbox {
@@ -64,8 +65,15 @@ public class AuditOutbox {
                         e.toString());
                 return false;
             }
-            jdbc.sql("UPDATE audit_outbox SET sent = 1 WHERE id = ?").param(call.id()).update();
+            // Sent: the row has done its work. A resend of it (this process died before this line) is answered
+            // from the audit endpoint's idempotency record, so nothing needs the row any more.
+            jdbc.sql("DELETE FROM audit_outbox WHERE id = ?").param(call.id()).update();
         }
         return true;
+    }
+
+    /** Rows kept, sent or not: only the calls still to send, so the table does not grow with the work done. */
+    public long rows() {
+        return jdbc.sql("SELECT COUNT(*) FROM audit_outbox").query(Long.class).single();
     }
 }

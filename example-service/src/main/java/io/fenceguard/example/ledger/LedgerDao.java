@@ -4,7 +4,7 @@ import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.annotation.Fenced;
 import io.fenceguard.example.chaos.Chaos;
-import io.fenceguard.jdbc.Gate;
+import io.fenceguard.jdbc.HighWaterMarks;
 import io.fenceguard.jdbc.Unfenced;
 import java.sql.SQLException;
 import java.util.Optional;
@@ -18,7 +18,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The ledger's accounts. Deposits are read-modify-write under a lease on {@code account:<id>}: each of
- * the two transactions first claims the resource's gate row, so a holder whose lease was taken over
+ * the two transactions first claims the resource's high-water row, so a holder whose lease was taken over
  * cannot write a balance computed from what it read before the newer holder's read.
  */
 @Repository
@@ -77,14 +77,14 @@ public class LedgerDao {
     public Deposit deposit(String id, long amount, int pauseMs) {
         Lease lease = LeaseContext.requireValid();
         long balance = transactions.execute(status -> {
-            claimGate();
+            claimHighWaterMark();
             return jdbc.sql("SELECT balance FROM accounts WHERE id = ?").param(id).query(Long.class).optional()
                     .orElseThrow(() -> new AccountNotFoundException(id));
         });
         chaos.pause(lease, pauseMs);
         long newBalance = Math.addExact(balance, amount);
         transactions.executeWithoutResult(status -> {
-            claimGate();
+            claimHighWaterMark();
             jdbc.sql("UPDATE accounts SET balance = ? WHERE id = ?").params(newBalance, id).update();
             outbox.add(id, amount, newBalance);
         });
@@ -98,11 +98,11 @@ public class LedgerDao {
         return outbox.drain(id);
     }
 
-    private void claimGate() {
+    private void claimHighWaterMark() {
         try {
-            Gate.claim(DataSourceUtils.getConnection(dataSource));
+            HighWaterMarks.claim(DataSourceUtils.getConnection(dataSource));
         } catch (SQLException e) {
-            throw translator.translate("claim gate", null, e);
+            throw translator.translate("claim the high-water mark", null, e);
         }
     }
 }

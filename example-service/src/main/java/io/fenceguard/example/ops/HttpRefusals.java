@@ -1,10 +1,14 @@
 package io.fenceguard.example.ops;
 
 import io.fenceguard.admission.Problem;
-import io.fenceguard.admission.RefusalListener;
+import io.fenceguard.core.Refusal;
+import io.fenceguard.core.RefusalListener;
 import org.springframework.stereotype.Component;
 
-/** Feeds the fencing filter's refusals into the {@link RejectionLog}; 409 is a stale token. */
+/**
+ * Feeds the fencing filter's refusals into the {@link RejectionLog}; 409 is a stale token. Refused statements are
+ * recorded where they reach the application (ProblemHandlers), beside lost leases, so they are left out here.
+ */
 @Component
 public class HttpRefusals implements RefusalListener {
 
@@ -15,9 +19,10 @@ public class HttpRefusals implements RefusalListener {
     }
 
     @Override
-    public void refused(String method, String path, Problem problem) {
-        log.record("http", problem.resource().map(Object::toString).orElse(null),
-                problem.token().map(t -> t.value()).orElse(null), problem.status() == 409,
-                problem.status() + " " + problem.title() + " on " + method + " " + path);
+    public void refused(Refusal refusal) {
+        refusal.original(Problem.class).ifPresent(problem -> log.record("http",
+                refusal.resource().map(Object::toString).orElse(null),
+                refusal.token().map(t -> t.value()).orElse(null), problem.status() == 409,
+                problem.status() + " " + problem.title() + " on " + refusal.where().orElse("")));
     }
 }

@@ -5,7 +5,7 @@ import io.fenceguard.core.LeaseManager;
 import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
-import io.fenceguard.jdbc.Gate;
+import io.fenceguard.jdbc.HighWaterMarks;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -60,7 +60,7 @@ public final class PlainJdbcLedger {
             long balance;
             try (Connection c = fenced.getConnection()) {
                 c.setAutoCommit(false);
-                Gate.claim(c);
+                HighWaterMarks.claim(c);
                 balance = balance(c, id);
                 c.commit();
             }
@@ -68,7 +68,7 @@ public final class PlainJdbcLedger {
             long newBalance = Math.addExact(balance, amount);
             try (Connection c = fenced.getConnection()) {
                 c.setAutoCommit(false);
-                Gate.claim(c);
+                HighWaterMarks.claim(c);
                 try (PreparedStatement update = c.prepareStatement("UPDATE accounts SET balance = ? WHERE id = ?")) {
                     update.setLong(1, newBalance);
                     update.setString(2, id);

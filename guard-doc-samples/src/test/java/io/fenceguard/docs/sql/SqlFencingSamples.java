@@ -4,7 +4,7 @@ import io.fenceguard.db.FenceguardTriggers;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencedTable;
 import io.fenceguard.jdbc.FencingConfig;
-import io.fenceguard.jdbc.GateMode;
+import io.fenceguard.jdbc.ClaimMode;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -20,7 +20,7 @@ final class SqlFencingSamples {
                 .fence("billing.\"Order Lines\"")                    // names as written in SQL, quoted where needed
                 .fence(FencedTable.of("billing.ledger", "fence_token"))
                 .allowRoutine("audit.touch")                         // a routine that may write, vouched for
-                .gateMode(GateMode.FIRST_STATEMENT)                  // default EXPLICIT
+                .claimMode(ClaimMode.FIRST_STATEMENT)                  // default EXPLICIT
                 .build());
         // end::fencing-config[]
         return fenced;

@@ -10,7 +10,7 @@ import io.fenceguard.admission.InboundContext;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.InboundRequest;
 import io.fenceguard.admission.Problem;
-import io.fenceguard.admission.RefusalListener;
+import io.fenceguard.core.RefusalListener;
 import io.fenceguard.admission.RequestSignatures;
 import io.fenceguard.admission.ResourceTemplate;
 import io.fenceguard.admission.Verdict;
@@ -143,7 +143,7 @@ public final class FencingFilter implements Filter {
      * so an older, valid token is admitted afterwards. A handler still in flight keeps its mark.
      */
     public static FencingFilter of(InboundFence fence) {
-        return of(fence, (method, path, problem) -> { });
+        return of(fence, RefusalListener.none());
     }
 
     /** With a listener told of every refusal. */

@@ -1,7 +1,7 @@
 package io.fenceguard.http.filter;
 
 import io.fenceguard.admission.Problem;
-import io.fenceguard.admission.RefusalListener;
+import io.fenceguard.core.RefusalListener;
 import io.fenceguard.http.filter.internal.ProblemResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -18,6 +18,6 @@ final class Refusals {
 
     void refuse(HttpServletRequest http, HttpServletResponse out, String path, Problem problem) throws IOException {
         ProblemResponse.send(out, problem, http.getRequestURI());
-        listener.refused(http.getMethod(), path, problem);
+        listener.refused(problem.refusal(http.getMethod(), path));
     }
 }

@@ -3,7 +3,8 @@ package io.fenceguard.http.filter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.fenceguard.admission.RefusalListener;
+import io.fenceguard.admission.Problem;
+import io.fenceguard.core.RefusalListener;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
@@ -45,10 +46,11 @@ class JdbcStoreServersTest {
         properties.put("test.store", "jdbc");
         a = Instances.port(instances.start("a", properties, ctx -> {
             ctx.registerBean(DataSource.class, () -> Stores.postgres(schema, 8));
-            ctx.registerBean(RefusalListener.class, () -> (method, path, problem) -> refusalsOnA.add(
-                    method + " " + path + " " + problem.status() + " " + problem.resource().map(Object::toString).orElse("-")
-                            + " " + problem.token().map(Object::toString).orElse("-")
-                            + " " + problem.highWater().map(Object::toString).orElse("-")));
+            ctx.registerBean(RefusalListener.class, () -> refusal -> refusalsOnA.add(
+                    refusal.where().orElse("-") + " " + refusal.original(Problem.class).map(Problem::status).orElse(0)
+                            + " " + refusal.resource().map(Object::toString).orElse("-")
+                            + " " + refusal.token().map(Object::toString).orElse("-")
+                            + " " + refusal.highWater().map(Object::toString).orElse("-")));
         }));
         b = Instances.port(instances.start("b", properties,
                 ctx -> ctx.registerBean(DataSource.class, () -> Stores.postgres(schema, 8))));

@@ -8,7 +8,7 @@ import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.Problem;
-import io.fenceguard.admission.RefusalListener;
+import io.fenceguard.core.RefusalListener;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.ResourceName;
@@ -146,7 +146,7 @@ class UncommittedRequestTest {
     }
 
     private static RefusalListener listener(BlockingQueue<Problem> refused) {
-        return (method, path, problem) -> refused.add(problem);
+        return refusal -> refused.add(refusal.original(Problem.class).orElseThrow());
     }
 
     /** The type of the next refusal the listener is told of; the filter tells it after the answer is sent. */

@@ -273,6 +273,11 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
             java.time.Instant now = java.time.Instant.now();
             if (!inTransaction) {
                 purgeClaimsNowAndThen(connection);
+            } else if (dataSource != transactional) {
+                // Claims joining the handler's transaction purge on a connection of their own, or never at all.
+                try (Connection own = dataSource.getConnection()) {
+                    purgeClaimsNowAndThen(own);
+                }
             }
             for (int attempt = 0; attempt < 3; attempt++) {
                 if (sql.insertIdempotencyClaim(connection, idempotencyTable, presented, key, fingerprint)) {

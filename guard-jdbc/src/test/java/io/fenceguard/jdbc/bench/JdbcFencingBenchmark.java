@@ -5,10 +5,10 @@ import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseContext;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
-import io.fenceguard.jdbc.Gate;
-import io.fenceguard.jdbc.GateMode;
+import io.fenceguard.jdbc.HighWaterMarks;
+import io.fenceguard.jdbc.ClaimMode;
 import io.fenceguard.jdbc.SqlDialect;
-import io.fenceguard.jdbc.internal.sql.GateClaims;
+import io.fenceguard.jdbc.internal.sql.HighWaterClaims;
 import io.fenceguard.jdbc.sql.SqlFencePlan;
 import io.fenceguard.jdbc.sql.SqlFencePlanner;
 import io.fenceguard.test.support.bench.BenchTable;
@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
 
 /**
- * On PostgreSQL: guarded vs raw UPDATE throughput on the same table and pool, and the cost of a gate
+ * On PostgreSQL: guarded vs raw UPDATE throughput on the same table and pool, and the cost of a high-water
  * claim per transaction. The rewrite-plan cache hit is a JMH micro-benchmark: {@link PlanCacheBenchmark}.
  *
  * <pre>
@@ -98,21 +98,21 @@ public final class JdbcFencingBenchmark {
         double[] interleavedOwn = ratios(micros[2], micros[1]);
         // The floor: a bare SELECT 1 round trip, same threads and pool, the most statements PostgreSQL answers here.
         double floor = Math.max(selects(raw, ROUND_MILLIS), selects(raw, ROUND_MILLIS));
-        // One-UPDATE transactions on one thread: without a claim, with Gate.claim as a statement of its own
+        // One-UPDATE transactions on one thread: without a claim, with HighWaterMarks.claim as a statement of its own
         // (EXPLICIT), and with the claim sent together with the first statement (FIRST_STATEMENT); medians of the
         // rounds.
-        FencedDataSource gated = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE)
-                .gateMode(GateMode.FIRST_STATEMENT).build());
+        FencedDataSource claiming = FencedDataSource.wrap(raw, FencingConfig.builder().fence(TABLE)
+                .claimMode(ClaimMode.FIRST_STATEMENT).build());
         double[][] perTransaction = new double[3][CLAIM_ROUNDS];
         transactions(null, fenced, true, TRANSACTIONS / 4);
-        transactions(null, gated, false, TRANSACTIONS / 4);
+        transactions(null, claiming, false, TRANSACTIONS / 4);
         // Each round: the three kinds take turns in blocks of 50 transactions, so they meet the machine alike.
         int blocks = Math.max(1, TRANSACTIONS / 50);
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
             for (int block = 0; block < blocks; block++) {
                 for (int k = 0; k < 3; k++) {
                     int which = (block + k) % 3;
-                    perTransaction[which][round] += transactions(TRANSACTION_KINDS[which], which == 2 ? gated : fenced,
+                    perTransaction[which][round] += transactions(TRANSACTION_KINDS[which], which == 2 ? claiming : fenced,
                             which == 1, 50) / blocks;
                 }
             }
@@ -155,7 +155,7 @@ public final class JdbcFencingBenchmark {
         System.out.printf("CPU per UPDATE, guarded:    %10.1f us client, %.1f us PostgreSQL (+%.1f / +%.1f us)%n",
                 guardedCpu[0], guardedCpu[1], guardedCpu[0] - rawCpu[0], guardedCpu[1] - rawCpu[1]);
         System.out.printf("transaction, 1 UPDATE:      %10.1f us%n", plain);
-        System.out.printf("same plus gate claim:       %10.1f us (claim costs %.1f us per transaction; paired ratio %.3f)%n",
+        System.out.printf("same plus high-water claim:       %10.1f us (claim costs %.1f us per transaction; paired ratio %.3f)%n",
                 claimed, claimed - plain, median(claimedRatios));
         System.out.printf("claim with the statement:   %10.1f us (claim costs %.1f us per transaction; paired ratio %.3f, "
                 + "goal <= 1.05; rounds %s)%n", together, together - plain, median(togetherRatios),
@@ -178,7 +178,7 @@ public final class JdbcFencingBenchmark {
                 "raw UPDATE taking turns", median(interleavedRatios), Double.NaN);
         BenchTable.row("jdbc", "one-UPDATE transaction without a claim, 1 thread", plain, "µs", "–", Double.NaN,
                 Double.NaN);
-        BenchTable.row("jdbc", "one-UPDATE transaction, Gate.claim a statement of its own, 1 thread", claimed, "µs",
+        BenchTable.row("jdbc", "one-UPDATE transaction, HighWaterMarks.claim a statement of its own, 1 thread", claimed, "µs",
                 "same without the claim", median(claimedRatios), Double.NaN);
         BenchTable.row("jdbc", "one-UPDATE transaction, claim sent with the UPDATE (FIRST_STATEMENT), 1 thread", together,
                 "µs", "same without the claim", median(togetherRatios), Double.NaN);
@@ -389,13 +389,13 @@ public final class JdbcFencingBenchmark {
         return rate;
     }
 
-    /** Mean microseconds of a one-UPDATE transaction, with or without a gate claim, on one thread. */
+    /** Mean microseconds of a one-UPDATE transaction, with or without a high-water claim, on one thread. */
     private static double transactions(String label, FencedDataSource dataSource, boolean claim, int count)
             throws Exception {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(UPDATE)) {
             return timedTransactions(label, c, count, () -> {
                 if (claim) {
-                    Gate.claim(c);
+                    HighWaterMarks.claim(c);
                 }
                 ps.setInt(1, 1);
                 ps.setInt(2, ThreadLocalRandom.current().nextInt(1, ROWS + 1));
@@ -433,7 +433,7 @@ public final class JdbcFencingBenchmark {
 
     /**
      * Other ways the claim could lock the resource, each sent with the UPDATE in one multi-statement execution as
-     * {@code FIRST_STATEMENT} sends the guard's: the guard's upsert, {@code SELECT … FOR UPDATE} of the gate row, and
+     * {@code FIRST_STATEMENT} sends the guard's: the guard's upsert, {@code SELECT … FOR UPDATE} of the high-water row, and
      * {@code pg_advisory_xact_lock} with a read of the row (which would need more than this: under REPEATABLE READ
      * the read may use a snapshot older than the lock). A claim by the token the row holds, as a holder's every
      * transaction after its first makes. Per transaction, one thread: time and PostgreSQL CPU, against no claim.
@@ -444,7 +444,7 @@ public final class JdbcFencingBenchmark {
                 "INSERT INTO fenceguard_gate (resource, token) VALUES ('" + resource + "', 1)");
         String[] names = {"no claim", "upsert (the guard's)", "SELECT FOR UPDATE", "advisory lock + read"};
         String[] claims = {null,
-                GateClaims.sql(SqlDialect.POSTGRESQL, "fenceguard_gate", "fenceguard_stale"),
+                HighWaterClaims.sql(SqlDialect.POSTGRESQL, "fenceguard_gate", "fenceguard_stale"),
                 "SELECT token FROM fenceguard_gate WHERE resource = ? FOR UPDATE",
                 "SELECT pg_advisory_xact_lock(hashtextextended(?, 0)), (SELECT token FROM fenceguard_gate WHERE resource = ?)"};
         // What each claim binds in front of the UPDATE's two parameters; the upsert claims with token 1, the row's.

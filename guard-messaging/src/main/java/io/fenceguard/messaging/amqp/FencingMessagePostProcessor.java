@@ -1,7 +1,7 @@
 package io.fenceguard.messaging.amqp;
 
+import io.fenceguard.admission.OutboundFence;
 import io.fenceguard.messaging.MessageHeaders;
-import io.fenceguard.messaging.OutgoingFence;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessagePostProcessor;
 
@@ -16,7 +16,7 @@ public class FencingMessagePostProcessor implements MessagePostProcessor {
 
     @Override
     public Message postProcessMessage(Message message) {
-        OutgoingFence.headerValue().ifPresent(fence -> message.getMessageProperties().setHeader(MessageHeaders.FENCE, fence));
+        OutboundFence.currentHeaderValue().ifPresent(fence -> message.getMessageProperties().setHeader(MessageHeaders.FENCE, fence));
         return message;
     }
 }

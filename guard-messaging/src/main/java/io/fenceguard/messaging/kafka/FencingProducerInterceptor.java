@@ -1,7 +1,7 @@
 package io.fenceguard.messaging.kafka;
 
+import io.fenceguard.admission.OutboundFence;
 import io.fenceguard.messaging.MessageHeaders;
-import io.fenceguard.messaging.OutgoingFence;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
@@ -25,7 +25,7 @@ public class FencingProducerInterceptor<K, V> implements ProducerInterceptor<K, 
 
     @Override
     public ProducerRecord<K, V> onSend(ProducerRecord<K, V> record) {
-        Optional<String> fence = OutgoingFence.headerValue();
+        Optional<String> fence = OutboundFence.currentHeaderValue();
         if (fence.isPresent()) {
             record.headers().remove(MessageHeaders.FENCE);
             record.headers().add(MessageHeaders.FENCE, fence.get().getBytes(StandardCharsets.US_ASCII));

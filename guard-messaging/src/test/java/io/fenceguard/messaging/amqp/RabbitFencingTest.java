@@ -104,7 +104,7 @@ class RabbitFencingTest {
         leases = pausable.leases();
 
         MessageAdmission admission = MessageAdmission.of(FreshHighWaterStore.on("fg-amqp-" + suffix + ":"),
-                (source, refusal) -> refusals.incrementAndGet());
+                refusal -> refusals.incrementAndGet());
         FencingListenerAdvice advice = FencingListenerAdvice.of(admission);
         republishing = container(queue, advice.deadLetteringTo(RabbitFencing.deadLetterRecoverer(plainTemplate, deadLetterExchange)));
         rejecting = container(rejectingQueue, advice);

@@ -75,7 +75,7 @@ class KafkaBatchAdmissionTest {
         RedisHighWaterStore redis = FreshHighWaterStore.on("fg-batch-" + suffix + ":");
         CountedHighWaterStore counted = new CountedHighWaterStore(redis);
         AtomicInteger refusals = new AtomicInteger();
-        MessageAdmission admission = MessageAdmission.of(counted, (source, refusal) -> refusals.incrementAndGet());
+        MessageAdmission admission = MessageAdmission.of(counted, refusal -> refusals.incrementAndGet());
 
         StaleInBatch stale = StaleInBatch.above(redis, suffix);
         DefaultKafkaProducerFactory<String, String> producers = producers();

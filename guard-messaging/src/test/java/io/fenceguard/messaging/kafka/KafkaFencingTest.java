@@ -108,7 +108,7 @@ class KafkaFencingTest {
             admissionCalls.incrementAndGet();
             return redisMarks.admit(fence);
         };
-        MessageAdmission admission = MessageAdmission.of(counted, (source, refusal) -> refusals.incrementAndGet());
+        MessageAdmission admission = MessageAdmission.of(counted, refusal -> refusals.incrementAndGet());
 
         consumer = container(topic, "fg-consumer-" + suffix, (MessageListener<String, String>) record -> {
             Fence bound = LeaseContext.current().map(Lease::fence).orElse(null);

@@ -1,7 +1,7 @@
 package io.fenceguard.reactor.r2dbc;
 
 import io.fenceguard.jdbc.FencingConfig;
-import io.fenceguard.jdbc.GateMode;
+import io.fenceguard.jdbc.ClaimMode;
 import io.fenceguard.jdbc.SqlDialect;
 import io.fenceguard.jdbc.sql.SqlFencePlanner;
 import io.r2dbc.spi.Connection;
@@ -29,9 +29,9 @@ import reactor.core.publisher.Mono;
  * ConnectionFactory fenced = FencedConnectionFactory.wrap(pool, FencingConfig.builder().fence("accounts").build());
  * }</pre>
  * The token is bound when a statement's result is subscribed, from that subscriber's context: statements
- * built on any thread carry the lease of the chain that runs them. Gate fencing ({@code Gate.claim},
- * {@code GateMode.FIRST_STATEMENT}) is JDBC-only for now; a configuration that asks for the first-statement
- * gate is refused here rather than silently not applied.
+ * built on any thread carry the lease of the chain that runs them. High-water fencing ({@code HighWaterMarks.claim},
+ * {@code ClaimMode.FIRST_STATEMENT}) is JDBC-only for now; a configuration that asks for the first-statement
+ * claim is refused here rather than silently not applied.
  */
 public final class FencedConnectionFactory implements ConnectionFactory, Wrapped<ConnectionFactory> {
 
@@ -46,7 +46,7 @@ public final class FencedConnectionFactory implements ConnectionFactory, Wrapped
     /**
      * {@code delegate} fenced by {@code config}; a factory that is fenced already comes back as it is.
      *
-     * @throws IllegalArgumentException for a database other than PostgreSQL, or {@code GateMode.FIRST_STATEMENT}
+     * @throws IllegalArgumentException for a database other than PostgreSQL, or {@code ClaimMode.FIRST_STATEMENT}
      */
     public static ConnectionFactory wrap(ConnectionFactory delegate, FencingConfig config) {
         Objects.requireNonNull(delegate, "delegate");
@@ -54,9 +54,9 @@ public final class FencedConnectionFactory implements ConnectionFactory, Wrapped
         if (delegate instanceof FencedConnectionFactory) {
             return delegate;
         }
-        if (config.gateMode() == GateMode.FIRST_STATEMENT) {
-            throw new IllegalArgumentException("gate fencing (GateMode.FIRST_STATEMENT) is not available on R2DBC; "
-                    + "row fencing is. Use GateMode.EXPLICIT with R2DBC");
+        if (config.claimMode() == ClaimMode.FIRST_STATEMENT) {
+            throw new IllegalArgumentException("high-water fencing (ClaimMode.FIRST_STATEMENT) is not available on R2DBC; "
+                    + "row fencing is. Use ClaimMode.EXPLICIT with R2DBC");
         }
         String name = delegate.getMetadata().getName();
         SqlDialect dialect = config.dialect().orElseGet(() -> name != null

@@ -8,7 +8,7 @@ import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.InboundRequest;
 import io.fenceguard.admission.Problem;
-import io.fenceguard.admission.RefusalListener;
+import io.fenceguard.core.RefusalListener;
 import io.fenceguard.admission.RequestSignatures;
 import io.fenceguard.admission.Verdict;
 import io.fenceguard.core.Fence;
@@ -118,7 +118,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     }
 
     public static FencingWebFilter of(InboundFence fence) {
-        return of(fence, (method, path, problem) -> { });
+        return of(fence, RefusalListener.none());
     }
 
     /** With a listener told of every refusal. */
@@ -289,7 +289,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     }
 
     private Mono<Void> refuse(FencedRequest fenced, Problem problem) {
-        listener.refused(fenced.method(), fenced.path(), problem);
+        listener.refused(problem.refusal(fenced.method(), fenced.path()));
         return send(fenced.exchange().getResponse(), problem, fenced.instance());
     }
 

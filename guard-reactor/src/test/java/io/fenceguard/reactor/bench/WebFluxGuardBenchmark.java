@@ -23,6 +23,8 @@ import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.test.support.JdbcEndpoint;
 import io.fenceguard.test.support.TestRedisson;
 import io.fenceguard.test.support.TestServers;
+import io.fenceguard.test.support.bench.BenchTable;
+import io.fenceguard.test.support.bench.ProcessCpu;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -101,6 +103,24 @@ public final class WebFluxGuardBenchmark {
                 : given;
     }
 
+    /** The server's CPU per request answered (µs): the process's but the load driver's threads'. */
+    private static double appCpuMicros(long[] appCpuNanos, long[][] results, int row) {
+        return results[row][3] == 0 ? Double.NaN : appCpuNanos[row] / 1e3 / results[row][3];
+    }
+
+    /** The load driver's threads: its senders and the JDK client's (its executor, selector and workers). */
+    private static boolean clientThread(String name) {
+        return name.startsWith("bench-client") || name.startsWith("HttpClient-");
+    }
+
+    private static java.util.concurrent.ThreadFactory named(String name) {
+        return task -> {
+            Thread thread = new Thread(task, name);
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
     private static Duration seconds(String property, String fallback) {
         return Duration.ofMillis((long) (1000 * Double.parseDouble(System.getProperty(property, fallback))));
     }
@@ -170,7 +190,7 @@ public final class WebFluxGuardBenchmark {
             if (requestSigned) {
                 fence = fence.withRequestSignatures((NonceStore) store.backend(), true);
             }
-            FencingWebFilter filter = FencingWebFilter.of(fence, (m, p, problem) -> { },
+            FencingWebFilter filter = FencingWebFilter.of(fence, refusal -> { },
                     immediate ? Schedulers.immediate() : Schedulers.boundedElastic());
             builder.filter(coalescing ? filter : filter.withoutCoalescing());
         }
@@ -194,7 +214,7 @@ public final class WebFluxGuardBenchmark {
                 "no filter, handler: one PostgreSQL query", "no filter, handler: one Redis script call",
                 "no filter, request-signed requests", "no filter, handler: one Redis script call, async"};
         List<NettyServer> servers = new ArrayList<>();
-        ExecutorService clients = Executors.newFixedThreadPool(THREADS);
+        ExecutorService clients = Executors.newFixedThreadPool(THREADS, named("bench-client"));
         // this run's Redis keys, removed at the end
         String keyPrefix = "fg:bench:" + System.nanoTime() + ":";
         try (HikariDataSource dataSource = new HikariDataSource(pool)) {
@@ -233,7 +253,7 @@ public final class WebFluxGuardBenchmark {
             String compact = keys.header(fence).value();
             RequestSignatures signatures = RequestSignatures.of(keys, "Fencing-Token");
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                    .connectTimeout(REQUEST_TIMEOUT).executor(Executors.newFixedThreadPool(2)).build();
+                    .connectTimeout(REQUEST_TIMEOUT).executor(Executors.newFixedThreadPool(2, named("bench-client-io"))).build();
             List<Supplier<HttpRequest>> requests = new ArrayList<>();
             for (int i = 0; i < servers.size(); i++) {
                 URI uri = URI.create(servers.get(i).baseUrl() + "/accounts/" + account);
@@ -273,6 +293,7 @@ public final class WebFluxGuardBenchmark {
             List<List<long[]>> samples = new ArrayList<>();
             double[][] perRound = new double[requests.size()][ROUNDS];
             long[] cpuNanos = new long[requests.size()];
+            long[] appCpuNanos = new long[requests.size()];
             for (int i = 0; i < requests.size(); i++) {
                 samples.add(new ArrayList<>());
             }
@@ -280,8 +301,12 @@ public final class WebFluxGuardBenchmark {
                 for (int k = 0; k < rows.size(); k++) {
                     int i = rows.get((k + round) % rows.size());
                     long cpu = PROCESS.getProcessCpuTime();
+                    Map<Long, Long> clientCpu = ProcessCpu.threads(WebFluxGuardBenchmark::clientThread);
                     long[] latencies = drive(http, clients, requests.get(i), slice);
                     cpuNanos[i] += PROCESS.getProcessCpuTime() - cpu;
+                    // The server's share: the process's CPU but the load driver's threads'.
+                    appCpuNanos[i] += PROCESS.getProcessCpuTime() - cpu
+                            - ProcessCpu.spent(clientCpu, ProcessCpu.threads(WebFluxGuardBenchmark::clientThread));
                     samples.get(i).add(latencies);
                     perRound[i][round] = latencies.length * 1e9 / slice.toNanos();
                 }
@@ -303,9 +328,11 @@ public final class WebFluxGuardBenchmark {
                         results[i][3] == 0 ? 0 : cpuNanos[i] / 1e3 / results[i][3],
                         Double.isNaN(vsFloor) ? "–" : String.format("%.2f", vsFloor));
                 // The floor of a shared store's row: the server without the filter, one call to the store's server.
-                io.fenceguard.test.support.bench.BenchTable.row("webflux", "PUT, " + THREADS + " client threads: "
+                BenchTable.row("webflux", "PUT, " + THREADS + " client threads: "
                         + names[i], results[i][0], "req/s", names[0],
-                        results[0][0] == 0 ? Double.NaN : (double) results[i][0] / results[0][0], vsFloor);
+                        results[0][0] == 0 ? Double.NaN : (double) results[i][0] / results[0][0], vsFloor,
+                        appCpuMicros(appCpuNanos, results, i),
+                        floor < 0 || results[floor] == null ? Double.NaN : appCpuMicros(appCpuNanos, results, floor));
             }
             System.out.printf("transient client errors, retried: %d%n", ERRORS.get());
             new TreeMap<>(ERROR_KINDS).forEach((kind, count) -> System.out.printf("  %8d × %s%n", count.get(), kind));
@@ -316,6 +343,7 @@ public final class WebFluxGuardBenchmark {
                         warmupFailed);
             }
             signingCost(keys);
+            BenchTable.print();
             if (share > MAX_FAILED_SHARE) {
                 System.err.printf("WebFlux benchmark: %.2f %% of the requests failed; the figures are not reliable%n",
                         100 * share);

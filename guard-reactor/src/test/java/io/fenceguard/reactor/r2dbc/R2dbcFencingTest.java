@@ -12,7 +12,7 @@ import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.jdbc.FencingConfig;
 import io.fenceguard.jdbc.FencingRefusedException.Reason;
-import io.fenceguard.jdbc.GateMode;
+import io.fenceguard.jdbc.ClaimMode;
 import io.fenceguard.jdbc.StaleTokenException;
 import io.fenceguard.reactor.ReactiveLeaseContext;
 import io.fenceguard.reactor.ReactiveLeases;
@@ -181,8 +181,8 @@ class R2dbcFencingTest {
         assertThat(row("a1")).containsExactly(100L, null);
         assertThat(update(null, "SELECT * FROM " + table).block()).as("reads pass without a lease").isNotNull();
         assertThatThrownBy(() -> FencedConnectionFactory.wrap(TestR2dbc.r2dbc(),
-                FencingConfig.builder().fence(table).gateMode(GateMode.FIRST_STATEMENT).build()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("gate");
+                FencingConfig.builder().fence(table).claimMode(ClaimMode.FIRST_STATEMENT).build()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("high-water");
     }
 
     @Test

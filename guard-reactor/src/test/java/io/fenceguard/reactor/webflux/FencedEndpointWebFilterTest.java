@@ -3,7 +3,7 @@ package io.fenceguard.reactor.webflux;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.admission.FencedEndpoint;
-import io.fenceguard.spring.web.reactive.ReactiveFencedHandlerRoutes;
+import io.fenceguard.spring.web.webflux.ReactiveFencedHandlerRoutes;
 import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.InboundFence;

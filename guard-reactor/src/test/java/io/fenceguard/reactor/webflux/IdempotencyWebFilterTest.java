@@ -211,7 +211,7 @@ class IdempotencyWebFilterTest {
             Function<ServerRequest, Mono<ServerResponse>> handler) {
         InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/entries/{id}", "account:{id}")),
                 store, SigningKeys.none());
-        FencingWebFilter filter = FencingWebFilter.of(fence, (method, path, problem) -> { }, Schedulers.boundedElastic())
+        FencingWebFilter filter = FencingWebFilter.of(fence, refusal -> { }, Schedulers.boundedElastic())
                 .withIdempotency(keys);
         return NettyServer.start(WebHttpHandlerBuilder.webHandler(RouterFunctions.toWebHandler(
                 RouterFunctions.route().POST("/entries/{id}", handler::apply).build())).filter(filter).build());

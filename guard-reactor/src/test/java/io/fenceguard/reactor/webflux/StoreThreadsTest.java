@@ -113,7 +113,7 @@ class StoreThreadsTest {
         }
         server = NettyServer.start(WebHttpHandlerBuilder.webHandler(RouterFunctions.toWebHandler(RouterFunctions.route()
                 .PUT("/accounts/{id}", request -> ServerResponse.ok().bodyValue("ok")).build()))
-                .filter(scheduler != null ? FencingWebFilter.of(fence, (m, p, problem) -> { }, scheduler)
+                .filter(scheduler != null ? FencingWebFilter.of(fence, refusal -> { }, scheduler)
                         : uncoalesced ? FencingWebFilter.of(fence).withoutCoalescing() : FencingWebFilter.of(fence)).build());
         OutboundFence outbound = OutboundFence.of(Destinations.of(server.baseUrl()), KEYS);
         WebClient client = WebClient.builder().filter(new ReactiveFencingExchangeFilterFunction(

@@ -1,8 +1,8 @@
 package io.fenceguard.spring.jdbc;
 
+import io.fenceguard.core.RefusalListener;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencingConfig;
-import io.fenceguard.jdbc.StatementRefusalListener;
 import java.sql.SQLException;
 import java.util.Collections;
 import java.util.List;
@@ -41,7 +41,7 @@ import org.springframework.util.function.SingletonSupplier;
  *   <li>excluded bean names are left unfenced, also where they are the target of a delegating or routing
  *       DataSource.</li>
  * </ul>
- * Every {@link StatementRefusalListener} bean hears of each refused statement. Its configuration is made at
+ * Every {@link RefusalListener} bean hears of each refused statement. Its configuration is made at
  * the first DataSource, because a post-processor must not pull other beans in early. Loaded only with
  * fenceguard-jdbc and spring-jdbc.
  */
@@ -49,7 +49,7 @@ public class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanFac
 
     private static final Logger log = LoggerFactory.getLogger(FencedDataSourcePostProcessor.class);
 
-    private final Function<StatementRefusalListener, FencingConfig> configuration;
+    private final Function<RefusalListener, FencingConfig> configuration;
     private final Supplier<Set<String>> excludedBeans;
     private ConfigurableListableBeanFactory beanFactory;
     private volatile FencingConfig config;
@@ -58,10 +58,10 @@ public class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanFac
 
     /**
      * @param configuration the fence's configuration, made once at the first DataSource, given the listener that
-     *        tells every {@link StatementRefusalListener} bean (pass it to {@link FencingConfig.Builder#onRefusal})
+     *        tells every {@link RefusalListener} bean (pass it to {@link FencingConfig.Builder#onRefusal})
      * @param excludedBeans the names of DataSource beans to leave unfenced, asked once at the first DataSource
      */
-    public FencedDataSourcePostProcessor(Function<StatementRefusalListener, FencingConfig> configuration,
+    public FencedDataSourcePostProcessor(Function<RefusalListener, FencingConfig> configuration,
                                          Supplier<Set<String>> excludedBeans) {
         if (configuration == null || excludedBeans == null) {
             throw new IllegalArgumentException("configuration and excludedBeans must not be null");
@@ -71,7 +71,7 @@ public class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanFac
     }
 
     /** Fences every DataSource bean with the configuration {@code configuration} makes. */
-    public FencedDataSourcePostProcessor(Function<StatementRefusalListener, FencingConfig> configuration) {
+    public FencedDataSourcePostProcessor(Function<RefusalListener, FencingConfig> configuration) {
         this(configuration, Set::of);
     }
 
@@ -245,8 +245,8 @@ public class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanFac
             ConfigurableListableBeanFactory beans = beanFactory;
             current = configuration.apply(refusal -> {
                 if (beans != null) {
-                    beans.getBeanProvider(StatementRefusalListener.class).orderedStream()
-                            .forEach(listener -> listener.refused(refusal));
+                    RefusalListener.all(beans.getBeanProvider(RefusalListener.class).orderedStream().toList())
+                            .refused(refusal);
                 }
             });
             config = current;

@@ -23,8 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public class FenceguardActivity implements LeaseObserver {
 
-    /** One refused write or message. */
-    public record Refusal(Instant at, String layer, String reason, String resource, String token, String highWater,
+    /** One refused write or message, as the endpoint lists it. */
+    public record RecentRefusal(Instant at, String layer, String reason, String resource, String token, String highWater,
                           String detail) {
     }
 
@@ -34,7 +34,7 @@ public class FenceguardActivity implements LeaseObserver {
 
     private final int capacity;
     private final Map<ResourceName, Lease> acquired = new ConcurrentHashMap<>();
-    private final Deque<Refusal> refusals = new ArrayDeque<>();
+    private final Deque<RecentRefusal> refusals = new ArrayDeque<>();
     private final Map<String, HighWater> highWaters = new LinkedHashMap<>(16, 0.75f, true);
 
     public FenceguardActivity(int capacity) {
@@ -61,7 +61,7 @@ public class FenceguardActivity implements LeaseObserver {
         return Optional.ofNullable(lease);
     }
 
-    public void refused(Refusal refusal) {
+    public void refused(RecentRefusal refusal) {
         synchronized (refusals) {
             refusals.addFirst(refusal);
             while (refusals.size() > capacity) {
@@ -71,7 +71,7 @@ public class FenceguardActivity implements LeaseObserver {
     }
 
     /** Most recent first. */
-    public List<Refusal> recentRefusals() {
+    public List<RecentRefusal> recentRefusals() {
         synchronized (refusals) {
             return new ArrayList<>(refusals);
         }

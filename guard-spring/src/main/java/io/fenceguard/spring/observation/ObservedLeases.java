@@ -22,7 +22,7 @@ import java.util.Locale;
  *   <li>{@code fenceguard.lease.release-requested}, one per release request told to a holder of this manager.</li>
  * </ul>
  * Tags are low-cardinality; the resource name is added as a high-cardinality value (spans, not meters) only
- * when asked ({@code includeResource}; with Boot, {@code fenceguard.observability.include-resource=true}).
+ * when asked ({@code includeResource}; with Boot, {@code fenceguard.observation.include-resource=true}).
  */
 public class ObservedLeases implements LeaseObserver {
 

@@ -1,16 +1,19 @@
 package io.fenceguard.spring.observation;
 
+import io.fenceguard.core.Refusal;
+import io.fenceguard.core.RefusalListener;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Instant;
 
 /**
- * Refused writes as the observation {@code fenceguard.write.refused}, tagged with the layer that refused
- * ({@code http}, {@code messaging}) and the reason from that layer's fixed vocabulary (for HTTP the problem
- * type: {@code stale-token}, {@code untrusted-token} for signing failures, …; for messages the refusal
- * reason), and kept in {@link FenceguardActivity} for the endpoint.
+ * Refused writes of every layer as the observation {@code fenceguard.write.refused}, tagged with the layer that
+ * refused ({@code layer} = {@code jdbc}, {@code http}, {@code messaging}: {@link Refusal.Layer#tag()}) and the
+ * reason from that layer's fixed vocabulary (for HTTP the problem type: {@code stale-token}, {@code untrusted-token}
+ * for signing failures, …; for messages and statements the refusal reason), and kept in {@link FenceguardActivity}
+ * for the endpoint. The one {@link RefusalListener} of the JDBC guard, the fencing filters and message admission.
  */
-public class ObservedRefusals {
+public class ObservedRefusals implements RefusalListener {
 
     public static final String REFUSED = "fenceguard.write.refused";
 
@@ -24,12 +27,17 @@ public class ObservedRefusals {
         this.includeResource = includeResource;
     }
 
-    public void refused(String layer, String reason, String resource, String token, String highWater, String detail) {
-        activity.refused(new FenceguardActivity.Refusal(Instant.now(), layer, reason, resource, token, highWater, detail));
+    @Override
+    public void refused(Refusal refusal) {
+        String layer = refusal.layer().tag();
+        String resource = refusal.resource().map(r -> r.value()).orElse(null);
+        activity.refused(new FenceguardActivity.RecentRefusal(Instant.now(), layer, refusal.reason(), resource,
+                refusal.token().map(t -> String.valueOf(t.value())).orElse(null),
+                refusal.highWater().map(t -> String.valueOf(t.value())).orElse(null), refusal.detail()));
         Observation observation = Observation.createNotStarted(REFUSED, registry)
                 .contextualName("fenceguard " + layer + " refused")
                 .lowCardinalityKeyValue("layer", layer)
-                .lowCardinalityKeyValue("reason", reason);
+                .lowCardinalityKeyValue("reason", refusal.reason());
         if (includeResource && resource != null) {
             observation.highCardinalityKeyValue("resource", resource);
         }

@@ -2,11 +2,11 @@ package io.fenceguard.spring.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.core.Refusal;
+import io.fenceguard.core.RefusalListener;
 import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencedTable;
 import io.fenceguard.jdbc.FencingConfig;
-import io.fenceguard.jdbc.StatementRefusalListener;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -22,7 +22,7 @@ import org.springframework.context.annotation.Configuration;
 /** The DataSource post-processor registered by hand in a plain Spring context (no Spring Boot). */
 class FencedDataSourcePostProcessorPlainSpringTest {
 
-    static final AtomicReference<StatementRefusalListener> given = new AtomicReference<>();
+    static final AtomicReference<RefusalListener> given = new AtomicReference<>();
     static final AtomicInteger configured = new AtomicInteger();
 
     @Configuration(proxyBeanMethods = false)
@@ -61,11 +61,11 @@ class FencedDataSourcePostProcessorPlainSpringTest {
     }
 
     /** A listener bean of the application's. */
-    static class RefusalLog implements StatementRefusalListener {
-        final List<SQLException> heard = new ArrayList<>();
+    static class RefusalLog implements RefusalListener {
+        final List<Refusal> heard = new ArrayList<>();
 
         @Override
-        public void refused(SQLException refusal) {
+        public void refused(Refusal refusal) {
             heard.add(refusal);
         }
     }
@@ -80,7 +80,7 @@ class FencedDataSourcePostProcessorPlainSpringTest {
             assertThat(FencedDataSource.isFenced(context.getBean("reporting", DataSource.class))).isFalse();
             assertThat(configured).as("configured once, at the first DataSource").hasValue(1);
 
-            SQLException refusal = new SQLException("refused");
+            Refusal refusal = Refusal.builder(Refusal.Layer.JDBC, "no_lease").build();
             given.get().refused(refusal);
             assertThat(context.getBean(RefusalLog.class).heard).containsExactly(refusal);
         }

@@ -8,7 +8,7 @@ import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.OutboundFence;
-import io.fenceguard.admission.RefusalListener;
+import io.fenceguard.core.RefusalListener;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.http.filter.FencingFilter;
 import io.fenceguard.http.filter.JavaHttpFencing;
@@ -138,8 +138,7 @@ public class TestWiring {
         @ConditionalOnMissingBean(name = "fencingFilterRegistration")
         FilterRegistrationBean<FencingFilter> fencingFilterRegistration(InboundFence fence,
                 ObjectProvider<RefusalListener> listeners, Environment environment, ObjectProvider<DataSource> dataSource) {
-            RefusalListener all = (method, path, problem) -> listeners.orderedStream()
-                    .forEach(l -> l.refused(method, path, problem));
+            RefusalListener all = refusal -> listeners.orderedStream().forEach(l -> l.refused(refusal));
             FencingFilter filter = FencingFilter.of(fence, all);
             if (environment.getProperty("test.join-transaction", Boolean.class, false)) {
                 filter = filter.inTransaction(transactions(dataSource.getObject()));

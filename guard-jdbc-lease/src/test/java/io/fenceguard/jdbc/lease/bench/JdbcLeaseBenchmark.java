@@ -22,7 +22,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * a schema of its own. fenceguard's grant is one upsert that also mints the token, its release one
  * update; the registry's lock is an update-or-insert in a transaction, its release a delete.
  *
- * <pre>./mvnw -B -pl guard-jdbc-lease -am -Dbench=jdbc-lock -DskipTests verify</pre>
+ * <pre>./mvnw -B -pl guard-jdbc-lease -am -Dbench=jdbc-lease -DskipTests verify</pre>
  */
 public final class JdbcLeaseBenchmark {
 

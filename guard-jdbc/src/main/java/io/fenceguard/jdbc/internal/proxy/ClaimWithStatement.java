@@ -11,7 +11,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The gate claim sent with a prepared statement's execution, in one round trip (PostgreSQL's driver sends
+ * The high-water claim sent with a prepared statement's execution, in one round trip (PostgreSQL's driver sends
  * the statements of one multi-statement text together and answers them in order): the parameters as set
  * on the driver statement are recorded and set again, behind the claim's two, on one statement of the claim
  * and the SQL, prepared at the first claim and kept while the fenced statement lives. Confined to the
@@ -21,7 +21,7 @@ final class ClaimWithStatement {
 
     /** {@link #execute}: a parameter was not set; the driver refused before sending anything. */
     static final Object PARAMETER_NOT_SET = new Object();
-    /** Parameters the gate claim takes in front of the statement: resource and token. */
+    /** Parameters the high-water claim takes in front of the statement: resource and token. */
     private static final int CLAIM_PARAMETERS = 2;
     private static final Method SET_LONG;
 
@@ -102,7 +102,7 @@ final class ClaimWithStatement {
      * Runs the claim and the statement as one, with the statement's parameters, query timeout, max rows and
      * fetch size; the claim's result is skipped, so {@code method} answers with the statement's first result,
      * and {@link #resultSource()} is this statement until the next execution. A failing claim fails the whole
-     * (nothing of the statement runs), named as the gate claim. {@link #PARAMETER_NOT_SET} when a parameter
+     * (nothing of the statement runs), named as the high-water claim. {@link #PARAMETER_NOT_SET} when a parameter
      * was not set.
      *
      * @param fenced the fenced statement, which result sets of this one name as theirs
@@ -130,7 +130,7 @@ final class ClaimWithStatement {
                 } catch (SQLException | RuntimeException e) {
                     throw e;
                 } catch (Throwable e) {
-                    throw new SQLException("could not set parameter " + set.getKey() + " behind the gate claim", e);
+                    throw new SQLException("could not set parameter " + set.getKey() + " behind the high-water claim", e);
                 }
             }
             both.execute();
@@ -140,8 +140,8 @@ final class ClaimWithStatement {
             if ("22023".equals(e.getSQLState()) && String.valueOf(e.getMessage()).startsWith("No value specified")) {
                 return PARAMETER_NOT_SET;
             }
-            if (StaleErrors.isStaleOn(e, connection.gateTable())) {
-                throw StaleErrors.translate(e, fence, connection.gateTable(), "gate claim: " + claimSql);
+            if (StaleErrors.isStaleOn(e, connection.highWaterTable())) {
+                throw StaleErrors.translate(e, fence, connection.highWaterTable(), "high-water claim: " + claimSql);
             }
             throw e;
         }

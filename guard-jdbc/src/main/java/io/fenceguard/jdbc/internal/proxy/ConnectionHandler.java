@@ -3,10 +3,10 @@ package io.fenceguard.jdbc.internal.proxy;
 import io.fenceguard.core.Fence;
 import io.fenceguard.jdbc.FencingRefusedException;
 import io.fenceguard.jdbc.FencingRefusedException.Reason;
-import io.fenceguard.jdbc.GateMode;
+import io.fenceguard.jdbc.ClaimMode;
 import io.fenceguard.jdbc.SqlDialect;
 import io.fenceguard.jdbc.Unfenced;
-import io.fenceguard.jdbc.internal.sql.GateClaims;
+import io.fenceguard.jdbc.internal.sql.HighWaterClaims;
 import io.fenceguard.jdbc.internal.sql.SessionSyntax;
 import io.fenceguard.jdbc.internal.sql.StatementPlan;
 import io.fenceguard.jdbc.sql.SqlFencePlan;
@@ -23,7 +23,7 @@ import java.util.WeakHashMap;
 
 /**
  * Behind every fenced {@link Connection}: prepares rewritten SQL, hands out fenced statements and
- * tracks which fence has claimed the gate in the current transaction.
+ * tracks which fence has claimed the mark in the current transaction.
  */
 final class ConnectionHandler extends RefusalReportingHandler {
 
@@ -37,7 +37,7 @@ final class ConnectionHandler extends RefusalReportingHandler {
     private Connection proxy;
     /** The fenced statement handed out for each driver statement, so that every path leads to the same one. */
     private final Map<Statement, Statement> statements = new WeakHashMap<>();
-    /** The fence whose gate claim the current transaction holds; confined to the connection's user. */
+    /** The fence whose high-water claim the current transaction holds; confined to the connection's user. */
     private Fence claimed;
 
     ConnectionHandler(JdbcGuard guard, Connection raw, SqlDialect dialect) {
@@ -70,8 +70,8 @@ final class ConnectionHandler extends RefusalReportingHandler {
                 return prepare(method, args, CallableStatement.class);
             case "createStatement":
                 return statement(Invocations.call(raw, method, args), Statement.class, null, false, null);
-            case "claimGate":
-                claimGate();
+            case "claimHighWaterMark":
+                claimHighWaterMark();
                 return null;
             case "dialect":
                 return dialect;
@@ -182,9 +182,9 @@ final class ConnectionHandler extends RefusalReportingHandler {
         return guard;
     }
 
-    /** What a statement about to run needs of the gate ({@link GateMode#FIRST_STATEMENT}). */
-    enum GateStep {
-        /** Nothing: no lease, another gate mode, a read in auto-commit, or claimed in this transaction already. */
+    /** What a statement about to run needs of the mark ({@link ClaimMode#FIRST_STATEMENT}). */
+    enum ClaimStep {
+        /** Nothing: no lease, another claim mode, a read in auto-commit, or claimed in this transaction already. */
         NONE,
         /** The first statement of the transaction under this fence: claim before it. */
         CLAIM,
@@ -193,29 +193,29 @@ final class ConnectionHandler extends RefusalReportingHandler {
     }
 
     /**
-     * Runs before every statement: sets trigger mode's session token, and says what the gate needs in
-     * {@link GateMode#FIRST_STATEMENT}: a claim once per transaction and fence.
+     * Runs before every statement: sets trigger mode's session token, and says what the mark needs in
+     * {@link ClaimMode#FIRST_STATEMENT}: a claim once per transaction and fence.
      */
-    GateStep gateStep(Optional<Fence> fence, boolean read) throws SQLException {
+    ClaimStep claimStep(Optional<Fence> fence, boolean read) throws SQLException {
         if (sessionToken != null) {
             sessionToken.before(raw, fence, read);
         }
-        if (fence.isEmpty() || guard.config().gateMode() != GateMode.FIRST_STATEMENT || Unfenced.isActive()) {
-            return GateStep.NONE;
+        if (fence.isEmpty() || guard.config().claimMode() != ClaimMode.FIRST_STATEMENT || Unfenced.isActive()) {
+            return ClaimStep.NONE;
         }
         if (raw.getAutoCommit()) {
-            return read ? GateStep.NONE : GateStep.OWN_TRANSACTION;
+            return read ? ClaimStep.NONE : ClaimStep.OWN_TRANSACTION;
         }
-        return fence.get().equals(claimed) ? GateStep.NONE : GateStep.CLAIM;
+        return fence.get().equals(claimed) ? ClaimStep.NONE : ClaimStep.CLAIM;
     }
 
-    /** Claims the gate in the current transaction with its own statement. */
+    /** Claims the mark in the current transaction with its own statement. */
     void claim(Fence fence) throws SQLException {
-        GateClaims.claim(raw, dialect, guard.config().gateTable(), guard.staleFunction(raw), fence);
+        HighWaterClaims.claim(raw, dialect, guard.config().highWaterTable(), guard.staleFunction(raw), fence);
         claimed(fence);
     }
 
-    /** The current transaction holds the gate claim of {@code fence} (also when it went with a statement). */
+    /** The current transaction holds the high-water claim of {@code fence} (also when it went with a statement). */
     void claimed(Fence fence) throws SQLException {
         if (!raw.getAutoCommit()) {
             claimed = fence;
@@ -227,17 +227,17 @@ final class ConnectionHandler extends RefusalReportingHandler {
      * sends the statements of one multi-statement text together and answers them in order.
      */
     boolean claimsTravelWithStatements() {
-        return dialect == SqlDialect.POSTGRESQL && guard.config().gateMode() == GateMode.FIRST_STATEMENT;
+        return dialect == SqlDialect.POSTGRESQL && guard.config().claimMode() == ClaimMode.FIRST_STATEMENT;
     }
 
     /** The claim's SQL as it goes in front of a statement (its parameters: resource, token). */
     String claimSql() throws SQLException {
-        return GateClaims.sql(dialect, guard.config().gateTable(), guard.staleFunction(raw));
+        return HighWaterClaims.sql(dialect, guard.config().highWaterTable(), guard.staleFunction(raw));
     }
 
-    /** The gate table, for naming it in a stale claim. */
-    String gateTable() {
-        return guard.config().gateTable();
+    /** The high-water table, for naming it in a stale claim. */
+    String highWaterTable() {
+        return guard.config().highWaterTable();
     }
 
     Connection raw() {
@@ -252,14 +252,14 @@ final class ConnectionHandler extends RefusalReportingHandler {
     }
 
     /**
-     * Runs {@code work} in a transaction of its own; with {@code claimFirst} the gate is claimed first,
+     * Runs {@code work} in a transaction of its own; with {@code claimFirst} the mark is claimed first,
      * otherwise {@code work} claims it itself (with its statement).
      */
     <T> T inOwnTransaction(Fence fence, boolean claimFirst, SqlCall<T> work) throws Throwable {
         raw.setAutoCommit(false);
         try {
             if (claimFirst) {
-                GateClaims.claim(raw, dialect, guard.config().gateTable(), guard.staleFunction(raw), fence);
+                HighWaterClaims.claim(raw, dialect, guard.config().highWaterTable(), guard.staleFunction(raw), fence);
             }
             T result = work.call();
             raw.commit();
@@ -276,14 +276,14 @@ final class ConnectionHandler extends RefusalReportingHandler {
         }
     }
 
-    private void claimGate() throws SQLException {
-        String what = "gate claim";
+    private void claimHighWaterMark() throws SQLException {
+        String what = "high-water claim";
         Optional<Fence> fence = guard.fence(what);
         if (fence.isEmpty()) {
-            throw new FencingRefusedException(Reason.NO_LEASE, "no lease is in context to claim the gate for", what,
+            throw new FencingRefusedException(Reason.NO_LEASE, "no lease is in context to claim the mark for", what,
                     null);
         }
-        GateClaims.claim(raw, dialect, guard.config().gateTable(), guard.staleFunction(raw), fence.get());
+        HighWaterClaims.claim(raw, dialect, guard.config().highWaterTable(), guard.staleFunction(raw), fence.get());
         if (!raw.getAutoCommit()) {
             claimed = fence.get();
         }

@@ -56,11 +56,24 @@ public final class JdbcGuard {
             return;
         }
         try {
-            config.refusalListener().refused((java.sql.SQLException) thrown);
+            config.refusalListener().refused(refusal((java.sql.SQLException) thrown));
         } catch (RuntimeException e) {
             System.getLogger(JdbcGuard.class.getName()).log(System.Logger.Level.WARNING,
                     "statement refusal listener failed; ignored", e);
         }
+    }
+
+    /** A refusal of the guard's as every layer reports one. */
+    static io.fenceguard.core.Refusal refusal(java.sql.SQLException thrown) {
+        if (thrown instanceof io.fenceguard.jdbc.StaleTokenException stale) {
+            return io.fenceguard.core.Refusal.builder(io.fenceguard.core.Refusal.Layer.JDBC, "stale")
+                    .fence(stale.fence()).where(stale.sql()).detail(stale.getMessage()).original(stale).build();
+        }
+        io.fenceguard.jdbc.FencingRefusedException refused = (io.fenceguard.jdbc.FencingRefusedException) thrown;
+        return io.fenceguard.core.Refusal.builder(io.fenceguard.core.Refusal.Layer.JDBC,
+                        refused.reason().name().toLowerCase(java.util.Locale.ROOT))
+                .fence(refused.fence().orElse(null)).where(refused.sql()).detail(refused.getMessage())
+                .original(refused).build();
     }
 
     /**

@@ -16,7 +16,7 @@ import java.util.Optional;
 
 /**
  * Behind every fenced Statement, PreparedStatement and CallableStatement: maps the application's
- * parameter indexes onto the rewritten SQL, binds the token, checks the lease, claims the gate and
+ * parameter indexes onto the rewritten SQL, binds the token, checks the lease, claims the mark and
  * turns the database's stale-token error into {@link io.fenceguard.jdbc.StaleTokenException}.
  */
 final class StatementHandler extends RefusalReportingHandler {
@@ -32,7 +32,7 @@ final class StatementHandler extends RefusalReportingHandler {
     /** The fence the batch's entries were bound to, if any. */
     private Fence batchFence;
     /**
-     * The gate claim sent with this statement's executions, when it can travel in front of it
+     * The high-water claim sent with this statement's executions, when it can travel in front of it
      * ({@link ConnectionHandler#claimsTravelWithStatements()}); {@code null} otherwise.
      */
     private final ClaimWithStatement withClaim;
@@ -264,12 +264,12 @@ final class StatementHandler extends RefusalReportingHandler {
             if (withClaim != null) {
                 withClaim.executionStarts();
             }
-            ConnectionHandler.GateStep gate = connection.gateStep(fence, read);
-            if (gate == ConnectionHandler.GateStep.NONE) {
+            ConnectionHandler.ClaimStep step = connection.claimStep(fence, read);
+            if (step == ConnectionHandler.ClaimStep.NONE) {
                 return Invocations.call(raw, method, args);
             }
             boolean together = withClaim != null && withClaim.canRun(args);
-            if (gate == ConnectionHandler.GateStep.OWN_TRANSACTION) {
+            if (step == ConnectionHandler.ClaimStep.OWN_TRANSACTION) {
                 return connection.inOwnTransaction(fence.get(), !together, () -> together
                         ? claimTogetherOrApart(fence.get(), method, args) : Invocations.call(raw, method, args));
             }

@@ -36,7 +36,7 @@ public class FenceguardProperties {
          * Where leases are kept. auto: the application's own LeaseProvider bean, else Redis when there is a
          * RedissonClient bean (or a single Jedis pool bean), else startup fails; redis: Redis only; memory: this JVM's memory, for tests and
          * single-instance applications (tokens start again at 1 on restart); zookeeper, jdbc, redlock, etcd, hazelcast:
-         * the store of that module (fenceguard.zookeeper.*, fenceguard.jdbc-lock.*, fenceguard.redlock.*, fenceguard.etcd.*,
+         * the store of that module (fenceguard.zookeeper.*, fenceguard.jdbc-lease.*, fenceguard.redlock.*, fenceguard.etcd.*,
          * fenceguard.hazelcast.*).
          */
         private LeaseStore store = LeaseStore.AUTO;

@@ -6,7 +6,11 @@ import io.fenceguard.spring.boot.autoconfigure.core.FenceguardLeaseAutoConfigura
 import io.fenceguard.spring.boot.autoconfigure.core.LeaseStore;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.etcd.EtcdLeaseProvider;
+import io.fenceguard.admission.IssuedTokens;
+import io.fenceguard.etcd.EtcdIssuedTokens;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -14,11 +18,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * An {@link EtcdLeaseProvider} when {@code fenceguard.lease.store=etcd} and the application has no
  * {@link LeaseProvider} of its own. It uses the application's jetcd {@link Client} bean; without one it makes (and
- * closes with the context) its own from {@code fenceguard.etcd.endpoints}.
+ * closes with the context) its own from {@code fenceguard.etcd.endpoints}. With fenceguard-admission, the provider's
+ * {@link EtcdIssuedTokens} too: a mark no holder was granted is set back at the first refusal.
  */
 @AutoConfiguration(before = FenceguardLeaseAutoConfiguration.class)
 @ConditionalOnClass({Client.class, EtcdLeaseProvider.class})
@@ -41,5 +48,37 @@ public class FenceguardEtcdAutoConfiguration {
     @ConditionalOnMissingBean(LeaseProvider.class)
     public EtcdLeaseProvider etcdLeaseProvider(Client client, FenceguardEtcdProperties properties) {
         return EtcdLeaseProvider.of(client, properties.toEtcdLeaseConfig());
+    }
+
+    /**
+     * What the provider minted, for setting back marks it never minted: on the same conditions as the provider
+     * (this class's own client is not registered yet when they are judged, hence the mirrored ones).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({IssuedTokens.class, EtcdIssuedTokens.class})
+    @Conditional(ClientAvailable.class)
+    @ConditionalOnMissingBean({LeaseProvider.class, IssuedTokens.class})
+    static class IssuedTokensConfiguration {
+
+        @Bean
+        EtcdIssuedTokens etcdIssuedTokens(ObjectProvider<Client> client, FenceguardEtcdProperties properties) {
+            return EtcdIssuedTokens.of(client.getObject(), properties.toEtcdLeaseConfig());
+        }
+    }
+
+    /** The application's jetcd client, or the settings of this class's own. */
+    static final class ClientAvailable extends AnyNestedCondition {
+
+        ClientAvailable() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnBean(Client.class)
+        static final class ApplicationClient {
+        }
+
+        @ConditionalOnProperty("fenceguard.etcd.endpoints")
+        static final class OwnClient {
+        }
     }
 }

@@ -1,11 +1,11 @@
 package io.fenceguard.spring.boot.autoconfigure.http;
 
+import io.fenceguard.core.RefusalListener;
 import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.HandlerOrder;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.NonceStore;
-import io.fenceguard.admission.RefusalListener;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.admission.TokenBound;
 import io.fenceguard.http.filter.FencingFilter;
@@ -88,9 +88,7 @@ class HttpServerConfiguration {
     @ConditionalOnMissingBean(name = "fencingFilterRegistration")
     FilterRegistrationBean<FencingFilter> fencingFilterRegistration(InboundFence fence,
             FenceguardHttpProperties properties, ObjectProvider<RefusalListener> listeners, BeanFactory beans) {
-        List<RefusalListener> all = listeners.orderedStream().toList();
-        RefusalListener each = (method, path, problem) -> all.forEach(l -> l.refused(method, path, problem));
-        FencingFilter filter = FencingFilter.of(fence, each,
+        FencingFilter filter = FencingFilter.of(fence, RefusalListener.all(listeners.orderedStream().toList()),
                 (int) Math.min(Integer.MAX_VALUE - 1, properties.getSigning().getMaxSignedBody().toBytes()));
         if (properties.getServer().isHandlerOrder()) {
             filter = filter.inHandlerOrder(HandlerOrder.create());

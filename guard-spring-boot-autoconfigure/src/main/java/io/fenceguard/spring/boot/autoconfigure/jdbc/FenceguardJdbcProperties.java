@@ -1,14 +1,15 @@
 package io.fenceguard.spring.boot.autoconfigure.jdbc;
 
+import io.fenceguard.jdbc.ClaimMode;
 import io.fenceguard.jdbc.FencedTable;
 import io.fenceguard.jdbc.FencingConfig;
-import io.fenceguard.jdbc.GateMode;
 import io.fenceguard.jdbc.SqlDialect;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
 
@@ -37,13 +38,17 @@ public class FenceguardJdbcProperties {
     private Map<String, String> tokenColumns = new LinkedHashMap<>();
 
     /**
-     * When guarded transactions claim their resource's gate row: explicit (only Gate.claim) or
+     * When guarded transactions claim their resource's high-water row: explicit (only HighWaterMarks.claim) or
      * first-statement (before the first statement of every transaction under a lease). Default: explicit.
      */
-    private GateMode gateMode = GateMode.EXPLICIT;
+    private ClaimMode claimMode = ClaimMode.EXPLICIT;
 
-    /** The gate table, created by the guard's migrations (fenceguard-db). Default: fenceguard_gate. */
-    private String gateTable = "fenceguard_gate";
+    /**
+     * The high-water table, one row per resource holding its high-water mark, created by the guard's migrations
+     * (fenceguard-db). Default: fenceguard_gate (the table keeps its first name: see
+     * FencingConfig.DEFAULT_HIGH_WATER_TABLE).
+     */
+    private String highWaterTable = "fenceguard_gate";
 
     /** The database dialect; detected from the first connection when not set. Default: detected. */
     private SqlDialect dialect;
@@ -94,15 +99,15 @@ public class FenceguardJdbcProperties {
     }
 
     FencingConfig toConfig() {
-        return toConfig(refusal -> { });
+        return toConfig(io.fenceguard.core.RefusalListener.none());
     }
 
     /** The configuration, telling {@code refusals} of every refused statement. */
-    FencingConfig toConfig(io.fenceguard.jdbc.StatementRefusalListener refusals) {
+    FencingConfig toConfig(io.fenceguard.core.RefusalListener refusals) {
         FencingConfig.Builder builder = FencingConfig.builder()
                 .onRefusal(refusals)
-                .gateMode(gateMode)
-                .gateTable(gateTable)
+                .claimMode(claimMode)
+                .highWaterTable(highWaterTable)
                 .dialect(dialect)
                 .planCacheSize(planCacheSize)
                 .triggerMode(triggerMode)
@@ -162,20 +167,44 @@ public class FenceguardJdbcProperties {
         this.tokenColumns = tokenColumns;
     }
 
-    public GateMode getGateMode() {
-        return gateMode;
+    public ClaimMode getClaimMode() {
+        return claimMode;
     }
 
-    public void setGateMode(GateMode gateMode) {
-        this.gateMode = gateMode;
+    public void setClaimMode(ClaimMode claimMode) {
+        this.claimMode = claimMode;
     }
 
+    public String getHighWaterTable() {
+        return highWaterTable;
+    }
+
+    public void setHighWaterTable(String highWaterTable) {
+        this.highWaterTable = highWaterTable;
+    }
+
+    /** Former name of claim-mode, still bound. */
+    @Deprecated(since = "0.1.0")
+    @DeprecatedConfigurationProperty(replacement = "fenceguard.jdbc.claim-mode", since = "0.1.0")
+    public ClaimMode getGateMode() {
+        return claimMode;
+    }
+
+    @Deprecated(since = "0.1.0")
+    public void setGateMode(ClaimMode gateMode) {
+        this.claimMode = gateMode;
+    }
+
+    /** Former name of high-water-table, still bound. */
+    @Deprecated(since = "0.1.0")
+    @DeprecatedConfigurationProperty(replacement = "fenceguard.jdbc.high-water-table", since = "0.1.0")
     public String getGateTable() {
-        return gateTable;
+        return highWaterTable;
     }
 
+    @Deprecated(since = "0.1.0")
     public void setGateTable(String gateTable) {
-        this.gateTable = gateTable;
+        this.highWaterTable = gateTable;
     }
 
     public SqlDialect getDialect() {

@@ -1,13 +1,13 @@
 package io.fenceguard.spring.boot.autoconfigure.messaging;
 
+import io.fenceguard.core.RefusalListener;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.TokenBound;
 import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.http.FenceguardHttpProperties;
 import io.fenceguard.spring.boot.autoconfigure.http.internal.HttpServerSupport;
-import io.fenceguard.spring.boot.autoconfigure.observability.FenceguardObservationAutoConfiguration;
+import io.fenceguard.spring.boot.autoconfigure.observation.FenceguardObservationAutoConfiguration;
 import io.fenceguard.messaging.MessageAdmission;
-import io.fenceguard.messaging.MessageRefusalListener;
 import io.fenceguard.messaging.amqp.FencingListenerAdvice;
 import io.fenceguard.messaging.amqp.FencingMessagePostProcessor;
 import io.fenceguard.messaging.amqp.RabbitFencing;
@@ -17,7 +17,6 @@ import io.fenceguard.messaging.kafka.FencingRecordInterceptor;
 import io.fenceguard.messaging.kafka.KafkaFencing;
 import io.fenceguard.spring.messaging.amqp.FencingRabbitListenerFactoryPostProcessor;
 import io.fenceguard.spring.messaging.kafka.FencingKafkaTemplatePostProcessor;
-import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
@@ -69,24 +68,19 @@ public class FenceguardMessagingAutoConfiguration {
     }
 
     /**
-     * Admission of incoming messages, bounded like HTTP admission; every MessageRefusalListener bean (observations,
-     * the endpoint) hears of refusals.
+     * Admission of incoming messages, bounded like HTTP admission; every RefusalListener bean (observations,
+     * the endpoint, the application's own) hears of refusals.
      */
     @Bean
     @ConditionalOnMissingBean
-    MessageAdmission messageAdmission(HighWaterStore store, ObjectProvider<MessageRefusalListener> listeners,
+    MessageAdmission messageAdmission(HighWaterStore store, ObjectProvider<RefusalListener> listeners,
                                       FenceguardHttpProperties properties, BeanFactory beans) {
-        List<MessageRefusalListener> all = listeners.orderedStream().toList();
         // The HTTP filter's bound when there is one, else the same rule: epoch tokens by their source, else the clock.
         TokenBound bound = beans.getBeanProvider(TokenBound.class)
                 .getIfAvailable(() -> HttpServerSupport.tokenBound(properties, beans));
-        MessageAdmission admission = MessageAdmission.of(store, (source, refusal) -> all.forEach(listener -> {
-            try {
-                listener.refused(source, refusal);
-            } catch (RuntimeException ignored) {
-                // one listener's failure neither changes the answer nor silences the others
-            }
-        })).withTokenBound(bound);
+        // One listener's failure neither changes the answer nor silences the others.
+        MessageAdmission admission = MessageAdmission.of(store, RefusalListener.all(listeners.orderedStream().toList()))
+                .withTokenBound(bound);
         var issued = HttpServerSupport.issuedTokens(beans);
         return issued == null ? admission : admission.withIssuedTokens(issued);
     }

@@ -11,6 +11,7 @@ import io.fenceguard.redis.jedis.JedisScriptClient;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.redis.springdata.SpringDataRedisScriptClient;
 import io.fenceguard.redis.TokenEpochSource;
+import io.fenceguard.spring.boot.autoconfigure.redis.internal.RedisTokenEpochs;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import javax.sql.DataSource;
@@ -34,7 +35,7 @@ import org.springframework.context.annotation.Configuration;
  * application without it never loads a type that names it. The circuit breaker comes from resilience4j's
  * {@link CircuitBreakerRegistry} when there is one, so that it shows in its metrics. Tokens rest on a durable epoch
  * (a sequence in the application's one DataSource) unless {@code fenceguard.redis.token-epoch=clock} or there is no
- * DataSource ({@link RedisTokenEpochs}).
+ * DataSource ({@code RedisTokenEpochs}).
  */
 @AutoConfiguration(before = FenceguardLeaseAutoConfiguration.class, afterName = {
         "org.redisson.spring.starter.RedissonAutoConfigurationV4",

@@ -32,7 +32,7 @@ class AutoConfigurationImportsTest {
                 .forEach(name -> {
                     if (name.startsWith("io.fenceguard.spring.boot.autoconfigure.core.")
                             || name.startsWith("io.fenceguard.spring.boot.autoconfigure.redis.")
-                            || name.startsWith("io.fenceguard.spring.boot.autoconfigure.observability.")) {
+                            || name.startsWith("io.fenceguard.spring.boot.autoconfigure.observation.")) {
                         names.add(name);
                     }
                 });
@@ -52,7 +52,7 @@ class AutoConfigurationImportsTest {
                 FenceguardLeaseAutoConfiguration.class.getName(),
                 FenceguardFencedMethodAutoConfiguration.class.getName(),
                 FenceguardCacheChoiceAutoConfiguration.class.getName(),
-                "io.fenceguard.spring.boot.autoconfigure.observability.FenceguardObservationAutoConfiguration",
+                "io.fenceguard.spring.boot.autoconfigure.observation.FenceguardObservationAutoConfiguration",
                 "io.fenceguard.spring.boot.autoconfigure.redis.FenceguardRedisAutoConfiguration");
     }
 

@@ -3,6 +3,7 @@ package io.fenceguard.spring.boot.autoconfigure.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.InputStream;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -54,5 +55,22 @@ class ConfigurationMetadataTest {
         assertThat(properties.get("fenceguard.redis.replica-timeout").getDefaultValue()).isEqualTo("500ms");
         assertThat(properties.get("fenceguard.lease.at-risk-share").getDefaultValue()).isEqualTo(0.5);
         assertThat(properties.get("fenceguard.lease.renew-interval").getDescription()).contains("a third of lease-time");
+    }
+
+    /** A renamed key stays in the metadata, deprecated and pointing at its replacement, so IDEs say where it went. */
+    @Test
+    void theFormerObservabilityKeysAreDeprecatedInFavourOfTheObservationKeys() throws Exception {
+        Map<String, ConfigurationMetadataProperty> properties;
+        try (InputStream json = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            properties = ConfigurationMetadataRepositoryJsonBuilder.create(json).build().getAllProperties();
+        }
+        for (String key : List.of("include-resource", "recent-events")) {
+            assertThat(properties.get("fenceguard.observation." + key)).as(key).isNotNull()
+                    .satisfies(current -> assertThat(current.isDeprecated()).isFalse());
+            assertThat(properties.get("fenceguard.observability." + key)).as(key).isNotNull()
+                    .satisfies(former -> assertThat(former.getDeprecation().getReplacement())
+                            .isEqualTo("fenceguard.observation." + key));
+        }
+        assertThat(properties.get("fenceguard.observation.recent-events").getDefaultValue()).isEqualTo(100);
     }
 }

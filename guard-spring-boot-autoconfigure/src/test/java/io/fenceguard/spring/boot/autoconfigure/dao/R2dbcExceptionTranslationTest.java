@@ -12,7 +12,7 @@ import io.fenceguard.jdbc.FencingRefusedException.Reason;
 import io.fenceguard.reactor.ReactiveLeaseContext;
 import io.fenceguard.spring.boot.autoconfigure.jdbc.FencedWrites;
 import io.fenceguard.spring.boot.autoconfigure.jdbc.ScratchDatabase;
-import io.fenceguard.spring.boot.autoconfigure.reactive.FenceguardReactiveAutoConfiguration;
+import io.fenceguard.spring.boot.autoconfigure.webflux.FenceguardReactiveAutoConfiguration;
 import io.fenceguard.spring.dao.FencingRefusedUsageException;
 import io.fenceguard.spring.dao.StaleTokenFailureException;
 import io.fenceguard.test.support.JdbcEndpoint;

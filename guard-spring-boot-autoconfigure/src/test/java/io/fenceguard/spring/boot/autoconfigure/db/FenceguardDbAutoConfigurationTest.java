@@ -77,7 +77,7 @@ class FenceguardDbAutoConfigurationTest {
             assertThat(FencedWrites.row(db)).as("seeded by the application's V1").isEqualTo("100@0");
             assertThat(history("flyway_schema_history")).containsExactly("1:true");
             // the application's table was there first: the guard's history starts at a baseline 0; row fencing
-            // alone needs the stale function and the gate table (V1), none of the admission or outbox tables
+            // alone needs the stale function and the high-water table (V1), none of the admission or outbox tables
             assertThat(history(FenceguardMigrations.HISTORY_TABLE)).containsExactly("0:true", "1:true");
             assertThat(count("fenceguard_gate")).isZero();
             assertThatThrownBy(() -> count("fenceguard_http_high_water")).isInstanceOf(SQLException.class);

@@ -1,5 +1,6 @@
 package io.fenceguard.spring.boot.autoconfigure.etcd;
 
+import io.fenceguard.etcd.EtcdIssuedTokens;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -65,7 +66,8 @@ class FenceguardEtcdAutoConfigurationTest {
         runner.withPropertyValues("fenceguard.lease.store=etcd", "fenceguard.etcd.endpoints=" + etcd.endpoints(),
                         "fenceguard.etcd.key-prefix=boot-test/leases/", "fenceguard.lease.lease-time=5s")
                 .run(context -> {
-                    assertThat(context).hasSingleBean(EtcdLeaseProvider.class).hasSingleBean(Client.class);
+                    assertThat(context).hasSingleBean(EtcdLeaseProvider.class).hasSingleBean(Client.class)
+                            .hasSingleBean(EtcdIssuedTokens.class);
                     assertThat(context.getBean(EtcdLeaseProvider.class).config().keyPrefix()).isEqualTo("boot-test/leases/");
                     made.set(context.getBean(Client.class));
                     leasesWork(context.getBean(LeaseManager.class), "boot:etcd-own");
@@ -81,7 +83,7 @@ class FenceguardEtcdAutoConfigurationTest {
             runner.withBean(Client.class, () -> own, definition -> definition.setDestroyMethodName(""))
                     .withPropertyValues("fenceguard.lease.store=etcd", "fenceguard.lease.lease-time=5s")
                     .run(context -> {
-                        assertThat(context).hasSingleBean(Client.class);
+                        assertThat(context).hasSingleBean(Client.class).hasSingleBean(EtcdIssuedTokens.class);
                         assertThat(context.getBean(EtcdLeaseProvider.class).config().keyPrefix())
                                 .isEqualTo("fenceguard/leases/");
                         leasesWork(context.getBean(LeaseManager.class), "boot:etcd-app");

@@ -1,5 +1,8 @@
 package io.fenceguard.spring.boot.autoconfigure.hazelcast;
 
+import io.fenceguard.hazelcast.HazelcastIssuedTokens;
+import io.fenceguard.core.ResourceName;
+import io.fenceguard.admission.IssuedTokens;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.hazelcast.core.HazelcastInstance;
@@ -50,7 +53,8 @@ class FenceguardHazelcastAutoConfigurationTest {
         withInstance().withPropertyValues("fenceguard.lease.store=hazelcast", "fenceguard.lease.lease-time=5s",
                         "fenceguard.hazelcast.lock-name-prefix=boot-test:", "fenceguard.hazelcast.call-timeout=3s")
                 .run(context -> {
-                    assertThat(context).hasSingleBean(HazelcastLeaseProvider.class);
+                    assertThat(context).hasSingleBean(HazelcastLeaseProvider.class)
+                            .hasSingleBean(HazelcastIssuedTokens.class);
                     HazelcastLeaseProvider provider = context.getBean(HazelcastLeaseProvider.class);
                     assertThat(provider.config().lockNamePrefix()).isEqualTo("boot-test:");
                     assertThat(provider.config().cpGroup()).isEqualTo("default");
@@ -66,6 +70,9 @@ class FenceguardHazelcastAutoConfigurationTest {
                     }
                     try (Lease lease = manager.acquire("boot:hazelcast", Duration.ofSeconds(5))) {
                         assertThat(lease.token().value()).isGreaterThan(first);
+                        // the same lock names as the provider: the holder's own fence
+                        assertThat(context.getBean(IssuedTokens.class).highestIssued(ResourceName.of("boot:hazelcast")))
+                                .contains(lease.token());
                     }
                 });
         assertThat(cluster.member(0).getLifecycleService().isRunning()).isTrue();
@@ -76,7 +83,7 @@ class FenceguardHazelcastAutoConfigurationTest {
         withInstance().withPropertyValues("fenceguard.lease.store=hazelcast")
                 .withBean(LeaseProvider.class, InMemoryLeaseProvider::create)
                 .run(context -> assertThat(context).doesNotHaveBean(HazelcastLeaseProvider.class)
-                        .hasSingleBean(LeaseProvider.class));
+                        .hasSingleBean(LeaseProvider.class).doesNotHaveBean(IssuedTokens.class));
     }
 
     @Test

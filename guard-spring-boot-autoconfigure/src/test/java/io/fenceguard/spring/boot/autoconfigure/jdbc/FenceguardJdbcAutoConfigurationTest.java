@@ -6,7 +6,7 @@ import io.fenceguard.jdbc.FencedDataSource;
 import io.fenceguard.jdbc.FencedTable;
 import io.fenceguard.jdbc.FencingConfigurationException;
 import io.fenceguard.jdbc.FencingConfig;
-import io.fenceguard.jdbc.GateMode;
+import io.fenceguard.jdbc.ClaimMode;
 import io.fenceguard.spring.jdbc.FencedDataSourcePostProcessor;
 import io.fenceguard.spring.jdbc.FencedTablesConfigurationException;
 import java.util.Map;
@@ -30,7 +30,7 @@ class FenceguardJdbcAutoConfigurationTest {
     @Test
     void wrapsDataSourceBeansWithTheConfiguredFence() {
         runner.withPropertyValues("fenceguard.jdbc.tables=accounts,billing.ledger",
-                        "fenceguard.jdbc.token-columns.[billing.ledger]=fence_token", "fenceguard.jdbc.gate-mode=first-statement",
+                        "fenceguard.jdbc.token-columns.[billing.ledger]=fence_token", "fenceguard.jdbc.claim-mode=first-statement",
                         "fenceguard.jdbc.excluded-beans=migrations", "fenceguard.jdbc.verify-catalog=false",
                         "fenceguard.jdbc.allowed-routines=audit.touch,\"Recalc\"")
                 .run(context -> {
@@ -39,7 +39,7 @@ class FenceguardJdbcAutoConfigurationTest {
                     FencedDataSource fenced = (FencedDataSource) main;
                     assertThat(fenced.config().tables()).containsExactly(FencedTable.of("accounts"),
                             FencedTable.of("billing.ledger", "fence_token"));
-                    assertThat(fenced.config().gateMode()).isEqualTo(GateMode.FIRST_STATEMENT);
+                    assertThat(fenced.config().claimMode()).isEqualTo(ClaimMode.FIRST_STATEMENT);
                     assertThat(fenced.config().verifyCatalog()).isFalse();
                     assertThat(fenced.config().allowedRoutines()).containsExactly("audit.touch", "\"Recalc\"");
                     assertThat(fenced.target()).isInstanceOf(JdbcDataSource.class);
@@ -104,23 +104,46 @@ class FenceguardJdbcAutoConfigurationTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
+    void theGateKeysAreDeprecatedForTheirHighWaterNames() throws Exception {
+        Map<String, Map<String, Object>> properties = Metadata.properties("fenceguard.jdbc.");
+        assertThat((Map<String, Object>) properties.get("fenceguard.jdbc.gate-mode").get("deprecation"))
+                .containsEntry("replacement", "fenceguard.jdbc.claim-mode");
+        assertThat((Map<String, Object>) properties.get("fenceguard.jdbc.gate-table").get("deprecation"))
+                .containsEntry("replacement", "fenceguard.jdbc.high-water-table");
+    }
+
+    @Test
+    void theGateKeysStillConfigureTheFence() {
+        runner.withPropertyValues("fenceguard.jdbc.tables=accounts", "fenceguard.jdbc.verify-catalog=false",
+                        "fenceguard.jdbc.gate-mode=first-statement", "fenceguard.jdbc.gate-table=audit.marks")
+                .run(context -> {
+                    FencedDataSource fenced = (FencedDataSource) context.getBean("main", DataSource.class);
+                    assertThat(fenced.config().claimMode()).isEqualTo(ClaimMode.FIRST_STATEMENT);
+                    assertThat(fenced.config().highWaterTable()).isEqualTo("audit.marks");
+                });
+    }
+
+    @Test
     void everyPropertyHasADescriptionAndTheDefaultsOfTheLibrary() throws Exception {
         Map<String, Map<String, Object>> properties = Metadata.properties("fenceguard.jdbc.");
         assertThat(properties.keySet()).containsExactlyInAnyOrder("fenceguard.jdbc.enabled",
                 "fenceguard.jdbc.tables", "fenceguard.jdbc.token-column", "fenceguard.jdbc.token-columns",
-                "fenceguard.jdbc.gate-mode", "fenceguard.jdbc.gate-table", "fenceguard.jdbc.dialect",
+                "fenceguard.jdbc.claim-mode", "fenceguard.jdbc.high-water-table", "fenceguard.jdbc.dialect",
                 "fenceguard.jdbc.plan-cache-size", "fenceguard.jdbc.excluded-beans",
                 "fenceguard.jdbc.unfenced-migrations", "fenceguard.jdbc.verify-catalog",
-                "fenceguard.jdbc.allowed-routines", "fenceguard.jdbc.trigger-mode");
-        properties.values().forEach(p -> assertThat((String) p.get("description")).as("%s", p.get("name"))
-                .isNotBlank().contains("Default:"));
+                "fenceguard.jdbc.allowed-routines", "fenceguard.jdbc.trigger-mode", "fenceguard.jdbc.gate-mode",
+                "fenceguard.jdbc.gate-table");
+        properties.values().stream().filter(p -> !p.containsKey("deprecation"))
+                .forEach(p -> assertThat((String) p.get("description")).as("%s", p.get("name"))
+                        .isNotBlank().contains("Default:"));
         assertThat(properties.get("fenceguard.jdbc.token-column").get("defaultValue"))
                 .isEqualTo(FencedTable.DEFAULT_TOKEN_COLUMN);
-        assertThat(properties.get("fenceguard.jdbc.gate-table").get("defaultValue"))
-                .isEqualTo(FencingConfig.DEFAULT_GATE_TABLE);
+        assertThat(properties.get("fenceguard.jdbc.high-water-table").get("defaultValue"))
+                .isEqualTo(FencingConfig.DEFAULT_HIGH_WATER_TABLE);
         assertThat(((Number) properties.get("fenceguard.jdbc.plan-cache-size").get("defaultValue")).intValue())
                 .isEqualTo(FencingConfig.DEFAULT_PLAN_CACHE_SIZE);
-        assertThat(properties.get("fenceguard.jdbc.gate-mode").get("defaultValue")).isEqualTo("explicit");
+        assertThat(properties.get("fenceguard.jdbc.claim-mode").get("defaultValue")).isEqualTo("explicit");
         assertThat(properties.get("fenceguard.jdbc.enabled").get("defaultValue")).isEqualTo(true);
         assertThat(properties.get("fenceguard.jdbc.unfenced-migrations").get("defaultValue")).isEqualTo(true);
         assertThat(properties.get("fenceguard.jdbc.verify-catalog").get("defaultValue")).isEqualTo(true);

@@ -1,13 +1,17 @@
 package io.fenceguard.spring.boot.autoconfigure.stores;
 
+import io.fenceguard.zookeeper.ZooKeeperIssuedTokens;
+import io.fenceguard.jdbc.lease.JdbcIssuedTokens;
+import io.fenceguard.core.ResourceName;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.admission.IssuedTokens;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fenceguard.spring.boot.autoconfigure.core.FenceguardLeaseAutoConfiguration;
-import io.fenceguard.spring.boot.autoconfigure.jdbclock.FenceguardJdbcLockAutoConfiguration;
+import io.fenceguard.spring.boot.autoconfigure.jdbc.lease.FenceguardJdbcLeaseAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.redis.FenceguardRedisAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.redlock.FenceguardRedlockAutoConfiguration;
-import io.fenceguard.spring.boot.autoconfigure.redlock.RedlockMasters;
 import io.fenceguard.spring.boot.autoconfigure.zookeeper.FenceguardZooKeeperAutoConfiguration;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseManager;
@@ -44,7 +48,7 @@ class OtherLeaseStoresTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FenceguardRedisAutoConfiguration.class,
-                    FenceguardZooKeeperAutoConfiguration.class, FenceguardJdbcLockAutoConfiguration.class,
+                    FenceguardZooKeeperAutoConfiguration.class, FenceguardJdbcLeaseAutoConfiguration.class,
                     FenceguardRedlockAutoConfiguration.class, FenceguardLeaseAutoConfiguration.class));
 
     @BeforeAll
@@ -81,10 +85,17 @@ class OtherLeaseStoresTest {
                         "fenceguard.zookeeper.connect-string=" + zooKeeper.getConnectString(),
                         "fenceguard.zookeeper.base-path=/boot-test/leases")
                 .run(context -> {
-                    assertThat(context).hasSingleBean(ZooKeeperLeaseProvider.class).hasSingleBean(CuratorFramework.class);
+                    assertThat(context).hasSingleBean(ZooKeeperLeaseProvider.class).hasSingleBean(CuratorFramework.class)
+                            .hasSingleBean(ZooKeeperIssuedTokens.class);
                     LeaseManager manager = context.getBean(LeaseManager.class);
                     assertThat(manager.provider()).isSameAs(context.getBean(LeaseProvider.class));
-                    leasesWork(manager, "boot:zk");
+                    long last = leasesWork(manager, "boot:zk");
+                    try (Lease held = manager.acquire("boot:zk", Duration.ofSeconds(5))) {
+                        // the same base path as the provider: the holder's own token
+                        assertThat(context.getBean(IssuedTokens.class).highestIssued(ResourceName.of("boot:zk")))
+                                .contains(held.token());
+                        assertThat(held.token().value()).isGreaterThan(last);
+                    }
                     CuratorFramework curator = context.getBean(CuratorFramework.class);
                     made.set(curator);
                     assertThat(curator.checkExists().forPath("/boot-test/leases")).isNotNull();
@@ -100,7 +111,7 @@ class OtherLeaseStoresTest {
             runner.withBean(CuratorFramework.class, () -> own, definition -> definition.setDestroyMethodName(""))
                     .withPropertyValues("fenceguard.lease.store=zookeeper")
                     .run(context -> {
-                        assertThat(context).hasSingleBean(CuratorFramework.class);
+                        assertThat(context).hasSingleBean(CuratorFramework.class).hasSingleBean(ZooKeeperIssuedTokens.class);
                         leasesWork(context.getBean(LeaseManager.class), "boot:zk-own");
                     });
             assertThat(own.getState()).isEqualTo(CuratorFrameworkState.STARTED);
@@ -124,11 +135,13 @@ class OtherLeaseStoresTest {
                 dataSource.setSchema(scratch.schema()); // the scratch schema, not the server's default
             }
             runner.withBean(DataSource.class, () -> dataSource)
-                    .withPropertyValues("fenceguard.lease.store=jdbc", "fenceguard.jdbc-lock.table-name=boot_lease",
-                            "fenceguard.jdbc-lock.max-poll=50ms")
+                    .withPropertyValues("fenceguard.lease.store=jdbc", "fenceguard.jdbc-lease.table-name=boot_lease",
+                            "fenceguard.jdbc-lease.max-poll=50ms")
                     .run(context -> {
-                        assertThat(context).hasSingleBean(JdbcLeaseProvider.class);
+                        assertThat(context).hasSingleBean(JdbcLeaseProvider.class).hasSingleBean(JdbcIssuedTokens.class);
                         long last = leasesWork(context.getBean(LeaseManager.class), "boot:jdbc");
+                        assertThat(context.getBean(IssuedTokens.class).highestIssued(ResourceName.of("boot:jdbc")))
+                                .as("read from the configured table").contains(FencingToken.of(last));
                         try (Connection c = dataSource.getConnection();
                              ResultSet rows = c.createStatement().executeQuery(
                                      "SELECT token FROM boot_lease WHERE resource = 'boot:jdbc'")) {
@@ -137,9 +150,9 @@ class OtherLeaseStoresTest {
                         }
                     });
             runner.withBean(DataSource.class, () -> dataSource)
-                    .withPropertyValues("fenceguard.lease.store=jdbc", "fenceguard.jdbc-lock.statement-timeout=10ms")
+                    .withPropertyValues("fenceguard.lease.store=jdbc", "fenceguard.jdbc-lease.statement-timeout=10ms")
                     .run(context -> assertThat(context).hasFailed().getFailure()
-                            .hasStackTraceContaining("fenceguard.jdbc-lock").hasStackTraceContaining("statementTimeout"));
+                            .hasStackTraceContaining("fenceguard.jdbc-lease").hasStackTraceContaining("statementTimeout"));
         }
     }
 
@@ -147,27 +160,6 @@ class OtherLeaseStoresTest {
     void jdbcWithoutADataSourceFailsStartupSayingWhatToAdd() {
         runner.withPropertyValues("fenceguard.lease.store=jdbc").run(context -> assertThat(context).hasFailed()
                 .getFailure().hasStackTraceContaining("fenceguard-jdbc-lease").hasStackTraceContaining("DataSource"));
-    }
-
-    @Test
-    void redlockOverTheListedMastersWhoseClientsCloseWithTheContext() {
-        AtomicReference<RedlockMasters> made = new AtomicReference<>();
-        runner.withPropertyValues("fenceguard.lease.store=redlock",
-                        "fenceguard.redlock.addresses=" + masters.get(0).uri() + "," + masters.get(1).uri() + ","
-                                + masters.get(2).uri(),
-                        "fenceguard.redlock.master-timeout=300ms", "fenceguard.redlock.key-prefix=fgboot:",
-                        "fenceguard.redlock.connect-timeout=5s")
-                .run(context -> {
-                    RedlockLeaseProvider provider = context.getBean(RedlockLeaseProvider.class);
-                    assertThat(provider.quorum()).isEqualTo(2);
-                    assertThat(provider.config().masterTimeout()).isEqualTo(Duration.ofMillis(300));
-                    long last = leasesWork(context.getBean(LeaseManager.class), "boot:redlock");
-                    made.set(context.getBean(RedlockMasters.class));
-                    for (RedisProcess m : masters) {
-                        assertThat(String.valueOf(m.call("GET", "fgboot:{boot:redlock}:token"))).isEqualTo(Long.toString(last));
-                    }
-                });
-        assertThat(made.get().clients()).allSatisfy(c -> assertThat(c.isShutdown()).isTrue());
     }
 
     @Test
@@ -188,7 +180,8 @@ class OtherLeaseStoresTest {
                 .run(context -> {
                     assertThat(context).doesNotHaveBean(ZooKeeperLeaseProvider.class)
                             .doesNotHaveBean(RedlockLeaseProvider.class).doesNotHaveBean(JdbcLeaseProvider.class)
-                            .doesNotHaveBean(RedissonClient.class).doesNotHaveBean(CuratorFramework.class);
+                            .doesNotHaveBean(RedissonClient.class).doesNotHaveBean(CuratorFramework.class)
+                            .doesNotHaveBean(IssuedTokens.class);
                 });
     }
 }

@@ -25,7 +25,7 @@ class StoreMetadataTest {
             ConfigurationMetadataRepositoryJsonBuilder.create(json).build().getAllProperties().forEach((name, property) -> {
                 if (name.startsWith("fenceguard.zookeeper.") || name.startsWith("fenceguard.etcd.")
                         || name.startsWith("fenceguard.hazelcast.")
-                        || name.startsWith("fenceguard.jdbc-lock.")
+                        || name.startsWith("fenceguard.jdbc-lease.")
                         || name.startsWith("fenceguard.redlock.")) {
                     properties.put(name, property);
                 }
@@ -35,9 +35,9 @@ class StoreMetadataTest {
                 "fenceguard.zookeeper.session-timeout", "fenceguard.zookeeper.connection-timeout",
                 "fenceguard.etcd.endpoints", "fenceguard.etcd.key-prefix", "fenceguard.etcd.call-timeout",
                 "fenceguard.hazelcast.lock-name-prefix", "fenceguard.hazelcast.cp-group", "fenceguard.hazelcast.call-timeout",
-                "fenceguard.jdbc-lock.table-name", "fenceguard.jdbc-lock.create-table",
-                "fenceguard.jdbc-lock.statement-timeout", "fenceguard.jdbc-lock.min-poll", "fenceguard.jdbc-lock.max-poll",
-                "fenceguard.jdbc-lock.renew-threads", "fenceguard.redlock.addresses", "fenceguard.redlock.password",
+                "fenceguard.jdbc-lease.table-name", "fenceguard.jdbc-lease.create-table",
+                "fenceguard.jdbc-lease.statement-timeout", "fenceguard.jdbc-lease.min-poll", "fenceguard.jdbc-lease.max-poll",
+                "fenceguard.jdbc-lease.renew-threads", "fenceguard.redlock.addresses", "fenceguard.redlock.password",
                 "fenceguard.redlock.key-prefix", "fenceguard.redlock.master-timeout", "fenceguard.redlock.drift-factor",
                 "fenceguard.redlock.min-drift", "fenceguard.redlock.min-retry", "fenceguard.redlock.max-retry",
                 "fenceguard.redlock.connect-timeout");
@@ -54,6 +54,6 @@ class StoreMetadataTest {
         assertThat(properties.get("fenceguard.hazelcast.cp-group").getDefaultValue()).isEqualTo("default");
         assertThat(properties.get("fenceguard.hazelcast.call-timeout").getDefaultValue()).isEqualTo("5s");
         assertThat(properties.get("fenceguard.redlock.master-timeout").getDefaultValue()).isEqualTo("100ms");
-        assertThat(properties.get("fenceguard.jdbc-lock.table-name").getDefaultValue()).isEqualTo("fenceguard_lease");
+        assertThat(properties.get("fenceguard.jdbc-lease.table-name").getDefaultValue()).isEqualTo("fenceguard_lease");
     }
 }

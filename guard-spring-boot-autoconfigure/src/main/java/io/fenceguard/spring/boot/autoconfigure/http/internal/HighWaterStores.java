@@ -80,7 +80,7 @@ public final class HighWaterStores {
             // would be refused until a new epoch is taken, which only a lost counter asks for.
             boolean epochTokens;
             try {
-                epochTokens = io.fenceguard.spring.boot.autoconfigure.redis.RedisTokenEpochs.resolve(beans) != null;
+                epochTokens = io.fenceguard.spring.boot.autoconfigure.redis.internal.RedisTokenEpochs.resolve(beans) != null;
             } catch (IllegalStateException e) {
                 epochTokens = true; // fenceguard.redis.token-epoch=database without a DataSource: asked for all the same
             }

@@ -94,7 +94,7 @@ public final class HttpServerSupport {
         static TokenBound of(BeanFactory beans) {
             io.fenceguard.redis.TokenEpochSource source;
             try {
-                source = io.fenceguard.spring.boot.autoconfigure.redis.RedisTokenEpochs.resolve(beans);
+                source = io.fenceguard.spring.boot.autoconfigure.redis.internal.RedisTokenEpochs.resolve(beans);
             } catch (IllegalStateException e) {
                 return null; // token-epoch=database without a DataSource: the Redis provider or store says so itself
             }

@@ -1,4 +1,0 @@
-/**
- * Lease meters with Micrometer (micrometer-core, optional).
- */
-package io.fenceguard.spring.metrics;
