@@ -2,10 +2,10 @@ package io.fenceguard.http.filter.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fenceguard.admission.HighWaterStore;
-import io.fenceguard.admission.JdbcHighWaterStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
 import io.fenceguard.test.support.bench.BenchChart;
 import io.fenceguard.test.support.bench.BenchTable;
 import io.fenceguard.test.support.bench.ProcessCpu;

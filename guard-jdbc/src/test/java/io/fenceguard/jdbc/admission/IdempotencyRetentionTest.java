@@ -1,13 +1,13 @@
-package io.fenceguard.admission;
+package io.fenceguard.jdbc.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.fenceguard.admission.support.Stores;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.jdbc.admission.support.Stores;
 import io.fenceguard.test.support.JdbcEndpoint;
 import io.fenceguard.test.support.TestServers;
 import java.sql.Connection;
