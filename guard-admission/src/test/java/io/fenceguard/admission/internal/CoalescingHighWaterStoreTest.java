@@ -1,4 +1,4 @@
-package io.fenceguard.admission;
+package io.fenceguard.admission.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.fenceguard.admission;
+package io.fenceguard.admission.internal;
 
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
