@@ -92,6 +92,11 @@ public final class InboundFence {
                 Objects.requireNonNull(nonces, "nonces"), required, withdrawal, healing, issuedBound);
     }
 
+    /** Whether {@link #beforeStore} answers without waiting for a store (no lock store asked, a bound in memory). */
+    public boolean checksWithoutBlocking() {
+        return issuedBound == null && bound.readsWithoutBlocking();
+    }
+
     /** Whether request signatures are verified (then a fenced request's body is needed: {@link #check(InboundRequest)}). */
     public boolean verifiesRequestSignatures() {
         return signatures != null;
@@ -203,20 +208,14 @@ public final class InboundFence {
 
     /** The verdict on a request with these values of the fencing header (each occurrence one element). */
     public Verdict check(String method, String path, List<String> headerValues) {
-        Optional<Map.Entry<FencedRoute, Map<String, String>>> route = route(method, path);
-        if (route.isEmpty()) {
-            return Verdict.notFenced();
-        }
-        return check(route.get().getKey().resource(), route.get().getValue(), headerValues);
+        return route(method, path).map(route -> check(route.getKey().resource(), route.getValue(), headerValues))
+                .orElseGet(Verdict::notFenced);
     }
 
     /** The verdict on a whole request: like {@link #check(String, String, List)}, verifying request signatures. */
     public Verdict check(InboundRequest request) {
-        Optional<Map.Entry<FencedRoute, Map<String, String>>> route = route(request.method(), request.path());
-        if (route.isEmpty()) {
-            return Verdict.notFenced();
-        }
-        return check(route.get().getKey().resource(), route.get().getValue(), request);
+        return route(request.method(), request.path())
+                .map(route -> check(route.getKey().resource(), route.getValue(), request)).orElseGet(Verdict::notFenced);
     }
 
     /**
@@ -286,10 +285,10 @@ public final class InboundFence {
 
     /** The verdict on {@code pending}, asking the store and waiting for its answer (the blocking calls). */
     public Verdict admit(PendingAdmission pending) {
-        if (pending.refusal().isPresent()) {
-            return pending.refusal().get();
-        }
         try {
+            if (pending.refusal().isPresent()) {
+                return pending.refusal().get();
+            }
             if (pending.keyed() != null) {
                 return admitClaiming(pending);
             }
