@@ -1,6 +1,9 @@
 /**
- * What the tests of fenceguard and of its users share: server resolution, the lease provider contract, fault
- * injection and benchmark runs. The servers' and clients' libraries are optional: each helper needs only its own.
+ * The test harness of fenceguard's own build: server resolution, process launchers, fault injection (paused
+ * holders, the clock shim, delays) and benchmark runs. Internal to the build, not API: the module is not published,
+ * not in fenceguard-bom and not under the API check, and may change with any commit. What a store's tests need,
+ * the lease-provider contract suite, is {@code io.fenceguard.test.contract} (fenceguard-test-contract). The
+ * servers' and clients' libraries are optional: each helper needs only its own.
  * Testcontainers is read on the class path: its modules share the package org.testcontainers.containers, so no
  * module can read them as modules (see this module's pom).
  */
@@ -11,6 +14,7 @@ module io.fenceguard.test.support {
     requires transitive java.sql;
     requires transitive java.net.http;
     requires java.management;
+    requires java.desktop;
     requires static jdk.management;
     requires org.slf4j;
 
@@ -24,6 +28,5 @@ module io.fenceguard.test.support {
 
     exports io.fenceguard.test.support;
     exports io.fenceguard.test.support.bench;
-    exports io.fenceguard.test.support.contract;
     exports io.fenceguard.test.support.faults;
 }

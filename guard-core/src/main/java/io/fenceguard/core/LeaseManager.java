@@ -6,19 +6,15 @@ import io.fenceguard.core.internal.Watchdog;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.core.spi.LeaseRequest;
-import io.fenceguard.core.spi.ReleaseRequestChannel;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 
 /**
  * Grants leases with fencing tokens from a {@link LeaseProvider} (Redis, the in-memory one, or any
@@ -47,11 +43,10 @@ public final class LeaseManager implements AutoCloseable {
     private final Watchdog watchdog;
     private final LossEvents events;
     private final AtomicLong holderSequence = new AtomicLong();
-    /** Held leases by thread and resource, for re-entry on the same thread. */
-    private final Map<String, LeaseState> byThread = new ConcurrentHashMap<>();
-    private final Map<String, Held> held = new ConcurrentHashMap<>();
+    private final HeldLeases held = new HeldLeases(this);
     private final LeaseObservers observers = new LeaseObservers();
     private final Semaphores semaphores = new Semaphores(this, observers);
+    private final ReleaseRequests releaseRequests;
 
     private LeaseManager(LeaseProvider provider, LeaseConfig config, Executor listenerExecutor) {
         this.provider = Objects.requireNonNull(provider, "provider");
@@ -59,6 +54,7 @@ public final class LeaseManager implements AutoCloseable {
         this.clientId = config.clientName() + "-" + UUID.randomUUID().toString().substring(0, 8);
         this.watchdog = new Watchdog(clientId, provider);
         this.events = LossEvents.on(listenerExecutor, clientId);
+        this.releaseRequests = new ReleaseRequests(provider, held, observers, events);
     }
 
     public static LeaseManager of(LeaseProvider provider) {
@@ -115,7 +111,7 @@ public final class LeaseManager implements AutoCloseable {
                     + mode.name().toLowerCase() + " leases (it grants " + provider.modes() + "); '" + resource
                     + "' was not asked for");
         }
-        Lease reentered = reenter(resource, mode);
+        Lease reentered = held.reenter(resource, mode);
         if (reentered != null) {
             return reentered;
         }
@@ -249,59 +245,12 @@ public final class LeaseManager implements AutoCloseable {
         if (reason == null) {
             throw new IllegalArgumentException("reason must not be null");
         }
-        Optional<ReleaseRequestChannel> channel = provider.releaseRequests();
-        if (channel.isPresent()) {
-            return channel.get().send(resource, reason);
-        }
-        boolean heldHere = false;
-        for (Held entry : held.values()) {
-            LeaseState state = entry.state();
-            if (state.fence().resource().equals(resource) && !state.isReleased() && state.lossReason() == null) {
-                heldHere = true;
-                if (state.hasReleaseRequestListeners()) {
-                    deliverReleaseRequest(entry.lease(), reason);
-                }
-            }
-        }
-        return heldHere;
+        return releaseRequests.send(resource, reason);
     }
 
     /** Registers {@code listener}; the first one of a lease starts listening in the store, where it carries requests. */
     void onReleaseRequested(Lease lease, ReleaseRequestListener listener) {
-        LeaseState state = lease.state();
-        Consumer<String> told = reason -> listener.onReleaseRequested(lease, reason);
-        if (!state.onReleaseRequested(told)) {
-            return;
-        }
-        Optional<ReleaseRequestChannel> channel = provider.releaseRequests();
-        if (channel.isPresent()) {
-            Lease primary = primaryOf(state, lease);
-            try {
-                state.setReleaseRequestWatch(channel.get().listen(state.fence().resource(),
-                        reason -> deliverReleaseRequest(primary, reason)));
-            } catch (RuntimeException e) {
-                // Not heard: the next listener tries the store again.
-                state.removeReleaseRequestListener(told);
-                throw e;
-            }
-        }
-    }
-
-    private Lease primaryOf(LeaseState state, Lease fallback) {
-        Held entry = held.get(state.request().holder());
-        return entry != null ? entry.lease() : fallback;
-    }
-
-    private void deliverReleaseRequest(Lease lease, String reason) {
-        LeaseState state = lease.state();
-        if (state.isReleased() || state.lossReason() != null) {
-            return;
-        }
-        log.log(Level.INFO, () -> "release of " + lease + " requested: " + reason);
-        state.releaseRequested(reason);
-        if (!observers.isEmpty()) {
-            events.dispatch(() -> observers.releaseRequested(lease, reason));
-        }
+        releaseRequests.listen(lease, listener);
     }
 
     /** Told of every lease this manager grants, fails to obtain or loses. */
@@ -311,8 +260,7 @@ public final class LeaseManager implements AutoCloseable {
 
     /** The leases this manager holds now. */
     public List<LeaseSnapshot> heldLeases() {
-        return held.values().stream().map(Held::state).map(state -> new LeaseSnapshot(state.fence(),
-                state.request().holder(), Duration.ofNanos(state.remainingNanos()), state.isValid())).toList();
+        return held.snapshots();
     }
 
     public LeaseConfig config() {
@@ -329,41 +277,7 @@ public final class LeaseManager implements AutoCloseable {
 
     /** Whether this thread holds a lease of this manager's on {@code resource}. */
     boolean holdsOnThisThread(ResourceName resource) {
-        return byThread.containsKey(threadKey(resource));
-    }
-
-    private Lease reenter(ResourceName resource, LeaseMode mode) {
-        // Re-entry follows the context first, so a lease carried into an executor can be re-entered there.
-        List<Lease> bound = LeaseContext.all();
-        for (int i = bound.size() - 1; i >= 0; i--) {
-            Lease lease = bound.get(i);
-            // The resource held in the store: a permit fenced per resource holds a slot, not the resource.
-            if (lease.isFrom(this) && lease.state().request().resource().equals(resource) && !lease.state().isReleased()) {
-                return enter(upgradeRefused(lease.state(), mode));
-            }
-        }
-        LeaseState state = byThread.get(threadKey(resource));
-        return state == null ? null : enter(upgradeRefused(state, mode));
-    }
-
-    /** An exclusive lease covers a shared request; a shared one cannot become exclusive (it would wait for itself). */
-    private static LeaseState upgradeRefused(LeaseState held, LeaseMode wanted) {
-        if (wanted == LeaseMode.EXCLUSIVE && held.request().mode() == LeaseMode.SHARED) {
-            throw new IllegalStateException("this holder has a shared lease on '" + held.fence().resource()
-                    + "' and asks for an exclusive one: release the shared lease first (an upgrade would wait for itself)");
-        }
-        return held;
-    }
-
-    private Lease enter(LeaseState state) {
-        if (state.enter()) {
-            return new Lease(state, this, state.request().holder());
-        }
-        state.isValid();
-        if (state.lossReason() != null) {
-            throw new LeaseLostException(state.fence().resource(), state.fence().token(), state.lossReason());
-        }
-        return null;
+        return held.holdsOnThisThread(resource);
     }
 
     /** Holds what the store granted: renewed by the watchdog, watched in the store, re-entered on this thread. */
@@ -381,9 +295,7 @@ public final class LeaseManager implements AutoCloseable {
                     + " ms of the lease are left");
             observers.atRisk(lease, remaining);
         });
-        String threadKey = threadKey(request.resource());
-        held.put(request.holder(), new Held(state, threadKey, lease));
-        byThread.put(threadKey, state);
+        held.add(state, lease);
         watchdog.watch(state, config.renewInterval().toNanos(), new Watchdog.Outcomes() {
             // Renewals complete on the store's threads: observers hear of them on the event executor.
             @Override
@@ -414,10 +326,7 @@ public final class LeaseManager implements AutoCloseable {
         if (!state.exit()) {
             return;
         }
-        Held entry = held.remove(state.request().holder());
-        if (entry != null) {
-            byThread.remove(entry.threadKey(), state);
-        }
+        held.remove(state);
         try {
             if (!provider.release(state.request(), state.grant())) {
                 log.log(Level.DEBUG, () -> lease + " was no longer held in the store at release");
@@ -426,14 +335,6 @@ public final class LeaseManager implements AutoCloseable {
             // The lock expires by itself; its holder id is never used again.
             log.log(Level.WARNING, () -> "could not release " + lease + ": " + e.getMessage());
         }
-    }
-
-    /** A held lease: its state, its key for re-entry, and its first handle (the one observers are told of). */
-    private record Held(LeaseState state, String threadKey, Lease lease) {
-    }
-
-    private static String threadKey(ResourceName resource) {
-        return Thread.currentThread().getId() + "\n" + resource.value();
     }
 
     /** Stops renewing; leases still held expire in the store by themselves. Does not close the provider. */

@@ -11,7 +11,7 @@ import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.core.spi.LeaseRequest;
-import io.fenceguard.test.support.contract.LeaseProviderContract;
+import io.fenceguard.test.contract.LeaseProviderContract;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

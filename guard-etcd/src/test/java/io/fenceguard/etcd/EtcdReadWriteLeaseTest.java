@@ -2,7 +2,7 @@ package io.fenceguard.etcd;
 
 import io.etcd.jetcd.Client;
 import io.fenceguard.core.spi.LeaseProvider;
-import io.fenceguard.test.support.contract.ReadWriteLeaseProviderContract;
+import io.fenceguard.test.contract.ReadWriteLeaseProviderContract;
 import org.junit.jupiter.api.BeforeAll;
 
 /** Shared and exclusive leases on etcd pass the read-write contract, on a real three-member cluster. */

@@ -3,7 +3,7 @@ package io.fenceguard.etcd;
 import io.etcd.jetcd.Client;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.spi.LeaseProvider;
-import io.fenceguard.test.support.contract.ReleaseRequestContract;
+import io.fenceguard.test.contract.ReleaseRequestContract;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

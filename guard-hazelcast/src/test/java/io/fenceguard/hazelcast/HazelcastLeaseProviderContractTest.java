@@ -3,7 +3,7 @@ package io.fenceguard.hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.test.support.HazelcastCpCluster;
-import io.fenceguard.test.support.contract.LeaseProviderContract;
+import io.fenceguard.test.contract.LeaseProviderContract;
 import org.junit.jupiter.api.BeforeAll;
 
 /**

@@ -11,5 +11,11 @@ enum ClusterFault {
     /** Every PostgreSQL process killed at once (harsher than {@code -m immediate}: no goodbye), then crash recovery. */
     POSTGRES_CRASH_RESTART,
     /** SIGSTOP of one instance for three lease times, then SIGCONT: it wakes up holding leases that ran out. */
-    INSTANCE_PAUSE
+    INSTANCE_PAUSE,
+    /**
+     * One lease time added to every round trip on one instance's link to PostgreSQL (where its rows, marks and outbox
+     * are) for three lease times: its writes arrive after its leases ran out. The Redis Cluster link is not delayed:
+     * a cluster client follows the nodes' own addresses from {@code CLUSTER SLOTS} and redirects, past any proxy.
+     */
+    STORE_LINK_DELAY
 }

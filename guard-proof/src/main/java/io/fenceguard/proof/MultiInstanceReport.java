@@ -15,8 +15,8 @@ final class MultiInstanceReport {
     static void write(MultiInstanceRun.Settings settings, List<MultiInstanceRun.FaultOutcome> outcomes, Path file)
             throws IOException {
         List<String> lines = new ArrayList<>();
-        lines.add(String.format("multi-instance run: %d instances, %d clients, %d accounts, lease %d ms, %d s of load per fault%s",
-                settings.instances(), settings.clients(), settings.accounts(), settings.lease().toMillis(),
+        lines.add(String.format("multi-instance run%s: %d instances, %d clients, %d accounts, lease %d ms, %d s of load per fault%s",
+                settings.fencing() ? "" : " WITH FENCING OFF (the control)", settings.instances(), settings.clients(), settings.accounts(), settings.lease().toMillis(),
                 settings.load().toSeconds(), settings.soak().isZero() ? "" : ", soak " + settings.soak().toMinutes() + " min"));
         lines.add(String.format("%-5s %-24s %-22s %7s %7s %8s  %s", "round", "fault", "target", "sent", "acked",
                 "drain ms", "answers / violations"));

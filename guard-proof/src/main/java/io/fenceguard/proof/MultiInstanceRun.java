@@ -4,6 +4,7 @@ import io.fenceguard.test.support.JdbcEndpoint;
 import io.fenceguard.test.support.PostgresProcess;
 import io.fenceguard.test.support.RedisClusterProcesses;
 import io.fenceguard.test.support.RedisProcess;
+import io.fenceguard.test.support.faults.DelayProxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -19,6 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The multi-instance run: three instances of the example service (its jar, as processes) on one Redis Cluster of
@@ -34,7 +37,7 @@ public final class MultiInstanceRun {
 
     /** What to run; {@link #fromSystemProperties()} reads {@code proof.*} properties. */
     public record Settings(Path jar, Path out, int instances, int clients, int accounts, List<ClusterFault> faults,
-            Duration load, Duration lease, Duration soak, Duration sampleEvery, long seed) {
+            Duration load, Duration lease, Duration soak, Duration sampleEvery, long seed, boolean fencing) {
 
         public Settings {
             if (instances < 2 || clients < 1 || accounts < 1 || faults.isEmpty()) {
@@ -49,19 +52,20 @@ public final class MultiInstanceRun {
         public static Settings fromSystemProperties() {
             List<ClusterFault> faults = new ArrayList<>();
             for (String name : System.getProperty("proof.faults", "INSTANCE_KILL,REDIS_FAILOVER,POSTGRES_FAST_RESTART,"
-                    + "POSTGRES_CRASH_RESTART,INSTANCE_PAUSE").split(",")) {
+                    + "POSTGRES_CRASH_RESTART,INSTANCE_PAUSE,STORE_LINK_DELAY").split(",")) {
                 faults.add(ClusterFault.valueOf(name.trim()));
             }
             String soak = System.getProperty("proof.soak", "");
+            boolean fencing = Boolean.parseBoolean(System.getProperty("proof.fencing", "true"));
             return new Settings(Path.of(System.getProperty("proof.jar", "../example-service/target/example-service.jar")),
-                    Path.of(System.getProperty("proof.out", "target/proof")).resolve("multi"),
+                    Path.of(System.getProperty("proof.out", "target/proof")).resolve(fencing ? "multi" : "multi-fencing-off"),
                     Integer.getInteger("proof.instances", 3), Integer.getInteger("proof.clients", 6),
                     Integer.getInteger("proof.accounts", 6), faults,
                     ProofSettings.parse(System.getProperty("proof.fault-load"), Duration.ofSeconds(20)),
                     ProofSettings.parse(System.getProperty("proof.lease"), Duration.ofSeconds(2)),
                     ProofSettings.parse(soak, Duration.ZERO),
                     ProofSettings.parse(System.getProperty("proof.sample-every"), Duration.ofSeconds(10)),
-                    Long.getLong("proof.seed", 20240611L));
+                    Long.getLong("proof.seed", 20240611L), fencing);
         }
     }
 
@@ -78,6 +82,8 @@ public final class MultiInstanceRun {
     private RedisClusterProcesses redis;
     private PostgresProcess postgres;
     private LedgerCheck ledger;
+    /** The last instance's link to PostgreSQL, delayed by {@link ClusterFault#STORE_LINK_DELAY}. */
+    private DelayProxy postgresLink;
 
     private MultiInstanceRun(Settings settings) {
         this.settings = settings;
@@ -115,8 +121,10 @@ public final class MultiInstanceRun {
         }
         String url = server.url().replace("/postgres", "/ledger");
         ledger = new LedgerCheck(url, server.user(), server.password());
-        List<String> args = List.of("--spring.profiles.active=demo",
-                "--spring.datasource.url=" + url, "--spring.datasource.username=" + server.user(),
+        postgresLink = DelayProxy.start(postgresPort(url));
+        String delayedUrl = url.replace(":" + postgresPort(url) + "/", ":" + postgresLink.port() + "/");
+        List<String> args = new ArrayList<>(List.of("--spring.profiles.active=demo",
+                "--spring.datasource.username=" + server.user(),
                 "--spring.datasource.password=" + server.password(),
                 // Three pools share one PostgreSQL (100 connections by default).
                 "--spring.datasource.hikari.maximum-pool-size=12",
@@ -124,9 +132,15 @@ public final class MultiInstanceRun {
                 "--fenceguard.lease.lease-time=" + settings.lease().toMillis() + "ms",
                 "--fenceguard.redis.lock-delay=300ms", "--fenceguard.lease.default-wait=20s",
                 "--example.audit.relay-interval=300ms",
-                "--management.endpoints.web.exposure.include=health,metrics");
+                "--management.endpoints.web.exposure.include=health,metrics"));
+        if (!settings.fencing()) {
+            // The control: the same service, leases still taken, but neither its SQL nor its HTTP endpoints fenced.
+            args.addAll(List.of("--fenceguard.jdbc.enabled=false", "--fenceguard.http.server.enabled=false"));
+        }
         for (int i = 0; i < settings.instances(); i++) {
-            instances.add(new ExampleInstance("instance-" + i, settings.jar(), RedisProcess.freePort(), args,
+            List<String> own = new ArrayList<>(args);
+            own.add("--spring.datasource.url=" + (i == settings.instances() - 1 ? delayedUrl : url));
+            instances.add(new ExampleInstance("instance-" + i, settings.jar(), RedisProcess.freePort(), own,
                     settings.out()));
         }
         instances.get(0).start();   // alone: it runs the migrations; the others then start side by side
@@ -216,6 +230,14 @@ public final class MultiInstanceRun {
                 drainMillis, violations);
     }
 
+    private static int postgresPort(String jdbcUrl) {
+        Matcher port = Pattern.compile("//[^:/]+:(\\d+)/").matcher(jdbcUrl);
+        if (!port.find()) {
+            throw new IllegalStateException("no port in " + jdbcUrl);
+        }
+        return Integer.parseInt(port.group(1));
+    }
+
     private long pendingAudits() {
         try {
             return ledger.pendingAudits();
@@ -248,6 +270,16 @@ public final class MultiInstanceRun {
                 postgres.restart();
                 return "postgres";
             }
+            case STORE_LINK_DELAY -> {
+                ExampleInstance victim = instances.get(instances.size() - 1);
+                postgresLink.addRoundTrip(settings.lease());
+                try {
+                    Thread.sleep(settings.lease().toMillis() * 3);
+                } finally {
+                    postgresLink.addRoundTrip(Duration.ZERO);
+                }
+                return victim.name() + " -> postgres";
+            }
             case INSTANCE_PAUSE -> {
                 ExampleInstance victim = instances.get(random.nextInt(instances.size()));
                 victim.pause();
@@ -266,6 +298,9 @@ public final class MultiInstanceRun {
             } catch (Exception e) {
                 System.out.printf("could not stop %s: %s%n", instance.name(), e);
             }
+        }
+        if (postgresLink != null) {
+            postgresLink.close();
         }
         if (postgres != null) {
             postgres.close();

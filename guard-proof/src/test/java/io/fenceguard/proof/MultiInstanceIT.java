@@ -10,7 +10,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * The short multi-instance run, only with {@code -Dproof.multi=true} (it needs the example service's jar and
- * starts three of it): three faults, each followed by the ledger's invariants. Fails on any violation, and when a
+ * starts three of it): four faults, each followed by the ledger's invariants. Fails on any violation, and when a
  * fault saw no deposit acknowledged (the run would prove nothing).
  */
 @EnabledIfSystemProperty(named = "proof.multi", matches = "true")
@@ -21,8 +21,9 @@ class MultiInstanceIT {
         MultiInstanceRun.Settings settings = new MultiInstanceRun.Settings(
                 Path.of(System.getProperty("proof.jar", "../example-service/target/example-service.jar")),
                 Path.of("target/proof/multi-it"), 3, 6, 4,
-                List.of(ClusterFault.INSTANCE_KILL, ClusterFault.REDIS_FAILOVER, ClusterFault.INSTANCE_PAUSE),
-                Duration.ofSeconds(12), Duration.ofSeconds(2), Duration.ZERO, Duration.ofSeconds(10), 20240611L);
+                List.of(ClusterFault.INSTANCE_KILL, ClusterFault.REDIS_FAILOVER, ClusterFault.INSTANCE_PAUSE,
+                        ClusterFault.STORE_LINK_DELAY),
+                Duration.ofSeconds(12), Duration.ofSeconds(2), Duration.ZERO, Duration.ofSeconds(10), 20240611L, true);
 
         List<MultiInstanceRun.FaultOutcome> outcomes = MultiInstanceRun.run(settings);
 

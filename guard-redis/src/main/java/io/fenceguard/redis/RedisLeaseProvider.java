@@ -18,23 +18,15 @@ import io.fenceguard.redis.internal.RedisLeaseScripts;
 import io.fenceguard.redis.internal.RedisReleaseRequests;
 import io.fenceguard.redis.internal.ScriptCache;
 import io.fenceguard.redis.internal.ReleaseWaiter;
-import io.fenceguard.redis.internal.ServerClockWatch;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
-import io.github.resilience4j.retry.Retry;
-import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -58,9 +50,6 @@ import org.slf4j.LoggerFactory;
 public final class RedisLeaseProvider extends AbstractLeaseProvider {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLeaseProvider.class);
-    /** Between tries to mark an acquire that gave up without an answer. */
-    private static final Duration GIVE_UP_PAUSE = Duration.ofMillis(200);
-    private static final AtomicLong GIVE_UP_THREADS = new AtomicLong();
     /** The clock floor's assumption is told once per process, not once per provider. */
     private static final AtomicBoolean CLOCK_FLOOR_TOLD = new AtomicBoolean();
 
@@ -74,16 +63,8 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
     private final ReplicaAcknowledgements replicas;
     private final ClockJumpHold clockJumpHold;
     private final DurableEpochs epochs;
-    /** Each held lease's last view of the server clock, by holder. */
-    private final Map<String, ServerClockWatch> clocks = new ConcurrentHashMap<>();
-    private final AtomicLong pruneClocksAt = new AtomicLong(4096);
-    private final AtomicLong forwardJumps = new AtomicLong();
-    private final AtomicLong backwardJumps = new AtomicLong();
-    private final ScheduledExecutorService giveUpRetries = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "fenceguard-redis-give-up-" + GIVE_UP_THREADS.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-    });
+    private final ServerClockWatches clocks;
+    private final GiveUpMarks giveUps;
 
     private RedisLeaseProvider(RedisScriptClient client, RedisLeaseConfig config, CircuitBreaker breaker) {
         this.config = Objects.requireNonNull(config, "config");
@@ -96,6 +77,13 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
         this.contention = new ContentionRetry(config);
         this.replicas = new ReplicaAcknowledgements(config, client, calls);
         this.clockJumpHold = new ClockJumpHold(config.lockDelay(), this::renew, this::releaseQuietly);
+        this.clocks = new ServerClockWatches(reading -> {
+            // A Cluster's nodes keep clocks of their own: only a single server's clock holds grants back.
+            if (!client.cluster()) {
+                clockJumpHold.observe(reading);
+            }
+        });
+        this.giveUps = new GiveUpMarks(config, scripts);
         loadScripts(client, RedisLeaseScripts.atStart(), config);
         this.epochs = new DurableEpochs(client, config);
         if (config.tokenEpochSource() == null && CLOCK_FLOOR_TOLD.compareAndSet(false, true)) {
@@ -174,12 +162,12 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
 
     /** Forward jumps of the Redis clock seen by renewals; each cost the lease it was seen on. */
     public long forwardClockJumps() {
-        return forwardJumps.get();
+        return clocks.forwardJumps();
     }
 
     /** Backward jumps of the Redis clock seen by renewals (the lease is kept; Redis keeps it longer). */
     public long backwardClockJumps() {
-        return backwardJumps.get();
+        return clocks.backwardJumps();
     }
 
     /** Epochs taken from the durable source (0 with the clock floor): one per counter Redis lost. */
@@ -205,7 +193,7 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
         if (!attempt.acquired()) {
             throw new LeaseTimeoutException(resource, wait, attempt.describe());
         }
-        track(request, attempt.reading());
+        clocks.track(request, attempt.reading());
         Grant grant = new Grant(FencingToken.of(attempt.value()), attempt.sentAtNanos());
         return clockJumpHold.handOut(request, wait, grant, deadline);
     }
@@ -215,13 +203,6 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
             release(request, grant);
         } catch (RuntimeException e) {
             log.debug("could not give back the lease on '{}'; it expires with its lease: {}", request.resource(), e.toString());
-        }
-    }
-
-    /** What a reply of any lease call tells of the server's clock (a Cluster's nodes keep clocks of their own). */
-    private void observeServer(ServerClockWatch.Reading reading) {
-        if (!client.cluster()) {
-            clockJumpHold.observe(reading);
         }
     }
 
@@ -243,7 +224,8 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
                     () -> scripts.acquire(keys, request.holder(), leaseMs, delayMs, ttlMs, acknowledgements,
                             replicaTimeout, giveUpAt), late);
             requireAcknowledged(request, keys, reply, acknowledgements, giveUpAt);
-            return new ContentionRetry.Attempt(reply.status(), reply.value(), reading(reply, sentAt));
+            return new ContentionRetry.Attempt(reply.status(), reply.value(),
+                    clocks.reading(reply.serverMicros(), sentAt));
         }
         long[] sentAt = new long[1];
         DurableEpochs.Outcome outcome = epochs.acquire(request, giveUpAt, (epoch, claim, freshClaim, until) -> {
@@ -254,48 +236,13 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
             requireAcknowledged(request, keys, reply, acknowledgements, until);
             return reply;
         });
-        return new ContentionRetry.Attempt(outcome.reply().status(), outcome.value(), reading(outcome.reply(), sentAt[0]));
+        return new ContentionRetry.Attempt(outcome.reply().status(), outcome.value(),
+                clocks.reading(outcome.reply().serverMicros(), sentAt[0]));
     }
 
     private void releaseLate(LeaseRequest request, LeaseKeys keys) {
-        clocks.remove(request.holder());
-        // The marker outlives any run of the request that Redis may still have queued: the lease plus a call.
-        long callNanos = config.callTimeout(request.leaseTime()).toNanos();
-        long markerMs = request.leaseTime().toMillis() + TimeUnit.NANOSECONDS.toMillis(callNanos);
-        // Redis may be frozen or gone right now: the marker is tried again until it is set or the lease is over
-        // (a lock granted late expires with it then).
-        int tries = (int) Math.max(1, request.leaseTime().toMillis() / GIVE_UP_PAUSE.toMillis());
-        Retry retry = Retry.of(config.name() + "-give-up", RetryConfig.<Boolean>custom()
-                .maxAttempts(tries).waitDuration(GIVE_UP_PAUSE).retryOnException(e -> true).build());
-        retry.executeCompletionStage(giveUpRetries, () -> scripts.giveUp(keys, request.holder(), markerMs, callNanos))
-                .whenComplete((released, error) -> {
-                    if (Boolean.TRUE.equals(released)) {
-                        log.info("released the lock on '{}' that a late answer granted to holder {} after its acquire "
-                                + "gave up", request.resource(), request.holder());
-                    } else if (error != null) {
-                        log.warn("could not release the lock on '{}' that a late answer may have granted to holder {}; "
-                                + "it expires with its lease: {}", request.resource(), request.holder(), error.toString());
-                    }
-                });
-    }
-
-    private ServerClockWatch.Reading reading(RedisLeaseScripts.AcquireReply reply, long sentAt) {
-        ServerClockWatch.Reading reading = new ServerClockWatch.Reading(reply.serverMicros(), sentAt, System.nanoTime());
-        observeServer(reading);
-        return reading;
-    }
-
-    /** Keeps the grant's server time as the lease's first reading; leases never watched nor released are dropped. */
-    private void track(LeaseRequest request, ServerClockWatch.Reading reading) {
-        long size = clocks.size();
-        long pruneAt = pruneClocksAt.get();
-        // A scan per acquire would cost O(held leases) each: scan when the map doubled since the last scan.
-        if (size >= pruneAt && pruneClocksAt.compareAndSet(pruneAt, Long.MAX_VALUE)) {
-            long horizon = System.nanoTime() - 2 * request.leaseTime().toNanos();
-            clocks.values().removeIf(w -> !w.isWatched() && w.createdNanos() - horizon < 0);
-            pruneClocksAt.set(Math.max(4096, 2L * clocks.size()));
-        }
-        clocks.put(request.holder(), new ServerClockWatch(reading));
+        clocks.forget(request);
+        giveUps.mark(request, keys);
     }
 
     @Override
@@ -308,10 +255,7 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
                 request.holder(), leaseMs, config.lockDelay().toMillis(), sequenceTtlMs(leaseMs),
                         request.leaseTime().toNanos())
                 .toCompletableFuture()
-                .thenApply(reply -> {
-                    ServerClockWatch.Reading reading = new ServerClockWatch.Reading(reply.serverMicros(), sentAt, System.nanoTime());
-                    return checkClock(request, reading) && reply.ours();
-                });
+                .thenApply(reply -> clocks.check(request, reply.serverMicros(), sentAt) && reply.ours());
     }
 
     /**
@@ -339,40 +283,14 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
             LeaseRequest request = renewals.get(i).request();
             answers.add(replies.get(i).toCompletableFuture()
                     .orTimeout(request.leaseTime().toNanos(), TimeUnit.NANOSECONDS)
-                    .thenApply(reply -> {
-                        ServerClockWatch.Reading reading = new ServerClockWatch.Reading(reply.serverMicros(), sentAt,
-                                System.nanoTime());
-                        return checkClock(request, reading) && reply.ours();
-                    }));
+                    .thenApply(reply -> clocks.check(request, reply.serverMicros(), sentAt) && reply.ours()));
         }
         return answers;
     }
 
-    /** False when the server's clock jumped forward: the lease is told it is lost ({@code CLOCK_JUMP}). */
-    private boolean checkClock(LeaseRequest request, ServerClockWatch.Reading reading) {
-        observeServer(reading);
-        ServerClockWatch watch = clocks.computeIfAbsent(request.holder(), h -> new ServerClockWatch(null));
-        ServerClockWatch.Step step = watch.observe(reading);
-        if (step.forward()) {
-            forwardJumps.incrementAndGet();
-            log.warn("Redis clock jumped forward by {} ms more than passed here; lease on '{}' (holder {}) is lost: "
-                    + "Redis may expire it early", step.excessNanos() / 1_000_000, request.resource(), request.holder());
-            watch.tellLost();
-            return false;
-        }
-        if (step.backward()) {
-            backwardJumps.incrementAndGet();
-            log.warn("Redis clock jumped back by {} ms; lease on '{}' (holder {}) is kept, but Redis keeps it that much "
-                    + "longer if it is not released", -step.excessNanos() / 1_000_000, request.resource(), request.holder());
-        }
-        return true;
-    }
-
     @Override
     public AutoCloseable watch(LeaseRequest request, Grant grant, Consumer<LeaseLossReason> lost) {
-        ServerClockWatch watch = clocks.computeIfAbsent(request.holder(), h -> new ServerClockWatch(null));
-        watch.onLost(lost);
-        return () -> clocks.remove(request.holder(), watch);
+        return clocks.watch(request, lost);
     }
 
     /** Release requests go through Redis pub/sub: they reach the holders in every process on this Redis. */
@@ -383,7 +301,7 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
 
     @Override
     public boolean release(LeaseRequest request, Grant grant) {
-        clocks.remove(request.holder());
+        clocks.forget(request);
         LeaseKeys keys = LeaseKeys.of(config.keyPrefix(), request.resource());
         if (config.releaseInBackground()) {
             releaseInBackground(request, keys);
@@ -422,7 +340,7 @@ public final class RedisLeaseProvider extends AbstractLeaseProvider {
      */
     @Override
     public void close() {
-        giveUpRetries.shutdownNow();
+        giveUps.close();
         client.close();
     }
 

@@ -1,8 +1,8 @@
 package io.fenceguard.redis;
 
 import io.fenceguard.core.spi.LeaseProvider;
-import io.fenceguard.test.support.contract.LeaseProviderContract;
-import io.fenceguard.test.support.contract.ReadWriteLeaseProviderContract;
+import io.fenceguard.test.contract.LeaseProviderContract;
+import io.fenceguard.test.contract.ReadWriteLeaseProviderContract;
 
 /**
  * The two contracts a {@link RedisReadWriteLeaseProvider} passes, on a script client a test's {@code @Nested}

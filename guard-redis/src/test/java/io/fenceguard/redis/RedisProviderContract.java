@@ -13,7 +13,7 @@ import io.fenceguard.redis.internal.LeaseKeys;
 import io.fenceguard.test.support.RedisEndpoint;
 import io.fenceguard.test.support.RespClient;
 import io.fenceguard.test.support.TestServers;
-import io.fenceguard.test.support.contract.LeaseProviderContract;
+import io.fenceguard.test.contract.LeaseProviderContract;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

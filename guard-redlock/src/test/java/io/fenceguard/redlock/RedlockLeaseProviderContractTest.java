@@ -4,7 +4,7 @@ import io.fenceguard.core.Lease;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.redlock.internal.RedlockKeys;
-import io.fenceguard.test.support.contract.LeaseProviderContract;
+import io.fenceguard.test.contract.LeaseProviderContract;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

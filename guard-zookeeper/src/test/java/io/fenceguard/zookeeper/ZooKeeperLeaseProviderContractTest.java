@@ -3,7 +3,7 @@ package io.fenceguard.zookeeper;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.spi.LeaseProvider;
-import io.fenceguard.test.support.contract.LeaseProviderContract;
+import io.fenceguard.test.contract.LeaseProviderContract;
 import io.fenceguard.zookeeper.internal.NodeNames;
 import java.nio.charset.StandardCharsets;
 import org.apache.curator.framework.CuratorFramework;

@@ -1,7 +1,7 @@
 package io.fenceguard.zookeeper;
 
 import io.fenceguard.core.spi.LeaseProvider;
-import io.fenceguard.test.support.contract.ReadWriteLeaseProviderContract;
+import io.fenceguard.test.contract.ReadWriteLeaseProviderContract;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;

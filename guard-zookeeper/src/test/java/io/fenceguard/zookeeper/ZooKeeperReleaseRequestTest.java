@@ -2,7 +2,7 @@ package io.fenceguard.zookeeper;
 
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.spi.LeaseProvider;
-import io.fenceguard.test.support.contract.ReleaseRequestContract;
+import io.fenceguard.test.contract.ReleaseRequestContract;
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;

@@ -2,7 +2,7 @@ package io.fenceguard.docs.stores;
 
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
 import io.fenceguard.core.spi.LeaseProvider;
-import io.fenceguard.test.support.contract.LeaseProviderContract;
+import io.fenceguard.test.contract.LeaseProviderContract;
 
 /** The SPI sample of the lock-store guide passes the suite every store passes. */
 class CountingLeaseProviderContractTest extends LeaseProviderContract {

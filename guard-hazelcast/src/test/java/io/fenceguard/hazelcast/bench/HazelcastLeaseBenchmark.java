@@ -10,6 +10,7 @@ import io.fenceguard.core.spi.Grant;
 import io.fenceguard.core.spi.LeaseRequest;
 import io.fenceguard.hazelcast.HazelcastLeaseProvider;
 import io.fenceguard.test.support.HazelcastCpCluster;
+import io.fenceguard.test.support.bench.BenchTable;
 import io.fenceguard.test.support.bench.PairedLockBenchmark;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -101,10 +102,14 @@ public final class HazelcastLeaseBenchmark {
                         System.out.printf("%d thread%s  %-46s %10.0f ops/s  (rounds %s)  ratio to anchor %.2f%n",
                                 threads, threads == 1 ? " " : "s", rate.getKey(), median, format(rate.getValue()),
                                 median / anchor);
+                        boolean isAnchor = rate.getKey().equals(ANCHOR);
+                        BenchTable.row("hazelcast", rate.getKey() + ", acquire+release, " + threads + " thread(s)", median,
+                                "ops/s", isAnchor ? "–" : ANCHOR, isAnchor ? Double.NaN : median / anchor, Double.NaN);
                     }
                 }
             }
         }
+        BenchTable.print();
         return true;
     }
 

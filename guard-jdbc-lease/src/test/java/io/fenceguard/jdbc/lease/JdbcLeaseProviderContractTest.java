@@ -1,7 +1,7 @@
 package io.fenceguard.jdbc.lease;
 
 import io.fenceguard.core.spi.LeaseProvider;
-import io.fenceguard.test.support.contract.LeaseProviderContract;
+import io.fenceguard.test.contract.LeaseProviderContract;
 import java.util.UUID;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterAll;

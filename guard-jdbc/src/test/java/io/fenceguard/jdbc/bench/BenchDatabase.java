@@ -73,25 +73,7 @@ final class BenchDatabase {
         if (host == null || !(host.equals("127.0.0.1") || host.equals("localhost") || host.equals("::1"))) {
             return -1;
         }
-        java.io.File[] processes = new java.io.File("/proc").listFiles(f -> f.getName().chars().allMatch(Character::isDigit));
-        if (processes == null) {
-            return -1;
-        }
-        long ticks = 0;
-        for (java.io.File process : processes) {
-            try {
-                String stat = java.nio.file.Files.readString(process.toPath().resolve("stat"));
-                int close = stat.lastIndexOf(')');
-                if (!stat.substring(stat.indexOf('(') + 1, close).startsWith("postgres")) {
-                    continue;
-                }
-                String[] fields = stat.substring(close + 2).split(" ");
-                ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime
-            } catch (java.io.IOException | RuntimeException e) {
-                // gone meanwhile, or not readable
-            }
-        }
-        return ticks * 10_000_000L; // USER_HZ is 100 on Linux
+        return io.fenceguard.test.support.bench.ProcessCpu.localProcesses("postgres");
     }
 
     private static String env(String name, String fallback) {

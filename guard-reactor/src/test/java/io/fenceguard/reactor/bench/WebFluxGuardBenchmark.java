@@ -23,6 +23,8 @@ import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.test.support.JdbcEndpoint;
 import io.fenceguard.test.support.TestRedisson;
 import io.fenceguard.test.support.TestServers;
+import io.fenceguard.test.support.bench.BenchTable;
+import io.fenceguard.test.support.bench.ProcessCpu;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -101,6 +103,24 @@ public final class WebFluxGuardBenchmark {
         Duration given = seconds("bench.webflux.deadline", "0");
         return given.isZero() ? WARMUP.plus(MEASURE).multipliedBy(SERVERS).plus(SIGNING.multipliedBy(20)).plusSeconds(120)
                 : given;
+    }
+
+    /** The server's CPU per request answered (µs): the process's but the load driver's threads'. */
+    private static double appCpuMicros(long[] appCpuNanos, long[][] results, int row) {
+        return results[row][3] == 0 ? Double.NaN : appCpuNanos[row] / 1e3 / results[row][3];
+    }
+
+    /** The load driver's threads: its senders and the JDK client's (its executor, selector and workers). */
+    private static boolean clientThread(String name) {
+        return name.startsWith("bench-client") || name.startsWith("HttpClient-");
+    }
+
+    private static java.util.concurrent.ThreadFactory named(String name) {
+        return task -> {
+            Thread thread = new Thread(task, name);
+            thread.setDaemon(true);
+            return thread;
+        };
     }
 
     private static Duration seconds(String property, String fallback) {
@@ -199,7 +219,7 @@ public final class WebFluxGuardBenchmark {
                 "no filter, handler: one R2DBC query, async"};
         List<NettyServer> servers = new ArrayList<>();
         List<Runnable> closing = new ArrayList<>();
-        ExecutorService clients = Executors.newFixedThreadPool(THREADS);
+        ExecutorService clients = Executors.newFixedThreadPool(THREADS, named("bench-client"));
         // this run's Redis keys, removed at the end
         String keyPrefix = "fg:bench:" + System.nanoTime() + ":";
         try (HikariDataSource dataSource = new HikariDataSource(pool)) {
@@ -258,7 +278,7 @@ public final class WebFluxGuardBenchmark {
             String compact = keys.header(fence).value();
             RequestSignatures signatures = RequestSignatures.of(keys, "Fencing-Token");
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                    .connectTimeout(REQUEST_TIMEOUT).executor(Executors.newFixedThreadPool(2)).build();
+                    .connectTimeout(REQUEST_TIMEOUT).executor(Executors.newFixedThreadPool(2, named("bench-client-io"))).build();
             List<Supplier<HttpRequest>> requests = new ArrayList<>();
             for (int i = 0; i < servers.size(); i++) {
                 URI uri = URI.create(servers.get(i).baseUrl() + "/accounts/" + account);
@@ -298,6 +318,7 @@ public final class WebFluxGuardBenchmark {
             List<List<long[]>> samples = new ArrayList<>();
             double[][] perRound = new double[requests.size()][ROUNDS];
             long[] cpuNanos = new long[requests.size()];
+            long[] appCpuNanos = new long[requests.size()];
             for (int i = 0; i < requests.size(); i++) {
                 samples.add(new ArrayList<>());
             }
@@ -305,8 +326,12 @@ public final class WebFluxGuardBenchmark {
                 for (int k = 0; k < rows.size(); k++) {
                     int i = rows.get((k + round) % rows.size());
                     long cpu = PROCESS.getProcessCpuTime();
+                    Map<Long, Long> clientCpu = ProcessCpu.threads(WebFluxGuardBenchmark::clientThread);
                     long[] latencies = drive(http, clients, requests.get(i), slice);
                     cpuNanos[i] += PROCESS.getProcessCpuTime() - cpu;
+                    // The server's share: the process's CPU but the load driver's threads'.
+                    appCpuNanos[i] += PROCESS.getProcessCpuTime() - cpu
+                            - ProcessCpu.spent(clientCpu, ProcessCpu.threads(WebFluxGuardBenchmark::clientThread));
                     samples.get(i).add(latencies);
                     perRound[i][round] = latencies.length * 1e9 / slice.toNanos();
                 }
@@ -328,9 +353,11 @@ public final class WebFluxGuardBenchmark {
                         results[i][3] == 0 ? 0 : cpuNanos[i] / 1e3 / results[i][3],
                         Double.isNaN(vsFloor) ? "–" : String.format("%.2f", vsFloor));
                 // The floor of a shared store's row: the server without the filter, one call to the store's server.
-                io.fenceguard.test.support.bench.BenchTable.row("webflux", "PUT, " + THREADS + " client threads: "
+                BenchTable.row("webflux", "PUT, " + THREADS + " client threads: "
                         + names[i], results[i][0], "req/s", names[0],
-                        results[0][0] == 0 ? Double.NaN : (double) results[i][0] / results[0][0], vsFloor);
+                        results[0][0] == 0 ? Double.NaN : (double) results[i][0] / results[0][0], vsFloor,
+                        appCpuMicros(appCpuNanos, results, i),
+                        floor < 0 || results[floor] == null ? Double.NaN : appCpuMicros(appCpuNanos, results, floor));
             }
             System.out.printf("transient client errors, retried: %d%n", ERRORS.get());
             new TreeMap<>(ERROR_KINDS).forEach((kind, count) -> System.out.printf("  %8d × %s%n", count.get(), kind));
@@ -341,6 +368,7 @@ public final class WebFluxGuardBenchmark {
                         warmupFailed);
             }
             signingCost(keys);
+            BenchTable.print();
             if (share > MAX_FAILED_SHARE) {
                 System.err.printf("WebFlux benchmark: %.2f %% of the requests failed; the figures are not reliable%n",
                         100 * share);

@@ -2,11 +2,9 @@ package io.fenceguard.redis.jedis;
 
 import io.fenceguard.redis.RedisScriptClient;
 import io.fenceguard.redis.internal.ScriptCache;
-import io.fenceguard.redis.internal.ChannelListeners;
 import io.fenceguard.redis.internal.Timeouts;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
@@ -15,12 +13,9 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
@@ -38,12 +33,11 @@ import redis.clients.jedis.util.Pool;
  */
 public final class JedisScriptClient implements RedisScriptClient {
 
-    private static final Logger log = LoggerFactory.getLogger(JedisScriptClient.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final Pool<Jedis> pool;
     private final ExecutorService io;
-    private final Channels channels = new Channels();
+    private final JedisReleaseChannels channels;
 
     /**
      * On {@code pool} ({@code JedisPool} for one Redis, {@code JedisSentinelPool} for Sentinel; not Cluster), which
@@ -60,6 +54,7 @@ public final class JedisScriptClient implements RedisScriptClient {
 
     private JedisScriptClient(Pool<Jedis> pool) {
         this.pool = pool;
+        this.channels = new JedisReleaseChannels(pool);
         ThreadPoolExecutor executor = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 r -> daemon(r, "fenceguard-jedis-io-" + THREADS.incrementAndGet()));
         executor.allowCoreThreadTimeOut(true);
@@ -106,21 +101,30 @@ public final class JedisScriptClient implements RedisScriptClient {
         }
     }
 
-    /**
-     * One script on one connection, its reads bounded by {@code timeoutNanos}; loaded again when Redis lost it. A
-     * connection broken by a timeout goes back to the pool from an I/O thread: the pool may take its time over it
-     * (seconds, on a frozen server), which is not the caller's.
-     */
+    /** One script on one connection, its reads bounded by {@code timeoutNanos}; loaded again when Redis lost it. */
     private Object run(String script, List<String> keys, List<String> args, long timeoutNanos) {
+        return onConnection(timeoutNanos, jedis -> evalLoaded(jedis, script, keys, args));
+    }
+
+    private static Object evalLoaded(Jedis jedis, String script, List<String> keys, List<String> args) {
+        try {
+            return jedis.evalsha(ScriptCache.sha1(script), keys, args);
+        } catch (JedisNoScriptException e) {
+            return jedis.eval(script, keys, args);
+        }
+    }
+
+    /**
+     * {@code call} on a connection of the pool whose reads are bounded by {@code timeoutNanos}. A connection broken
+     * by a timeout goes back to the pool from an I/O thread: the pool may take its time over it (seconds, on a
+     * frozen server), which is not the caller's.
+     */
+    private <T> T onConnection(long timeoutNanos, Function<Jedis, T> call) {
         Jedis jedis = pool.getResource();
         var connection = jedis.getConnection();
         try {
             connection.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))));
-            try {
-                return jedis.evalsha(ScriptCache.sha1(script), keys, args);
-            } catch (JedisNoScriptException e) {
-                return jedis.eval(script, keys, args);
-            }
+            return call.apply(jedis);
         } finally {
             if (connection.isConnected() && !connection.isBroken()) {
                 connection.rollbackTimeout();  // the pool's connection goes back with its own timeout
@@ -143,32 +147,11 @@ public final class JedisScriptClient implements RedisScriptClient {
         if (left <= 0) {
             return CompletableFuture.failedFuture(new TimeoutException("no time left for the call"));
         }
-        return onIoThread(() -> {
-            Jedis jedis = pool.getResource();
-            var connection = jedis.getConnection();
-            try {
-                connection.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left))));
-                Object answer;
-                try {
-                    answer = jedis.evalsha(ScriptCache.sha1(script), keys, args);
-                } catch (JedisNoScriptException e) {
-                    answer = jedis.eval(script, keys, args);
-                }
-                long acknowledged = jedis.waitReplicas(replicas, Math.max(1, timeout.toMillis()));
-                return new Replicated(answer, (int) acknowledged);
-            } finally {
-                if (connection.isConnected() && !connection.isBroken()) {
-                    connection.rollbackTimeout();
-                    jedis.close();
-                } else {
-                    try {
-                        io.execute(jedis::close);
-                    } catch (RuntimeException closed) {
-                        jedis.close();
-                    }
-                }
-            }
-        });
+        return onIoThread(() -> onConnection(left, jedis -> {
+            Object answer = evalLoaded(jedis, script, keys, args);
+            long acknowledged = jedis.waitReplicas(replicas, Math.max(1, timeout.toMillis()));
+            return new Replicated(answer, (int) acknowledged);
+        }));
     }
 
     @Override
@@ -246,173 +229,9 @@ public final class JedisScriptClient implements RedisScriptClient {
         io.shutdownNow();
     }
 
-    private static Thread daemon(Runnable r, String name) {
+    static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
         t.setDaemon(true);
         return t;
-    }
-
-    /** The release channels: one subscribed connection, a reader thread, listeners by channel. */
-    private final class Channels implements Runnable {
-        /** Keeps the connection subscribed while no waiter is (Redis needs one channel to subscribe to). */
-        private final String idle = "fenceguard:jedis:" + UUID.randomUUID();
-        private final ChannelListeners listeners = new ChannelListeners();
-        /**
-         * Guards the fields below. A lock, not a monitor: a waiter's thread writes to the socket while holding it,
-         * and a virtual thread blocked inside a monitor keeps its carrier (JDK 21 to 23).
-         */
-        private final ReentrantLock lock = new ReentrantLock();
-        private JedisPubSub current;
-        private Jedis connection;
-        private Thread reader;
-        private boolean closed;
-
-        Subscription add(String channel, Runnable onMessage) {
-            CompletableFuture<Void> confirmed;
-            lock.lock();
-            try {
-                if (closed) {
-                    throw new IllegalStateException("the Jedis lease client is closed");
-                }
-                confirmed = listeners.add(channel, onMessage);
-                if (reader == null) {
-                    reader = daemon(this, "fenceguard-jedis-channels");
-                    reader.start();
-                } else if (current != null && !listeners.isSubscribed(channel)) {
-                    try {
-                        current.subscribe(channel);
-                    } catch (RuntimeException e) {
-                        // the reader reconnects and subscribes every channel with listeners
-                    }
-                }
-            } finally {
-                lock.unlock();
-            }
-            return ChannelListeners.subscription(confirmed, () -> remove(channel, onMessage));
-        }
-
-        private void remove(String channel, Runnable onMessage) {
-            lock.lock();
-            try {
-                if (listeners.remove(channel, onMessage) && current != null && listeners.left(channel)) {
-                    try {
-                        current.unsubscribe(channel);
-                    } catch (RuntimeException e) {
-                        // gone with the connection
-                    }
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        @Override
-        public void run() {
-            long pauseMs = 50;
-            while (true) {
-                Jedis jedis;
-                JedisPubSub pubSub = new JedisPubSub() {
-                    @Override
-                    public void onMessage(String channel, String message) {
-                        listeners.deliver(channel);
-                    }
-
-                    @Override
-                    public void onSubscribe(String channel, int count) {
-                        live(this);
-                        listeners.confirmed(channel);
-                    }
-                };
-                String[] names;
-                // Borrowed outside the lock: a drained pool may keep this thread waiting, never a waiter that
-                // subscribes or leaves meanwhile.
-                try {
-                    jedis = pool.getResource();
-                } catch (RuntimeException e) {
-                    jedis = null;
-                }
-                lock.lock();
-                try {
-                    if (closed) {
-                        if (jedis != null) {
-                            jedis.close();
-                        }
-                        return;
-                    }
-                    connection = jedis;
-                    List<String> all = listeners.channels();
-                    all.add(idle);
-                    names = all.toArray(String[]::new);
-                } finally {
-                    lock.unlock();
-                }
-                if (jedis != null) {
-                    try {
-                        jedis.getConnection().setTimeoutInfinite();
-                        jedis.subscribe(pubSub, names);  // returns when unsubscribed from everything
-                        pauseMs = 50;
-                    } catch (RuntimeException e) {
-                        log.debug("release channel connection failed; waiters wake when holders' time is up until it "
-                                + "is back: {}", e.toString());
-                    } finally {
-                        lock.lock();
-                        try {
-                            current = null;
-                            connection = null;
-                            listeners.disconnected();
-                        } finally {
-                            lock.unlock();
-                        }
-                        try {
-                            jedis.close();
-                        } catch (RuntimeException e) {
-                            // broken already
-                        }
-                    }
-                }
-                try {
-                    Thread.sleep(pauseMs);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                pauseMs = Math.min(1_000, pauseMs * 2);
-            }
-        }
-
-        /** The connection is subscribed: channels added since its names were taken are subscribed now. */
-        private void live(JedisPubSub pubSub) {
-            lock.lock();
-            try {
-                if (current == pubSub || closed) {
-                    return;
-                }
-                current = pubSub;
-                List<String> missing = listeners.unsubscribed();
-                if (!missing.isEmpty()) {
-                    pubSub.subscribe(missing.toArray(String[]::new));
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        void close() {
-            lock.lock();
-            try {
-                closed = true;
-                if (connection != null) {
-                    try {
-                        connection.getConnection().disconnect();
-                    } catch (RuntimeException e) {
-                        // closing anyway
-                    }
-                }
-                if (reader != null) {
-                    reader.interrupt();
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
     }
 }

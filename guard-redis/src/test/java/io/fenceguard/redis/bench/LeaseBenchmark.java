@@ -541,9 +541,18 @@ public final class LeaseBenchmark {
                     return;
                 }
                 double ops = r.medianOpsPerSecond();
+                // A Lettuce path's client alone: Lettuce sending the anchor's commands, its CPU the path's floor.
+                Result alone = impl.label.contains("Lettuce") && impl != Impl.LETTUCE_ALONE
+                        ? e.getValue().get(Impl.LETTUCE_ALONE) : null;
                 BenchTable.row("redis", impl.label + ", acquire+release, " + e.getKey() + " thread(s)", ops, "ops/s",
                         "Redisson RLock", rlock == null ? Double.NaN : ops / rlock.medianOpsPerSecond(),
-                        ping == null ? Double.NaN : ops / (ping / 2));
+                        ping == null ? Double.NaN : ops / (ping / 2), r.cpuMicrosPerOp(),
+                        alone == null ? Double.NaN : alone.cpuMicrosPerOp());
+                if (alone != null) {
+                    BenchTable.row("redis", impl.label + " against its client alone, " + e.getKey() + " thread(s)", ops,
+                            "ops/s", Impl.LETTUCE_ALONE.label, ops / alone.medianOpsPerSecond(), Double.NaN,
+                            r.cpuMicrosPerOp(), alone.cpuMicrosPerOp());
+                }
             });
         }
         System.out.println("per-round ops/s (min..max):");

@@ -17,6 +17,7 @@ import io.fenceguard.http.filter.support.Instances;
 import io.fenceguard.http.filter.support.TestApp;
 import io.fenceguard.http.filter.support.TestWiring;
 import io.fenceguard.test.support.bench.BenchTable;
+import io.fenceguard.test.support.bench.ProcessCpu;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Duration;
@@ -42,7 +43,10 @@ import javax.sql.DataSource;
  * whose handler makes one trivial call to the store's server (after its row, for the writing handler) show what any
  * filter that calls the store once per request could reach at most. All are warmed up first, then measured in rounds in a
  * rotating order (so neither JIT warm-up nor a drift in machine load favours one); figures are over all
- * rounds. The header's parse and verification alone are the JMH micro-benchmark {@link FenceHeaderBenchmark}.
+ * rounds. Beside each row, the servers' CPU per request (the process's CPU less the load driver's threads'). Then an
+ * open loop: each endpoint at half its anchor's closed-loop rate, p50 and p99 from each request's due time, and what
+ * each filter adds over its one-call row. The header's parse and verification alone are the JMH micro-benchmark
+ * {@link FenceHeaderBenchmark}.
  *
  * <p>Transient client errors are retried and reported ({@link LoadDriver}); every request has a
  * timeout, the whole run a deadline, and the JVM always exits: 0 with figures, 1 on a failure, 3 when
@@ -55,6 +59,7 @@ import javax.sql.DataSource;
  *   -Dbench.http.threads=8 -Dbench.http.request-timeout=5 -Dbench.http.attempts=3
  *   -Dbench.http.deadline=0 (seconds; 0: 120 + 3 × the load, (warm-up + measurement) per row)
  *   -Dbench.http.rows=REGEX (measure only the rows whose name matches, with their anchors; e.g. to profile one)
+ *   -Dbench.http.latency-seconds=3 (open loop per endpoint, at half its anchor's closed-loop rate; 0: none)
  * </pre>
  */
 public final class HttpGuardBenchmark {
@@ -65,6 +70,8 @@ public final class HttpGuardBenchmark {
     private static final int ROUNDS = Math.max(1, Integer.getInteger("bench.http.rounds", 4));
     private static final Duration REQUEST_TIMEOUT = seconds("bench.http.request-timeout", "5");
     private static final int ATTEMPTS = Math.max(1, Integer.getInteger("bench.http.attempts", 3));
+    /** Open-loop seconds per endpoint (0: no open-loop latency rows). */
+    private static final Duration LATENCY = seconds("bench.http.latency-seconds", "3");
     /** A run whose requests fail every attempt more often than this has no figures worth printing. */
     private static final double MAX_FAILED_SHARE = 0.01;
 
@@ -77,7 +84,7 @@ public final class HttpGuardBenchmark {
      */
     private static Duration deadline(int rows) {
         Duration given = seconds("bench.http.deadline", "0");
-        return given.isZero() ? WARMUP.plus(MEASURE).multipliedBy(3L * rows).plusSeconds(120) : given;
+        return given.isZero() ? WARMUP.plus(MEASURE).plus(LATENCY).multipliedBy(3L * rows).plusSeconds(120) : given;
     }
 
     private static Duration seconds(String property, String fallback) {
@@ -394,6 +401,7 @@ public final class HttpGuardBenchmark {
             Duration slice = MEASURE.dividedBy(ROUNDS);
             List<List<long[]>> samples = new ArrayList<>();
             long[] failed = new long[rows.size()];
+            long[] appCpu = new long[rows.size()];
             double[][] perRound = new double[rows.size()][ROUNDS];
             for (int i = 0; i < rows.size(); i++) {
                 samples.add(new ArrayList<>());
@@ -401,18 +409,26 @@ public final class HttpGuardBenchmark {
             for (int round = 0; round < ROUNDS; round++) {
                 for (int k = 0; k < rows.size(); k++) {
                     int i = (k + round) % rows.size();
+                    long cpu = ProcessCpu.nanos();
+                    Map<Long, Long> clientCpu = ProcessCpu.threads(LoadDriver::clientThread);
                     LoadDriver.Samples got = driver.drive(rows.get(i).request(), slice);
+                    // The servers' share: the process's CPU but the load driver's threads'.
+                    appCpu[i] += ProcessCpu.nanos() - cpu
+                            - ProcessCpu.spent(clientCpu, ProcessCpu.threads(LoadDriver::clientThread));
                     TestApp.REACHED.clear();
                     samples.get(i).add(got.latencies());
                     failed[i] += got.failed();
                     perRound[i][round] = got.latencies().length * 1e9 / slice.toNanos();
                 }
             }
-            System.out.printf("%-52s %10s %10s %8s  %-34s %16s %8s %10s%n", "endpoint", "req/s", "p50 µs", "ratio",
-                    "anchor", "rounds req/s", "failed", "vs 1 call");
+            System.out.printf("%-52s %10s %10s %8s  %-34s %16s %8s %10s %10s%n", "endpoint", "req/s", "p50 µs",
+                    "ratio", "anchor", "rounds req/s", "failed", "vs 1 call", "CPU µs");
             long[][] results = new long[rows.size()][];
+            double[] cpuPerRequest = new double[rows.size()];
             for (int i = 0; i < rows.size(); i++) {
                 results[i] = summary(samples.get(i), slice.multipliedBy(ROUNDS));
+                long answered = samples.get(i).stream().mapToLong(part -> part.length).sum();
+                cpuPerRequest[i] = answered == 0 ? Double.NaN : appCpu[i] / 1e3 / answered;
             }
             double[] vsFloor = new double[rows.size()];
             for (int i = 0; i < rows.size(); i++) {
@@ -423,22 +439,76 @@ public final class HttpGuardBenchmark {
             for (int i = 0; i < rows.size(); i++) {
                 Row row = rows.get(i);
                 long anchor = results[row.anchor()][0];
-                System.out.printf("%-52s %10d %10d %8.2f  %-34s %16s %8d %10s%n", row.name(), results[i][0], results[i][1],
-                        anchor == 0 ? 0 : (double) results[i][0] / anchor, rows.get(row.anchor()).name(),
+                System.out.printf("%-52s %10d %10d %8.2f  %-34s %16s %8d %10s %10.1f%n", row.name(), results[i][0],
+                        results[i][1], anchor == 0 ? 0 : (double) results[i][0] / anchor, rows.get(row.anchor()).name(),
                         String.format("%.0f..%.0f", Arrays.stream(perRound[i]).min().orElse(0),
                                 Arrays.stream(perRound[i]).max().orElse(0)), failed[i],
-                        Double.isNaN(vsFloor[i]) ? "–" : String.format("%.2f", vsFloor[i]));
+                        Double.isNaN(vsFloor[i]) ? "–" : String.format("%.2f", vsFloor[i]), cpuPerRequest[i]);
             }
             // The floor of a shared store's row: the same endpoint without the filter, one call to the store's server.
             for (int i = 0; i < rows.size(); i++) {
                 Row row = rows.get(i);
                 long anchor = results[row.anchor()][0];
+                int floor = indexOf(rows, floorOf(row.name()));
                 BenchTable.row("http", "PUT, " + THREADS + " client threads: " + row.name(), results[i][0], "req/s",
                         rows.get(row.anchor()).name(), anchor == 0 ? Double.NaN : (double) results[i][0] / anchor,
-                        vsFloor[i]);
+                        vsFloor[i], cpuPerRequest[i], floor < 0 ? Double.NaN : cpuPerRequest[floor]);
+            }
+            if (!LATENCY.isZero()) {
+                openLoop(driver, rows, results);
             }
             BenchTable.print();
             return report(driver, warmupErrors, warmupFailed);
+        }
+    }
+
+    /**
+     * Latency added, open loop: each endpoint sent requests at a fixed rate, half of what its anchor (the endpoint
+     * without the filter, with the same handler) answered closed-loop in this run, for {@code bench.http.latency-seconds};
+     * p50 and p99 from each request's due time. A shared store's row is compared with its one-call row, any other
+     * with its anchor: the difference is what the filter adds to a request at a load the server carries.
+     */
+    private static void openLoop(LoadDriver driver, List<Row> rows, long[][] results) throws InterruptedException {
+        System.out.printf("%nopen loop, %.1f s per endpoint at half its anchor's closed-loop rate; latency from each "
+                + "request's due time%n", LATENCY.toMillis() / 1e3);
+        System.out.printf("%-52s %10s %10s %10s %12s %12s  %s%n", "endpoint", "req/s", "p50 µs", "p99 µs",
+                "p50 added", "p99 added", "compared with");
+        long[][] percentiles = new long[rows.size()][];
+        double[] rates = new double[rows.size()];
+        for (int i = 0; i < rows.size(); i++) {
+            rates[i] = results[rows.get(i).anchor()][0] / 2.0;
+            if (rates[i] < 1) {
+                continue;
+            }
+            long[] latencies = driver.driveAt(rows.get(i).request(), rates[i], LATENCY);
+            TestApp.REACHED.clear();
+            percentiles[i] = latencies.length == 0 ? null : new long[] {latencies[latencies.length / 2] / 1_000,
+                latencies[Math.min(latencies.length - 1, (int) Math.ceil(0.99 * latencies.length) - 1)] / 1_000};
+        }
+        for (int i = 0; i < rows.size(); i++) {
+            if (percentiles[i] == null) {
+                continue;
+            }
+            int floor = indexOf(rows, floorOf(rows.get(i).name()));
+            int base = floor >= 0 ? floor : rows.get(i).anchor();
+            boolean compared = base != i && percentiles[base] != null;
+            long p50 = compared ? percentiles[i][0] - percentiles[base][0] : 0;
+            long p99 = compared ? percentiles[i][1] - percentiles[base][1] : 0;
+            System.out.printf("%-52s %10.0f %10d %10d %12s %12s  %s%n", rows.get(i).name(), rates[i], percentiles[i][0],
+                    percentiles[i][1], compared ? Long.toString(p50) : "–", compared ? Long.toString(p99) : "–",
+                    compared ? rows.get(base).name() : "");
+            String measurement = String.format("open loop at %.0f req/s: %s", rates[i], rows.get(i).name());
+            if (compared) {
+                // What the filter adds, its own and its anchor's percentiles in the measurement's name.
+                String anchor = rows.get(base).name();
+                BenchTable.row("http", String.format("%s, p50 added (%,d µs against %,d)", measurement,
+                        percentiles[i][0], percentiles[base][0]), p50, "µs", anchor, Double.NaN, Double.NaN);
+                BenchTable.row("http", String.format("%s, p99 added (%,d µs against %,d)", measurement,
+                        percentiles[i][1], percentiles[base][1]), p99, "µs", anchor, Double.NaN, Double.NaN);
+            } else {
+                BenchTable.row("http", measurement + ", p50", percentiles[i][0], "µs", "–", Double.NaN, Double.NaN);
+                BenchTable.row("http", measurement + ", p99", percentiles[i][1], "µs", "–", Double.NaN, Double.NaN);
+            }
         }
     }
 

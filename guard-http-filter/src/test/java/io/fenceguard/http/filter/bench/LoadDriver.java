@@ -133,6 +133,66 @@ final class LoadDriver implements AutoCloseable {
         return false;
     }
 
+    /**
+     * Whether a thread is this driver's (its senders, the JDK client's selector and workers): the CPU the load itself
+     * costs, left out of the application's CPU per request.
+     */
+    static boolean clientThread(String name) {
+        return name.startsWith("bench-client") || name.startsWith("HttpClient-");
+    }
+
+    /**
+     * Sends requests at a fixed arrival rate ({@code perSecond}, open loop) for {@code duration} and answers each one's
+     * latency from the moment it was due, not from when a sender got to it: a slow answer delays the sends behind it
+     * and that delay counts (no coordinated omission). A request still not sent when the duration has passed counts
+     * with the time it had waited by then.
+     */
+    long[] driveAt(java.util.function.Supplier<HttpRequest> requests, double perSecond, Duration duration)
+            throws InterruptedException {
+        long interval = (long) (1e9 / perSecond);
+        long start = System.nanoTime() + 10_000_000L;
+        long end = start + duration.toNanos();
+        java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong();
+        List<Callable<long[]>> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            workers.add(() -> {
+                long[] samples = new long[1 << 16];
+                int n = 0;
+                for (long k; ; ) {
+                    k = next.getAndIncrement();
+                    long due = start + k * interval;
+                    if (due >= end) {
+                        break;
+                    }
+                    for (long wait; (wait = due - System.nanoTime()) > 0; ) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                    }
+                    long now = System.nanoTime();
+                    boolean sent = now <= end + requestTimeout.toNanos() && send(requests);
+                    if (n == samples.length) {
+                        samples = Arrays.copyOf(samples, 2 * n);
+                    }
+                    samples[n++] = sent ? System.nanoTime() - due : now - due;
+                }
+                return Arrays.copyOf(samples, n);
+            });
+        }
+        long slack = requestTimeout.multipliedBy(attempts + 1L).plusSeconds(10).toNanos();
+        List<Future<long[]>> futures = pool.invokeAll(workers, duration.toNanos() + slack, TimeUnit.NANOSECONDS);
+        List<long[]> parts = new ArrayList<>();
+        for (Future<long[]> future : futures) {
+            if (future.isCancelled()) {
+                throw new IllegalStateException("an open-loop sender did not finish within " + duration.plusNanos(slack));
+            }
+            try {
+                parts.add(future.get());
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("an open-loop sender failed: " + e.getCause().getMessage(), e.getCause());
+            }
+        }
+        return parts.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+    }
+
     /** Transient errors by kind. */
     Map<String, Long> errors() {
         Map<String, Long> sorted = new TreeMap<>();

@@ -2,7 +2,7 @@ package io.fenceguard.test.support.faults;
 
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
 import io.fenceguard.core.spi.LeaseProvider;
-import io.fenceguard.test.support.contract.LeaseProviderContract;
+import io.fenceguard.test.contract.LeaseProviderContract;
 
 /** Without a pause the wrapper is the provider it wraps: it passes the same contract. */
 class PausableLeaseProviderContractTest extends LeaseProviderContract {

@@ -28,13 +28,13 @@ public class FenceguardRedlockAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LeaseProvider.class)
-    public RedlockMasters fenceguardRedlockMasters(FenceguardRedlockProperties properties) {
+    RedlockMasters fenceguardRedlockMasters(FenceguardRedlockProperties properties) {
         return new RedlockMasters(properties);
     }
 
     @Bean
     @ConditionalOnMissingBean(LeaseProvider.class)
-    public RedlockLeaseProvider redlockLeaseProvider(RedlockMasters masters, FenceguardRedlockProperties properties) {
+    RedlockLeaseProvider redlockLeaseProvider(RedlockMasters masters, FenceguardRedlockProperties properties) {
         return RedlockLeaseProvider.of(masters.clients(), properties.toRedlockLeaseConfig());
     }
 }

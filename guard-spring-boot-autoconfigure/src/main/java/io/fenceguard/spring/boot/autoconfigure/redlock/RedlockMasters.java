@@ -8,9 +8,10 @@ import org.redisson.config.Config;
 
 /**
  * One Redisson client per Redlock master, made from {@code fenceguard.redlock.addresses} and shut down with
- * the context. No retries inside the clients: a master that does not answer must be a quick "no".
+ * the context. No retries inside the clients: a master that does not answer must be a quick "no". Not API: a bean
+ * of {@link FenceguardRedlockAutoConfiguration} only, so that the clients close with the context.
  */
-public final class RedlockMasters implements AutoCloseable {
+final class RedlockMasters implements AutoCloseable {
 
     private final List<RedissonClient> clients;
 
@@ -43,7 +44,7 @@ public final class RedlockMasters implements AutoCloseable {
         this.clients = List.copyOf(made);
     }
 
-    public List<RedissonClient> clients() {
+    List<RedissonClient> clients() {
         return clients;
     }
 

@@ -7,7 +7,6 @@ import io.fenceguard.spring.boot.autoconfigure.core.FenceguardLeaseAutoConfigura
 import io.fenceguard.spring.boot.autoconfigure.jdbclock.FenceguardJdbcLockAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.redis.FenceguardRedisAutoConfiguration;
 import io.fenceguard.spring.boot.autoconfigure.redlock.FenceguardRedlockAutoConfiguration;
-import io.fenceguard.spring.boot.autoconfigure.redlock.RedlockMasters;
 import io.fenceguard.spring.boot.autoconfigure.zookeeper.FenceguardZooKeeperAutoConfiguration;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseManager;
@@ -147,27 +146,6 @@ class OtherLeaseStoresTest {
     void jdbcWithoutADataSourceFailsStartupSayingWhatToAdd() {
         runner.withPropertyValues("fenceguard.lease.store=jdbc").run(context -> assertThat(context).hasFailed()
                 .getFailure().hasStackTraceContaining("fenceguard-jdbc-lease").hasStackTraceContaining("DataSource"));
-    }
-
-    @Test
-    void redlockOverTheListedMastersWhoseClientsCloseWithTheContext() {
-        AtomicReference<RedlockMasters> made = new AtomicReference<>();
-        runner.withPropertyValues("fenceguard.lease.store=redlock",
-                        "fenceguard.redlock.addresses=" + masters.get(0).uri() + "," + masters.get(1).uri() + ","
-                                + masters.get(2).uri(),
-                        "fenceguard.redlock.master-timeout=300ms", "fenceguard.redlock.key-prefix=fgboot:",
-                        "fenceguard.redlock.connect-timeout=5s")
-                .run(context -> {
-                    RedlockLeaseProvider provider = context.getBean(RedlockLeaseProvider.class);
-                    assertThat(provider.quorum()).isEqualTo(2);
-                    assertThat(provider.config().masterTimeout()).isEqualTo(Duration.ofMillis(300));
-                    long last = leasesWork(context.getBean(LeaseManager.class), "boot:redlock");
-                    made.set(context.getBean(RedlockMasters.class));
-                    for (RedisProcess m : masters) {
-                        assertThat(String.valueOf(m.call("GET", "fgboot:{boot:redlock}:token"))).isEqualTo(Long.toString(last));
-                    }
-                });
-        assertThat(made.get().clients()).allSatisfy(c -> assertThat(c.isShutdown()).isTrue());
     }
 
     @Test

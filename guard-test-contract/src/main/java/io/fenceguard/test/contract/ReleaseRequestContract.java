@@ -1,4 +1,4 @@
-package io.fenceguard.test.support.contract;
+package io.fenceguard.test.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

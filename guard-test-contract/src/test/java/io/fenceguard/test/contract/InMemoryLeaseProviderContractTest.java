@@ -1,4 +1,4 @@
-package io.fenceguard.test.support.contract;
+package io.fenceguard.test.contract;
 
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
 import io.fenceguard.core.spi.LeaseProvider;

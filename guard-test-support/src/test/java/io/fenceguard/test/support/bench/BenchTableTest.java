@@ -1,0 +1,78 @@
+package io.fenceguard.test.support.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.awt.image.BufferedImage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The run's table, written into the benchmark document between its markers, and its pictures beside it. */
+class BenchTableTest {
+
+    @TempDir
+    Path root;
+
+    @BeforeEach
+    void aRunOfThisRoot() throws Exception {
+        System.setProperty("bench.table", root.resolve("target/bench-table.md").toString());
+        System.setProperty("bench.docs", "docs");
+        Files.createDirectories(root.resolve("docs"));
+    }
+
+    @AfterEach
+    void noRun() {
+        System.clearProperty("bench.table");
+        System.clearProperty("bench.docs");
+    }
+
+    @Test
+    void rowsGoBetweenTheMarkersAndTheRestOfTheDocumentStays() throws Exception {
+        Path document = root.resolve("docs/benchmarks.md");
+        Files.writeString(document, "# Benchmarks\n\nbefore\n\n" + BenchTable.BEGIN + "\nan older run\n" + BenchTable.END
+                + "\n\nafter\n");
+
+        BenchTable.row("http", "PUT: JDBC, compact signed", 3610, "req/s", "no filter", 0.57, 0.92, 41.5, 30.25);
+        BenchTable.row("redis", "script anchor", 8949, "ops/s", "–", Double.NaN, 0.891);
+        BenchTable.print();
+
+        String text = Files.readString(document);
+        assertThat(text).startsWith("# Benchmarks\n\nbefore\n\n" + BenchTable.BEGIN + "\nRun of ")
+                .endsWith(BenchTable.END + "\n\nafter\n")
+                .doesNotContain("an older run")
+                .contains(BenchTable.HEADER)
+                .contains("| http | PUT: JDBC, compact signed | 3610.0 | req/s | no filter | 0.570 | 0.920 | 41.5 | 30.3 |")
+                .contains("| redis | script anchor | 8949.0 | ops/s | – | – | 0.891 | – | – |");
+        assertThat(Files.readString(root.resolve("target/bench-table.md"))).startsWith(BenchTable.HEADER);
+    }
+
+    @Test
+    void aDocumentWithoutMarkersIsLeftAsItIs() throws Exception {
+        Path document = root.resolve("docs/benchmarks.md");
+        Files.writeString(document, "# Benchmarks\n");
+
+        BenchTable.row("redis", "script anchor", 8949, "ops/s", "–", Double.NaN, 0.891);
+        BenchTable.print();
+
+        assertThat(Files.readString(document)).isEqualTo("# Benchmarks\n");
+    }
+
+    @Test
+    void aChartIsWrittenBesideTheTableAndCopiedIntoTheDocuments() throws Exception {
+        BenchChart chart = BenchChart.named("curve", "a curve", "resources");
+        chart.panel("operations/s").point("lease", 1, 1000).point("lease", 1e6, 900).point("lease", 100, Double.NaN);
+        chart.panel("CPU µs").point("lease", 1, 50).point("lease", 1e6, 55);
+
+        Path png = chart.write();
+
+        assertThat(png).isEqualTo(root.resolve("target/bench-curve.png"));
+        BufferedImage image = ImageIO.read(png.toFile());
+        assertThat(image.getWidth()).isEqualTo(900);
+        assertThat(image.getHeight()).isGreaterThan(2 * 260);
+        assertThat(Files.readAllBytes(root.resolve("docs/bench-curve.png"))).isEqualTo(Files.readAllBytes(png));
+    }
+}
