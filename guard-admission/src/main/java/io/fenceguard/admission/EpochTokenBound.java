@@ -54,6 +54,12 @@ final class EpochTokenBound implements TokenBound {
         return FencingToken.of(lastTokenOf(epoch(refreshNanos)));
     }
 
+    /** A read of the epoch source may be due. */
+    @Override
+    public boolean readsWithoutBlocking() {
+        return false;
+    }
+
     @Override
     public boolean allows(FencingToken token) {
         long checkedAt = System.nanoTime();

@@ -42,6 +42,42 @@ public interface HighWaterStore {
     }
 
     /**
+     * The same store's calls without blocking the caller, when its backend can answer so (R2DBC, Lettuce's
+     * asynchronous API, memory): a reactive server then admits on its event loop. Empty by default, and then the
+     * caller makes the blocking calls off its I/O threads. A decorator offers its backend's calls only if it
+     * decorates them too.
+     */
+    default java.util.Optional<NonBlockingAdmissionStore> nonBlocking() {
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * This store as one that records a request signature's nonce with the admission, in one call
+     * ({@link SignedAdmissionStore}), if it is one.
+     */
+    default java.util.Optional<SignedAdmissionStore> signedAdmissions() {
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * This store as one that claims an idempotency key with the admission, in one call
+     * ({@link IdempotentAdmissionStore}), if it is one.
+     */
+    default java.util.Optional<IdempotentAdmissionStore> idempotentAdmissions() {
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * Whether admissions of one fence arriving together may be answered by one call
+     * ({@link InboundFence#coalescingAdmissions()}): not for a store in memory, which answers faster than requests
+     * could be grouped, nor for one admitting in its callers' transactions, where one request's rollback would take
+     * back the admission of the others. A decorator answers as its {@link #backend()}.
+     */
+    default boolean admissionsMayCoalesce() {
+        return backend() == this || backend().admissionsMayCoalesce();
+    }
+
+    /**
      * Sets {@code resource}'s mark to {@code mark} ({@code null}: no mark) if it is {@code expected} now
      * ({@code null}: no mark), atomically; answers whether it was set. Operators reach this only through
      * {@link HighWaterReset}, which checks their credential and leaves an audit record.

@@ -15,6 +15,11 @@ import java.util.Optional;
  */
 public interface IdempotentAdmissionStore extends SignedAdmissionStore, IdempotencyStore {
 
+    @Override
+    default Optional<IdempotentAdmissionStore> idempotentAdmissions() {
+        return Optional.of(this);
+    }
+
     /**
      * Records {@code nonce} ({@code null}: the request is not request-signed) as
      * {@link #admit(Fence, String, java.time.Instant)} does, then admits {@code presented} as {@link #admit(Fence)}

@@ -34,7 +34,51 @@ public final class InMemoryHighWaterStore implements HighWaterStore, NonceStore,
     private record Idempotent(String fingerprint, RecordedResponse response) {
     }
 
+    /** Answered in place: memory never blocks. */
+    private final NonBlockingAdmissionStore nonBlocking = new NonBlockingAdmissionStore() {
+        @Override
+        public java.util.concurrent.CompletionStage<Admission> admit(Fence presented) {
+            return answered(() -> InMemoryHighWaterStore.this.admit(presented));
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<java.util.Optional<Admission>> admit(Fence presented,
+                SignedAdmissionStore.Nonce nonce) {
+            return answered(() -> InMemoryHighWaterStore.this.firstUse(nonce.value(), nonce.expires())
+                    ? java.util.Optional.of(InMemoryHighWaterStore.this.admit(presented)) : java.util.Optional.empty());
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<Boolean> firstUse(String nonce, Instant expires) {
+            return answered(() -> InMemoryHighWaterStore.this.firstUse(nonce, expires));
+        }
+
+        private static <T> java.util.concurrent.CompletableFuture<T> answered(java.util.function.Supplier<T> call) {
+            try {
+                return java.util.concurrent.CompletableFuture.completedFuture(call.get());
+            } catch (RuntimeException e) {
+                return java.util.concurrent.CompletableFuture.failedFuture(e);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "non-blocking " + InMemoryHighWaterStore.this;
+        }
+    };
+
     private InMemoryHighWaterStore() {
+    }
+
+    @Override
+    public java.util.Optional<NonBlockingAdmissionStore> nonBlocking() {
+        return java.util.Optional.of(nonBlocking);
+    }
+
+    /** Memory answers faster than requests could be grouped. */
+    @Override
+    public boolean admissionsMayCoalesce() {
+        return false;
     }
 
     public static InMemoryHighWaterStore create() {

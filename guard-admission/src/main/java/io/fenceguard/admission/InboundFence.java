@@ -1,12 +1,14 @@
 package io.fenceguard.admission;
 
+import io.fenceguard.admission.internal.CoalescingHighWaterStore;
 import io.fenceguard.core.Fence;
-import io.fenceguard.core.FencingToken;
-import io.fenceguard.core.ResourceName;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,7 +18,15 @@ import org.slf4j.LoggerFactory;
  * verifies the fencing header, checks the token against the {@link TokenBound}, and admits its fence
  * against the high-water store. Everything that is refused is refused before the store is touched,
  * except stale tokens, which the store itself recognises. Free of any server API: the servlet
- * {@code FencingFilter} (fenceguard-http-filter) and reactive adapters call {@link #check(String, String, List)}. The client side's counterpart is {@link OutboundFence}.
+ * {@code FencingFilter} (fenceguard-http-filter) and reactive adapters call {@link #check(String, String, List)}.
+ * The client side's counterpart is {@link OutboundFence}.
+ *
+ * <p>A check is two steps around the store's call: {@link #beforeStore} (every check that needs no store) and
+ * {@link #afterStore} (the verdict on the store's answer). {@link #check} makes the blocking call between them;
+ * a reactive server makes the store's non-blocking one ({@link #admitNonBlocking}) where the store offers it. What
+ * the store can do is asked of it ({@link HighWaterStore#signedAdmissions()},
+ * {@link HighWaterStore#idempotentAdmissions()}, {@link HighWaterStore#nonBlocking()},
+ * {@link HighWaterStore#admissionsMayCoalesce()}), whatever decorates it.
  */
 public final class InboundFence {
 
@@ -33,6 +43,7 @@ public final class InboundFence {
     private final ClaimWithdrawal withdrawal;
     private final MarkHealing healing;
     private final IssuedTokenBound issuedBound;
+    private final RequestChecks checks;
 
     private InboundFence(Supplier<List<FencedRoute>> routes, HighWaterStore store, SigningKeys keys, String headerName,
             TokenBound bound, RequestSignatures signatures, NonceStore nonces, boolean requestSignaturesRequired,
@@ -48,6 +59,7 @@ public final class InboundFence {
         this.withdrawal = withdrawal;
         this.healing = healing;
         this.issuedBound = issuedBound;
+        this.checks = new RequestChecks(keys, headerName, bound, signatures, requestSignaturesRequired, issuedBound);
     }
 
     public static InboundFence of(List<FencedRoute> routes, HighWaterStore store, SigningKeys keys) {
@@ -72,12 +84,17 @@ public final class InboundFence {
      * {@code required}, every signed request must be signed this way: a compact signed header (which
      * can be replayed with another request while its token is current) is refused; without it, compact
      * signed headers are admitted too (while callers move to request signatures). When the high-water
-     * store is a {@link SignedAdmissionStore} and {@code nonces} is its backend, nonce and mark are decided
+     * store records nonces with admissions ({@link HighWaterStore#signedAdmissions()}) and {@code nonces} is its backend, nonce and mark are decided
      * in one call.
      */
     public InboundFence withRequestSignatures(NonceStore nonces, boolean required) {
         return new InboundFence(routes, store, keys, headerName, bound, RequestSignatures.of(keys, headerName),
                 Objects.requireNonNull(nonces, "nonces"), required, withdrawal, healing, issuedBound);
+    }
+
+    /** Whether {@link #beforeStore} answers without waiting for a store (no lock store asked, a bound in memory). */
+    public boolean checksWithoutBlocking() {
+        return issuedBound == null && bound.readsWithoutBlocking();
     }
 
     /** Whether request signatures are verified (then a fenced request's body is needed: {@link #check(InboundRequest)}). */
@@ -109,8 +126,8 @@ public final class InboundFence {
     }
 
     /** The healing of unminted marks ({@link #withIssuedTokens}), if any. */
-    public java.util.Optional<MarkHealing> markHealing() {
-        return java.util.Optional.ofNullable(healing);
+    public Optional<MarkHealing> markHealing() {
+        return Optional.ofNullable(healing);
     }
 
     /**
@@ -136,17 +153,14 @@ public final class InboundFence {
     }
 
     /**
-     * This fence answering requests that present the same fence together ({@link CoalescingHighWaterStore}):
-     * those arriving while the store is asked about their fence are answered by one further call. For servers
-     * whose requests wait on the store off their I/O threads, where many calls of one lease holder overlap. Not
-     * for a store in memory, which answers faster than requests could be grouped, nor for one admitting in its
-     * callers' transactions ({@link TransactionJoiningStore}, as {@code JdbcHighWaterStore.joiningTransactions}),
-     * where one request's rollback would take back the admission of the others: this fence as it is then.
+     * This fence answering requests that present the same fence together: those arriving while the store is
+     * asked about their fence are answered by one further call. For servers whose requests wait on the store off
+     * their I/O threads, where many calls of one lease holder overlap. Not where the store says its admissions may
+     * not be coalesced ({@link HighWaterStore#admissionsMayCoalesce()}: in memory, in callers' transactions, or
+     * coalesced already): this fence as it is then.
      */
     public InboundFence coalescingAdmissions() {
-        HighWaterStore backend = store.backend();
-        if (store instanceof CoalescingHighWaterStore || backend instanceof InMemoryHighWaterStore
-                || backend instanceof TransactionJoiningStore joining && joining.joinsTransactions()) {
+        if (!store.admissionsMayCoalesce()) {
             return this;
         }
         return new InboundFence(routes, CoalescingHighWaterStore.of(store), keys, headerName, bound, signatures, nonces,
@@ -194,43 +208,33 @@ public final class InboundFence {
 
     /** The verdict on a request with these values of the fencing header (each occurrence one element). */
     public Verdict check(String method, String path, List<String> headerValues) {
-        Optional<Map.Entry<FencedRoute, Map<String, String>>> route = route(method, path);
-        if (route.isEmpty()) {
-            return Verdict.notFenced();
-        }
-        return check(route.get().getKey().resource(), route.get().getValue(), headerValues);
+        return route(method, path).map(route -> check(route.getKey().resource(), route.getValue(), headerValues))
+                .orElseGet(Verdict::notFenced);
     }
 
     /** The verdict on a whole request: like {@link #check(String, String, List)}, verifying request signatures. */
     public Verdict check(InboundRequest request) {
-        Optional<Map.Entry<FencedRoute, Map<String, String>>> route = route(request.method(), request.path());
-        if (route.isEmpty()) {
-            return Verdict.notFenced();
-        }
-        return check(route.get().getKey().resource(), route.get().getValue(), request.header(headerName), request, null);
+        return route(request.method(), request.path())
+                .map(route -> check(route.getKey().resource(), route.getValue(), request)).orElseGet(Verdict::notFenced);
     }
 
     /**
      * The verdict on a whole request known to be fenced by {@code resource} over {@code variables} and carrying the
      * idempotency key {@code key}, whose request has {@code fingerprint}: like {@link #check(ResourceTemplate, Map,
      * InboundRequest)}. When {@code keys} is this fence's store's backend and that store decides admission and
-     * claim together ({@link IdempotentAdmissionStore}), the key is claimed with the admission, in one call, and an
-     * admitted verdict carries the claim ({@link Verdict#claim()}); such a request is not coalesced with others of
-     * its fence (its claim is its own). Otherwise the verdict carries no claim, and the caller claims the key after
-     * the admission.
+     * claim together ({@link HighWaterStore#idempotentAdmissions()}), the key is claimed with the admission, in one
+     * call, and an admitted verdict carries the claim ({@link Verdict#claim()}); such a request is not coalesced with
+     * others of its fence (its claim is its own). Otherwise the verdict carries no claim, and the caller claims the
+     * key after the admission.
      */
     public Verdict check(ResourceTemplate resource, Map<String, String> variables, InboundRequest request,
             IdempotencyStore keys, String key, String fingerprint) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
-        HighWaterStore deciding = store instanceof CoalescingHighWaterStore coalescing ? coalescing.store() : store;
-        KeyRequest keyed = deciding instanceof IdempotentAdmissionStore claiming && keys != null
-                && keys == deciding.backend() ? new KeyRequest(claiming, key, fingerprint) : null;
-        return check(resource, variables, request.header(headerName), request, keyed);
-    }
-
-    /** An idempotency key to claim with the admission, by the store that decides both. */
-    private record KeyRequest(IdempotentAdmissionStore store, String key, String fingerprint) {
+        PendingAdmission.KeyRequest keyed = keys == null || keys != store.backend() ? null
+                : store.idempotentAdmissions().map(claiming -> new PendingAdmission.KeyRequest(claiming, key, fingerprint))
+                        .orElse(null);
+        return admit(beforeStore(resource, variables, request.header(headerName), request, keyed));
     }
 
     /**
@@ -238,138 +242,145 @@ public final class InboundFence {
      * {@link #route}): like {@link #check(InboundRequest)}, for a caller that found the route already.
      */
     public Verdict check(ResourceTemplate resource, Map<String, String> variables, InboundRequest request) {
-        return check(resource, variables, request.header(headerName), request, null);
+        return admit(beforeStore(resource, variables, request.header(headerName), request, null));
     }
 
     /** The verdict on a request known to be fenced by {@code resource} over {@code variables}. */
     public Verdict check(ResourceTemplate resource, Map<String, String> variables, List<String> headerValues) {
-        return check(resource, variables, headerValues, null, null);
+        return admit(beforeStore(resource, variables, headerValues, null, null));
     }
 
-    private Verdict check(ResourceTemplate resource, Map<String, String> variables, List<String> headerValues,
-            InboundRequest request, KeyRequest keyed) {
-        ResourceName expected;
+    /**
+     * The checks of a request known to be fenced by {@code resource} over {@code variables} that come before the
+     * store is asked (the fencing header's form and signature, its resource, the token bound, the tokens granted):
+     * a refusal, or what to ask the store. {@code request} ({@code null}: only the header is known) is needed to
+     * verify request signatures. A caller asks the store itself, blocking ({@link #admit(PendingAdmission)}) or not
+     * ({@link #admitNonBlocking}), or makes the call of its own and hands the answer to {@link #afterStore}; one of
+     * them exactly once for every pending admission that is not refused already.
+     */
+    public PendingAdmission beforeStore(ResourceTemplate resource, Map<String, String> variables,
+            List<String> headerValues, InboundRequest request) {
+        return beforeStore(resource, variables, headerValues, request, null);
+    }
+
+    private PendingAdmission beforeStore(ResourceTemplate resource, Map<String, String> variables,
+            List<String> headerValues, InboundRequest request, PendingAdmission.KeyRequest keyed) {
+        RequestChecks.Checked checked;
         try {
-            expected = resource.resolve(variables).orElse(null);
-        } catch (FenceHeaderException e) {
-            return Verdict.refused(Problem.malformed(null, e.getMessage()));
+            checked = checks.check(resource, variables, headerValues, request);
+        } catch (RequestChecks.Refused refused) {
+            return PendingAdmission.refused(refused.problem());
         }
-        if (headerValues == null || headerValues.isEmpty()) {
-            return Verdict.refused(Problem.missing(expected, headerName));
-        }
-        if (headerValues.size() > 1) {
-            return Verdict.refused(Problem.malformed(expected, "the " + headerName + " header occurs "
-                    + headerValues.size() + " times; send it once"));
-        }
-        FenceHeader header;
-        try {
-            header = FenceHeader.parse(headerValues.get(0));
-        } catch (FenceHeaderException e) {
-            return Verdict.refused(Problem.malformed(expected, e.getMessage()));
-        }
-        Fence presented = header.fence();
-        RequestSignatures.Verified signed = null;
-        try {
-            if (signatures != null && request != null && RequestSignatures.present(request)) {
-                if (header.isSigned()) {
-                    throw FenceHeaderException.malformed("a request-signed request carries the unsigned " + headerName
-                            + " header, not a compact signature too");
-                }
-                signed = signatures.verify(request, headerValues.get(0));
-            } else if (requestSignaturesRequired) {
-                throw FenceHeaderException.untrusted("this endpoint requires a request signature (Signature-Input, "
-                        + "Signature and Content-Digest headers, RFC 9421)");
-            } else {
-                keys.verify(header);
-            }
-        } catch (FenceHeaderException e) {
-            return Verdict.refused(e.kind() == FenceHeaderException.Kind.MALFORMED
-                    ? Problem.malformed(presented.resource(), e.getMessage()) : Problem.untrusted(presented, e.getMessage()));
-        }
-        if (expected != null && !expected.equals(presented.resource())) {
-            return Verdict.refused(Problem.untrusted(presented, "the token was issued for '"
-                    + presented.resource() + "', not for this endpoint's resource '" + expected + "'"));
-        }
-        try {
-            if (!bound.allows(presented.token())) {
-                return Verdict.refused(Problem.outOfRange(presented, bound.highestAdmitted()));
-            }
-        } catch (RuntimeException e) {
-            log.warn("token bound for '{}' could not be read; refusing the request", presented.resource(), e);
-            return Verdict.refused(Problem.unavailable(presented));
-        }
-        if (issuedBound != null) {
-            try {
-                Optional<FencingToken> granted = issuedBound.exceeded(presented);
-                if (granted.isPresent()) {
-                    return Verdict.refused(Problem.notGranted(presented, granted.get()));
-                }
-            } catch (RuntimeException e) {
-                log.warn("the lock store could not tell what it granted for '{}'; refusing the request",
-                        presented.resource(), e);
-                return Verdict.refused(Problem.unavailable(presented));
-            }
-        }
-        String nonce = signed == null ? null : signed.keyId() + ":" + signed.nonce();
+        Fence presented = checked.presented();
+        SignedAdmissionStore.Nonce nonce = checked.nonce();
+        boolean nonceKeptByStore = nonce != null && nonces == store.backend();
         // Nonce and mark decided in one call where the store keeps this fence's nonces and can.
-        boolean nonceWithAdmission = signed != null && nonces == store.backend()
-                && (keyed != null || store instanceof SignedAdmissionStore);
-        if (signed != null && !nonceWithAdmission) {
-            try {
-                if (!nonces.firstUse(nonce, signed.expires())) {
-                    return Verdict.refused(Problem.replayed(presented));
-                }
-            } catch (RuntimeException e) {
-                log.warn("nonce check for '{}' failed; refusing the request", presented.resource(), e);
-                return Verdict.refused(Problem.unavailable(presented));
-            }
-        }
+        boolean nonceWithAdmission = nonceKeptByStore && (keyed != null || store.signedAdmissions().isPresent());
         // Counted for withdrawal from before the call, so that a failed handler's claim is set back.
         if (withdrawal != null) {
             withdrawal.arriving(presented);
         }
-        Admission admission;
-        IdempotencyStore.Claim claim = null;
+        return PendingAdmission.asking(presented, nonce, nonceKeptByStore, nonceWithAdmission, keyed);
+    }
+
+    /** The verdict on {@code pending}, asking the store and waiting for its answer (the blocking calls). */
+    public Verdict admit(PendingAdmission pending) {
         try {
-            if (keyed != null) {
-                IdempotentAdmissionStore.ClaimedAdmission answer = keyed.store().admitClaiming(presented,
-                        nonceWithAdmission ? new SignedAdmissionStore.Nonce(nonce, signed.created(), signed.expires()) : null,
-                        keyed.key(), keyed.fingerprint());
-                admission = answer.admission();
-                claim = answer.claim();
-                if (healing != null && admission != null && !admission.admitted() && healing.setBack(admission)) {
-                    // the nonce was recorded with the first call
-                    answer = keyed.store().admitClaiming(presented, null, keyed.key(), keyed.fingerprint());
-                    admission = answer.admission();
-                    claim = answer.claim();
-                }
-            } else if (nonceWithAdmission) {
-                admission = ((SignedAdmissionStore) store).admit(presented,
-                        new SignedAdmissionStore.Nonce(nonce, signed.created(), signed.expires())).orElse(null);
-            } else {
-                admission = store.admit(presented);
+            if (pending.refusal().isPresent()) {
+                return pending.refusal().get();
             }
-            if (healing != null && keyed == null && admission != null && !admission.admitted()) {
-                admission = healing.heal(admission);
+            if (pending.keyed() != null) {
+                return admitClaiming(pending);
             }
+            return afterStore(pending, pending.askedOf(store, nonces));
         } catch (RuntimeException e) {
-            if (withdrawal != null) {
-                withdrawal.ended(presented, false);
-            }
-            log.warn("fencing check for '{}' failed; refusing the request", presented.resource(), e);
-            return Verdict.refused(Problem.unavailable(presented));
+            return storeFailed(pending, e);
         }
-        if (admission == null) {
+    }
+
+    private Verdict admitClaiming(PendingAdmission pending) {
+        PendingAdmission.KeyRequest keyed = pending.keyed();
+        Fence presented = pending.presented();
+        IdempotentAdmissionStore.ClaimedAdmission answer = keyed.store().admitClaiming(presented,
+                pending.nonceWithAdmission() ? pending.nonce().get() : null, keyed.key(), keyed.fingerprint());
+        Admission admission = answer.admission();
+        if (healing != null && admission != null && !admission.admitted() && healing.setBack(admission)) {
+            // the nonce was recorded with the first call
+            answer = keyed.store().admitClaiming(presented, null, keyed.key(), keyed.fingerprint());
+        }
+        return decided(pending, Optional.ofNullable(answer.admission()), answer.claim());
+    }
+
+    /**
+     * Whether {@link #admitNonBlocking} can decide {@code pending} without blocking: the store offers non-blocking
+     * calls ({@link HighWaterStore#nonBlocking()}), and keeps the request's nonce, if any; an idempotency key is
+     * claimed by blocking calls.
+     */
+    public boolean admitsWithoutBlocking(PendingAdmission pending) {
+        return pending.refusal().isPresent() || pending.keyed() == null && store.nonBlocking().isPresent()
+                && (pending.nonce().isEmpty() || pending.nonceKeptByStore());
+    }
+
+    /**
+     * The verdict on {@code pending} from the store's non-blocking calls, for a caller on an event loop: completes on
+     * the store client's thread. A stale answer this fence may heal ({@link #withIssuedTokens}) asks the lock store,
+     * which blocks: on {@code blocking}, as the set-back and the admission after it.
+     *
+     * @throws IllegalStateException when not {@link #admitsWithoutBlocking}
+     */
+    public CompletionStage<Verdict> admitNonBlocking(PendingAdmission pending, Executor blocking) {
+        if (pending.refusal().isPresent()) {
+            return CompletableFuture.completedFuture(pending.refusal().get());
+        }
+        if (!admitsWithoutBlocking(pending)) {
+            throw new IllegalStateException(store + " cannot decide " + pending + " without blocking");
+        }
+        return pending.askedOf(store.nonBlocking().orElseThrow())
+                .handle((answer, failure) -> failure != null ? CompletableFuture.completedFuture(storeFailed(pending, failure))
+                        : healing != null && answer.isPresent() && !answer.get().admitted()
+                        ? CompletableFuture.supplyAsync(() -> afterStore(pending, answer), blocking)
+                        : CompletableFuture.completedFuture(afterStore(pending, answer)))
+                .thenCompose(verdict -> verdict);
+    }
+
+    /**
+     * The verdict on {@code pending} from the store's {@code answer} to a call the caller made itself: empty when the
+     * request's nonce was used before (a replay). A stale answer this fence may heal ({@link #withIssuedTokens}) is
+     * healed here, which blocks.
+     */
+    public Verdict afterStore(PendingAdmission pending, Optional<Admission> answer) {
+        Admission admission = answer.orElse(null);
+        if (healing != null && admission != null && !admission.admitted()) {
+            try {
+                admission = healing.heal(admission);
+            } catch (RuntimeException e) {
+                return storeFailed(pending, e);
+            }
+        }
+        return decided(pending, Optional.ofNullable(admission), null);
+    }
+
+    /** The verdict on {@code pending} when the store could not answer: refused (503), failing closed. */
+    public Verdict storeFailed(PendingAdmission pending, Throwable failure) {
+        Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        if (withdrawal != null) {
+            withdrawal.ended(pending.presented(), false);
+        }
+        log.warn("fencing check for '{}' failed; refusing the request", pending.presented().resource(), cause);
+        return Verdict.refused(Problem.unavailable(pending.presented()));
+    }
+
+    /** The verdict on the store's answer ({@code empty}: a replayed nonce), told to the withdrawal of failed claims. */
+    private Verdict decided(PendingAdmission pending, Optional<Admission> answer, IdempotencyStore.Claim claim) {
+        Fence presented = pending.presented();
+        if (answer.isEmpty()) {
             if (withdrawal != null) {
                 withdrawal.ended(presented, false);
             }
             return Verdict.refused(Problem.replayed(presented));
         }
-        return decided(presented, admission, claim);
-    }
-
-    /** The verdict on the store's {@code admission}, told to the withdrawal of failed claims. */
-    private Verdict decided(Fence presented, Admission admission, IdempotencyStore.Claim claim) {
+        Admission admission = answer.get();
         if (withdrawal != null) {
             if (admission.admitted()) {
                 withdrawal.admitted(admission);

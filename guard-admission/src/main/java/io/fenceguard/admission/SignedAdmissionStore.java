@@ -23,6 +23,11 @@ public interface SignedAdmissionStore extends HighWaterStore {
      */
     Optional<Admission> admit(Fence presented, String nonce, Instant expires);
 
+    @Override
+    default Optional<SignedAdmissionStore> signedAdmissions() {
+        return Optional.of(this);
+    }
+
     /**
      * A request signature's nonce, when the signature says it was made (the signer's clock) and when the nonce
      * may be forgotten.

@@ -112,6 +112,14 @@ public interface TokenBound {
         };
     }
 
+    /**
+     * Whether {@link #allows} and {@link #ceiling()} answer without waiting for a store (a clock, a constant); a
+     * bound that reads its epochs from a database does not, and is asked off a reactive server's event loop.
+     */
+    default boolean readsWithoutBlocking() {
+        return true;
+    }
+
     /** Whether {@code token} could have been minted by now: at most {@link #highestAdmitted()}. */
     default boolean allows(FencingToken token) {
         return !token.isNewerThan(ceiling());

@@ -134,8 +134,9 @@ public final class MultiInstanceRun {
                 "--example.audit.relay-interval=300ms",
                 "--management.endpoints.web.exposure.include=health,metrics"));
         if (!settings.fencing()) {
-            // The control: the same service, leases still taken, but neither its SQL nor its HTTP endpoints fenced.
-            args.addAll(List.of("--fenceguard.jdbc.enabled=false", "--fenceguard.http.server.enabled=false"));
+            // The control: the same service, leases still taken, its SQL writes not fenced (its audit endpoint still
+            // is: the ledger check reads the balance against the audited amounts, so a lost balance update shows).
+            args.add("--fenceguard.jdbc.enabled=false");
         }
         for (int i = 0; i < settings.instances(); i++) {
             List<String> own = new ArrayList<>(args);

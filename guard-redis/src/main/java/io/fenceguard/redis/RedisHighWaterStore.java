@@ -3,6 +3,7 @@ package io.fenceguard.redis;
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.IdempotentAdmissionStore;
+import io.fenceguard.admission.NonBlockingAdmissionStore;
 import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.admission.TokenBound;
@@ -45,155 +46,6 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9:._-]{0,64}");
     static final String SLOT = "{fg-hw}:";
 
-    // Tokens are compared as canonical decimal text (shorter is smaller, then lexicographic), since Lua
-    // numbers are doubles and lose precision above 2^53. Returns {1|0|-1, high-water}, and for a claim the
-    // mark it replaced ('': none), to which a claim whose requests failed is set back.
-    private static final String ADMIT = """
-            local function older(a, b)
-              return #a < #b or (#a == #b and a < b)
-            end
-            local floor = redis.call('GET', KEYS[2])
-            if not floor then
-              floor = ARGV[2]
-              redis.call('SET', KEYS[2], floor)
-            end
-            local token = ARGV[1]
-            if older(token, floor) then
-              return {-1, floor}
-            end
-            local current = redis.call('GET', KEYS[1])
-            if current and current == token then
-              return {0, current}
-            end
-            if current and older(token, current) then
-              return {-1, current}
-            end
-            redis.call('SET', KEYS[1], token)
-            return {1, token, current or ''}
-            """;
-
-    // The nonce (KEYS[3], kept ARGV[3] ms) first, then ADMIT; {-2, '0'}: the nonce was used before, nothing changed.
-    private static final String ADMIT_SIGNED = """
-            if not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[3]) then
-              return {-2, '0'}
-            end
-            """ + ADMIT;
-
-    // Request-signed admissions of one fence together: KEYS[3..] their nonces, each kept ARGV[i] ms (same index);
-    // then, when any nonce was fresh, ADMIT once. Answers {verdict, high-water, replaced mark ('': none), then 1|0
-    // per nonce: fresh or used}; verdict -2: no nonce was fresh, nothing changed.
-    private static final String ADMIT_SIGNED_EACH = """
-            local fresh = {}
-            local any = false
-            for i = 3, #KEYS do
-              local new = redis.call('SET', KEYS[i], '1', 'NX', 'PX', ARGV[i])
-              fresh[#fresh + 1] = new and 1 or 0
-              any = any or new
-            end
-            local function admit()
-            """ + ADMIT + """
-            end
-            local out = {-2, '0', ''}
-            if any then
-              out = admit()
-              out[3] = out[3] or ''
-            end
-            for i = 1, #fresh do
-              out[#out + 1] = fresh[i]
-            end
-            return out
-            """;
-
-    // ADMIT over a batch, in order: KEYS[1] the floor, KEYS[2..] the batch's resources; ARGV[1] the ceiling, then
-    // per fence its resource's key index and token. Each mark is read once and written once, at the end. Answers
-    // three entries per fence: {1|0|-1, high-water, replaced mark ('': none or no claim)}.
-    private static final String ADMIT_ALL = """
-            local function older(a, b)
-              return #a < #b or (#a == #b and a < b)
-            end
-            local floor = redis.call('GET', KEYS[1])
-            if not floor then
-              floor = ARGV[1]
-              redis.call('SET', KEYS[1], floor)
-            end
-            local marks = {}
-            local claimed = {}
-            local out = {}
-            for i = 2, #ARGV, 2 do
-              local k = tonumber(ARGV[i])
-              local token = ARGV[i + 1]
-              local current = marks[k]
-              if current == nil then
-                current = redis.call('GET', KEYS[k]) or false
-                marks[k] = current
-              end
-              if older(token, floor) then
-                out[#out + 1] = -1; out[#out + 1] = floor; out[#out + 1] = ''
-              elseif current and current == token then
-                out[#out + 1] = 0; out[#out + 1] = current; out[#out + 1] = ''
-              elseif current and older(token, current) then
-                out[#out + 1] = -1; out[#out + 1] = current; out[#out + 1] = ''
-              else
-                out[#out + 1] = 1; out[#out + 1] = token; out[#out + 1] = current or ''
-                marks[k] = token
-                claimed[k] = true
-              end
-            end
-            for k in pairs(claimed) do
-              redis.call('SET', KEYS[k], marks[k])
-            end
-            return out
-            """;
-
-    // A request's admission and its idempotency key's claim: KEYS[3] the key's record, KEYS[4] the nonce when the
-    // request is request-signed (kept ARGV[5] ms); ARGV[3] the request's fingerprint, ARGV[4] how long a claim is
-    // held. The nonce first ({-2, '0', ''}: used before, nothing changed), then ADMIT, then, when admitted, the claim:
-    // {verdict, high-water, replaced mark ('': none), then the claim's answer}.
-    private static final String ADMIT_CLAIMING = """
-            if #KEYS > 3 and not redis.call('SET', KEYS[4], '1', 'NX', 'PX', ARGV[5]) then
-              return {-2, '0', ''}
-            end
-            local function admit()
-            """ + ADMIT + """
-            end
-            """ + RedisIdempotencyStore.CLAIM_FUNCTION + """
-            local out = admit()
-            out[3] = out[3] or ''
-            if out[1] < 0 then
-              return out
-            end
-            local claimed = claim(KEYS[3], ARGV[3], ARGV[1], ARGV[4])
-            for i = 1, #claimed do
-              out[#out + 1] = claimed[i]
-            end
-            return out
-            """;
-
-    private static final String INIT_FLOOR = """
-            if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
-              return 1
-            end
-            return 0
-            """;
-
-    // Compare-and-set of one mark; '' stands for no mark.
-    private static final String RESET = """
-            local current = redis.call('GET', KEYS[1]) or ''
-            if current ~= ARGV[1] then
-              return 0
-            end
-            if ARGV[2] == '' then
-              redis.call('DEL', KEYS[1])
-            else
-              redis.call('SET', KEYS[1], ARGV[2])
-            end
-            return 1
-            """;
-    /** Every script of this store and of its idempotency keys. */
-    private static final List<String> SCRIPTS = java.util.stream.Stream.concat(
-            java.util.stream.Stream.of(ADMIT, ADMIT_SIGNED, ADMIT_SIGNED_EACH, ADMIT_ALL, ADMIT_CLAIMING, INIT_FLOOR, RESET),
-            RedisIdempotencyStore.SCRIPTS.stream()).toList();
-
     /** How long one call waits for Redis, whatever the client's own timeouts and retries are. */
     public static final Duration CALL_TIMEOUT = Duration.ofSeconds(2);
 
@@ -201,12 +53,14 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
     private final String prefix;
     private final TokenBound bound;
     private final RedisIdempotencyStore keys;
+    private final NonBlockingAdmissionStore nonBlocking;
 
     private RedisHighWaterStore(RedisScriptClient client, String prefix, TokenBound bound) {
         this.client = Objects.requireNonNull(client, "client");
         this.prefix = prefix;
         this.bound = Objects.requireNonNull(bound, "bound");
         this.keys = new RedisIdempotencyStore(client, prefix);
+        this.nonBlocking = new RedisNonBlockingAdmissions(this, client);
     }
 
     /**
@@ -253,9 +107,9 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
      * script sent after it. Then the floor.
      */
     private void initFloor() {
-        ScriptCache.load(client, SCRIPTS, CALL_TIMEOUT, "high-water");
+        ScriptCache.load(client, HighWaterScripts.SCRIPTS, CALL_TIMEOUT, "high-water");
         try {
-            call(INIT_FLOOR, RedisScriptClient.Reply.LONG, List.of(floorKey()), List.of(Long.toString(bound.ceiling().value())));
+            call(HighWaterScripts.INIT_FLOOR, RedisScriptClient.Reply.LONG, List.of(floorKey()), List.of(Long.toString(bound.ceiling().value())));
         } catch (RuntimeException e) {
             throw new FenceguardException("high-water store unavailable: could not read or set its floor "
                     + floorKey() + ": " + e.getMessage(), null, null, e);
@@ -264,9 +118,40 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
 
     @Override
     public Admission admit(Fence presented) {
-        List<?> reply = admissionCall(presented, ADMIT, List.of(key(presented.resource()), floorKey()),
-                List.of(Long.toString(presented.token().value()), Long.toString(bound.ceiling().value())));
-        return admission(presented, reply);
+        return admission(presented, admissionCall(presented, HighWaterScripts.ADMIT, admitKeys(presented),
+                admitArgs(presented)));
+    }
+
+    /**
+     * The same admissions without blocking ({@link RedisNonBlockingAdmissions}: the same scripts on the same keys,
+     * each answered within {@link #CALL_TIMEOUT} or failed), when the client's asynchronous calls hold no thread
+     * ({@link RedisScriptClient#answersWithoutBlocking()}: Lettuce, Redisson) and the bound is read without a store.
+     */
+    @Override
+    public java.util.Optional<NonBlockingAdmissionStore> nonBlocking() {
+        return client.answersWithoutBlocking() && bound.readsWithoutBlocking() ? java.util.Optional.of(nonBlocking)
+                : java.util.Optional.empty();
+    }
+
+    /** The keys of {@link HighWaterScripts#ADMIT}: the resource's mark and the floor. */
+    List<String> admitKeys(Fence presented) {
+        return List.of(key(presented.resource()), floorKey());
+    }
+
+    /** The arguments of {@link HighWaterScripts#ADMIT}: the token and the bound's ceiling now. */
+    List<String> admitArgs(Fence presented) {
+        return List.of(Long.toString(presented.token().value()), Long.toString(bound.ceiling().value()));
+    }
+
+    /** The keys of {@link HighWaterScripts#ADMIT_SIGNED}: the mark, the floor and the nonce. */
+    List<String> signedKeys(Fence presented, String nonce) {
+        return List.of(key(presented.resource()), floorKey(), nonceKey(nonce));
+    }
+
+    /** The arguments of {@link HighWaterScripts#ADMIT_SIGNED}: the token, the ceiling and how long the nonce is kept. */
+    List<String> signedArgs(Fence presented, java.time.Instant expires) {
+        return List.of(Long.toString(presented.token().value()), Long.toString(bound.ceiling().value()),
+                Long.toString(ttlMillis(expires)));
     }
 
     /** The whole batch in one script: one round trip, whatever its size and resources. */
@@ -292,7 +177,7 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
         }
         List<?> reply;
         try {
-            reply = (List<?>) call(ADMIT_ALL, RedisScriptClient.Reply.LIST, keys, args);
+            reply = (List<?>) call(HighWaterScripts.ADMIT_ALL, RedisScriptClient.Reply.LIST, keys, args);
         } catch (RuntimeException e) {
             Fence first = presented.get(0);
             throw new FenceguardException("high-water store unavailable for a batch of " + presented.size()
@@ -312,10 +197,8 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
     /** The nonce's first use and the admission in one script (one round trip); empty when the nonce was used. */
     @Override
     public java.util.Optional<Admission> admit(Fence presented, String nonce, java.time.Instant expires) {
-        List<?> reply = admissionCall(presented, ADMIT_SIGNED,
-                List.of(key(presented.resource()), floorKey(), nonceKey(nonce)),
-                List.of(Long.toString(presented.token().value()), Long.toString(bound.ceiling().value()),
-                        Long.toString(ttlMillis(expires))));
+        List<?> reply = admissionCall(presented, HighWaterScripts.ADMIT_SIGNED, signedKeys(presented, nonce),
+                signedArgs(presented, expires));
         if (((Number) reply.get(0)).longValue() == -2) {
             return java.util.Optional.empty();
         }
@@ -343,7 +226,7 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
             keys.add(nonceKey(nonce.value()));
             args.add(Long.toString(ttlMillis(nonce.expires())));
         }
-        List<?> reply = admissionCall(presented, ADMIT_SIGNED_EACH, keys, args);
+        List<?> reply = admissionCall(presented, HighWaterScripts.ADMIT_SIGNED_EACH, keys, args);
         if (reply.size() != 3 + nonces.size()) {
             throw new FenceguardException("high-water store for '" + presented.resource() + "' answered "
                     + reply.size() + " values for " + nonces.size() + " nonces", presented.resource(),
@@ -375,7 +258,7 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
             keyNames.add(nonceKey(nonce.value()));
             args.add(Long.toString(ttlMillis(nonce.expires())));
         }
-        List<?> reply = admissionCall(presented, ADMIT_CLAIMING, keyNames, args);
+        List<?> reply = admissionCall(presented, HighWaterScripts.ADMIT_CLAIMING, keyNames, args);
         if (((Number) reply.get(0)).longValue() == -2) {
             return ClaimedAdmission.replayed();
         }
@@ -398,7 +281,7 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
         keys.abandon(resource, key);
     }
 
-    private static Admission admission(Fence presented, List<?> reply) {
+    static Admission admission(Fence presented, List<?> reply) {
         long verdict = ((Number) reply.get(0)).longValue();
         FencingToken highWater = FencingToken.parse(String.valueOf(reply.get(1)));
         if (verdict > 0) {
@@ -416,7 +299,7 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
     public boolean reset(ResourceName resource, FencingToken expected, FencingToken mark) {
         String key = key(resource);
         try {
-            Object done = call(RESET, RedisScriptClient.Reply.LONG, List.of(key),
+            Object done = call(HighWaterScripts.RESET, RedisScriptClient.Reply.LONG, List.of(key),
                     List.of(expected == null ? "" : Long.toString(expected.value()), mark == null ? "" : Long.toString(mark.value())));
             return isOne(done);
         } catch (RuntimeException e) {
@@ -433,7 +316,7 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
     @Override
     public boolean firstUse(String nonce, java.time.Instant expires) {
         try {
-            Object set = call("if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 1 end return 0",
+            Object set = call(HighWaterScripts.FIRST_USE,
                     RedisScriptClient.Reply.LONG, List.of(nonceKey(nonce)), List.of(Long.toString(ttlMillis(expires))));
             return isOne(set);
         } catch (RuntimeException e) {
@@ -441,11 +324,11 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
         }
     }
 
-    private String nonceKey(String nonce) {
+    String nonceKey(String nonce) {
         return prefix + SLOT + "nonce:" + nonce;
     }
 
-    private static long ttlMillis(java.time.Instant expires) {
+    static long ttlMillis(java.time.Instant expires) {
         return Math.max(1, java.time.Duration.between(java.time.Instant.now(), expires).toMillis());
     }
 
@@ -481,7 +364,7 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
         }
     }
 
-    private static boolean isOne(Object value) {
+    static boolean isOne(Object value) {
         return value instanceof Number n ? n.longValue() == 1L : "1".equals(String.valueOf(value));
     }
 

@@ -25,6 +25,15 @@ public interface RedisScriptClient extends AutoCloseable {
     CompletionStage<Object> evalAsync(String script, Reply reply, List<String> keys, List<String> args, long timeoutNanos);
 
     /**
+     * Whether {@link #evalAsync} holds no thread while Redis answers (the client's I/O is non-blocking: Lettuce,
+     * Redisson), so that a reactive server may call it on its event loop; a client that runs each call on a thread of
+     * its own (Jedis, a blocking connection) answers false, the default.
+     */
+    default boolean answersWithoutBlocking() {
+        return false;
+    }
+
+    /**
      * Runs several scripts of list answers without blocking the caller, each on the node of its first key, in
      * as few round trips as the client allows; one answer per call, in order.
      */

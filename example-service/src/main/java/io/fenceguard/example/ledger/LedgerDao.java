@@ -9,6 +9,9 @@ import io.fenceguard.jdbc.Unfenced;
 import java.sql.SQLException;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
@@ -30,14 +33,18 @@ public class LedgerDao {
     private final AuditOutbox outbox;
     private final Chaos chaos;
     private final SQLExceptionTranslator translator;
+    /** {@code fenceguard.jdbc.enabled=false} runs the ledger unfenced: only the control runs of the proof harness do. */
+    private final boolean fenced;
 
-    public LedgerDao(DataSource dataSource, TransactionTemplate transactions, AuditOutbox outbox, Chaos chaos) {
+    public LedgerDao(DataSource dataSource, TransactionTemplate transactions, AuditOutbox outbox, Chaos chaos,
+            @Value("${fenceguard.jdbc.enabled:true}") boolean fenced) {
         this.jdbc = JdbcClient.create(dataSource);
         this.dataSource = dataSource;
         this.transactions = transactions;
         this.outbox = outbox;
         this.chaos = chaos;
         this.translator = new SQLErrorCodeSQLExceptionTranslator(dataSource);
+        this.fenced = fenced;
     }
 
     public record Account(String id, long balance, Long currentToken) {
@@ -99,10 +106,14 @@ public class LedgerDao {
     }
 
     private void claimHighWaterMark() {
+        if (!fenced) {
+            return;
+        }
         try {
             HighWaterMarks.claim(DataSourceUtils.getConnection(dataSource));
         } catch (SQLException e) {
-            throw translator.translate("claim the high-water mark", null, e);
+            DataAccessException translated = translator.translate("claim the high-water mark", null, e);
+            throw translated != null ? translated : new UncategorizedSQLException("claim the high-water mark", null, e);
         }
     }
 }

@@ -81,6 +81,12 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
         return transactional != null;
     }
 
+    /** Not in callers' transactions: one request's rollback would take back the others' admissions. */
+    @Override
+    public boolean admissionsMayCoalesce() {
+        return !joinsTransactions();
+    }
+
     /** The store on {@code table} (optionally schema-qualified), in the dialect of the database behind {@code dataSource}. */
     public static JdbcHighWaterStore of(DataSource dataSource, String table) {
         Objects.requireNonNull(dataSource, "dataSource");

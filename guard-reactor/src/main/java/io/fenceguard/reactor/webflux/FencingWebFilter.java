@@ -7,6 +7,7 @@ import io.fenceguard.admission.IdempotencyKeys;
 import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.InboundRequest;
+import io.fenceguard.admission.PendingAdmission;
 import io.fenceguard.admission.Problem;
 import io.fenceguard.core.RefusalListener;
 import io.fenceguard.admission.RequestSignatures;
@@ -21,7 +22,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
@@ -44,12 +45,14 @@ import reactor.core.scheduler.Schedulers;
  * ({@link ReactiveLeaseContext}) as a presented {@link Lease}: the handler's R2DBC writes and WebClient
  * calls carry the caller's token.
  *
- * <p>Unfenced requests pass without leaving the event loop. The high-water stores block (JDBC, Redis),
- * so the admission of a fenced request runs on {@code Schedulers.boundedElastic()} (or the scheduler given),
- * never on a server I/O thread; there, requests presenting the same fence at the same time are answered
- * by one store call ({@link InboundFence#coalescingAdmissions()}). An in-memory store may be checked in place
- * ({@link #of(InboundFence, RefusalListener, Scheduler)} with {@code Schedulers.immediate()}), one call per
- * request.
+ * <p>Unfenced requests pass without leaving the event loop. When the store answers without blocking
+ * ({@link io.fenceguard.admission.HighWaterStore#nonBlocking()}: R2DBC, Redis through Lettuce, memory) and the
+ * fence's checks read no store ({@link InboundFence#checksWithoutBlocking()}), a fenced request is admitted on the
+ * event loop too, one store call per request; only what blocks goes to the scheduler (a nonce kept by a store of
+ * its own, a mark healed, a failed request's claim set back). Otherwise the admission runs on
+ * {@code Schedulers.boundedElastic()} (or the scheduler given), never on a server I/O thread; there, requests
+ * presenting the same fence at the same time are answered by one store call
+ * ({@link InboundFence#coalescingAdmissions()}). Requests with an idempotency key are admitted there too.
  *
  * <p>When the fence verifies request signatures ({@link InboundFence#withRequestSignatures}), a fenced request
  * that carries one is checked with its body: read into one array as it arrives (at most
@@ -81,14 +84,16 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     private final InboundFence admitting;
     private final RefusalListener listener;
     private final Scheduler scheduler;
+    /** Whether the fence and its store answer without blocking: then admissions are decided on the event loop. */
+    private final boolean nonBlocking;
+    /** Refusals, and the handlers of admitted requests. */
+    private final HandlerRuns runs;
     private final int order;
     private final HandlerOrder handlerOrder;
     private final int maxSignedBodyBytes;
     private final boolean coalescing;
     private final IdempotencyStore idempotency;
     private final ReactiveAdmissionTransaction transaction;
-    /** The calls to {@link #idempotency}, {@code null} with it. */
-    private final KeyClaims keys;
     /** Built once: Spring's filter chain asks for it on every request (its checkpoint's description). */
     private final String description;
 
@@ -102,18 +107,20 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         this.fence = fence;
         this.idempotency = idempotency;
         this.transaction = transaction;
-        this.keys = idempotency == null ? null : new KeyClaims(idempotency, scheduler);
         this.coalescing = coalescing;
+        this.nonBlocking = transaction == null && fence.checksWithoutBlocking() && fence.store().nonBlocking().isPresent();
         // Requests waiting off the event loop may wait for each other; in place, each asks the store itself. In a
         // transaction neither: its rollback takes the claim back, and would take back the others' admissions.
         this.admitting = transaction != null ? fence
-                : scheduler == Schedulers.immediate() || !coalescing ? fence.withdrawingFailedClaims()
+                : nonBlocking || scheduler == Schedulers.immediate() || !coalescing ? fence.withdrawingFailedClaims()
                 : fence.withdrawingFailedClaims().coalescingAdmissions();
         this.listener = listener;
         this.scheduler = scheduler;
         this.order = order;
         this.handlerOrder = handlerOrder;
         this.maxSignedBodyBytes = maxSignedBodyBytes;
+        this.runs = new HandlerRuns(admitting, listener, scheduler, handlerOrder,
+                idempotency == null ? null : new KeyClaims(idempotency, scheduler));
         this.description = "FencingWebFilter[" + fence + "]";
     }
 
@@ -217,14 +224,32 @@ public final class FencingWebFilter implements WebFilter, Ordered {
             return checkWithBody(fenced);
         }
         List<String> values = request.getHeaders().getOrEmpty(fence.headerName());
+        if (nonBlocking) {
+            return admitInPlace(fenced, () -> admitting.beforeStore(fenced.resource(), fenced.variables(), values, null));
+        }
         return decide(fenced, () -> new Checked(admitting.check(fenced.resource(), fenced.variables(), values), null));
+    }
+
+    /**
+     * Checks the request and asks the store without leaving the event loop (the store's non-blocking calls), then
+     * proceeds; only what blocks goes to the scheduler: a nonce kept by a store of its own, the healing of a mark.
+     */
+    private Mono<Void> admitInPlace(FencedRequest fenced, Supplier<PendingAdmission> before) {
+        return Mono.defer(() -> {
+            PendingAdmission pending = before.get();
+            if (!admitting.admitsWithoutBlocking(pending)) {
+                return decide(fenced, () -> new Checked(admitting.admit(pending), null));
+            }
+            return Mono.fromCompletionStage(admitting.admitNonBlocking(pending, scheduler::schedule))
+                    .flatMap(verdict -> runs.proceed(verdict, null, fenced));
+        });
     }
 
     /** Checks the request off the event loop (the stores block), then proceeds; in the transaction, if any. */
     private Mono<Void> decide(FencedRequest fenced, Callable<Checked> check) {
         if (transaction == null) {
             return Mono.fromCallable(check).subscribeOn(scheduler)
-                    .flatMap(checked -> proceed(checked.verdict(), checked.fingerprint(), fenced));
+                    .flatMap(checked -> runs.proceed(checked.verdict(), checked.fingerprint(), fenced));
         }
         ServerHttpResponse response = fenced.exchange().getResponse();
         HeldResponse held = new HeldResponse(response);
@@ -233,7 +258,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         AtomicBoolean handled = new AtomicBoolean();
         return transaction.run(() -> check.call().verdict(), scheduler, verdict -> {
                     decided.set(verdict);
-                    return proceed(verdict, null, holding).then(Mono.fromCallable(() -> {
+                    return runs.proceed(verdict, null, holding).then(Mono.fromCallable(() -> {
                         handled.set(true);
                         return held.succeeded();
                     }));
@@ -247,7 +272,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
                     log.warn("the admission of {} and its handler's transaction did not commit; answering 503",
                             admitted.get().presented(), e);
                     response.getHeaders().clear();
-                    return refuse(fenced, Problem.notCommitted(admitted.get().presented()));
+                    return runs.refuse(fenced, Problem.notCommitted(admitted.get().presented()));
                 });
     }
 
@@ -266,6 +291,11 @@ public final class FencingWebFilter implements WebFilter, Ordered {
                     InboundRequest inbound = new InboundRequest(fenced.method(), fenced.path(), request.getURI(),
                             name -> request.getHeaders().getOrEmpty(name), body);
                     FencedRequest replayable = fenced.with(RequestBody.replayable(fenced.exchange(), body));
+                    if (nonBlocking && !keyed) {
+                        return admitInPlace(replayable,
+                                () -> admitting.beforeStore(fenced.resource(), fenced.variables(), inbound.header(
+                                        fence.headerName()), inbound));
+                    }
                     // Digest and store calls off the event loop; a key's claim may be decided with the admission.
                     return decide(replayable, () -> {
                         if (!keyed) {
@@ -285,130 +315,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     }
 
     private Mono<Void> tooLarge(FencedRequest fenced) {
-        return refuse(fenced, Problem.bodyTooLarge(maxSignedBodyBytes));
-    }
-
-    private Mono<Void> refuse(FencedRequest fenced, Problem problem) {
-        listener.refused(problem.refusal(fenced.method(), fenced.path()));
-        return send(fenced.exchange().getResponse(), problem, fenced.instance());
-    }
-
-    /** Refuses an admitted request: its admission ended as failed first, so the client finds no mark of it. */
-    private Mono<Void> refuseAdmitted(FencedRequest fenced, Admission admission, Problem problem) {
-        return ended(admission, false, false, null).then(Mono.defer(() -> refuse(fenced, problem)));
-    }
-
-    private Mono<Void> proceed(Verdict verdict, String fingerprint, FencedRequest fenced) {
-        if (verdict.problem().isPresent()) {
-            return refuse(fenced, verdict.problem().get());
-        }
-        Admission admission = verdict.admission().orElseThrow();
-        if (fenced.key() == null) {
-            return run(admission, fenced);
-        }
-        Fence presented = admission.presented();
-        if (fingerprint == null) {
-            return refuseAdmitted(fenced, admission, Problem.badIdempotencyKey(presented, IdempotencyKeys.FORM));
-        }
-        return keys.claim(verdict, presented, fenced.key(), fingerprint)
-                .flatMap(answer -> {
-                    if (answer.isEmpty()) {
-                        return refuseAdmitted(fenced, admission, Problem.unavailable(presented));
-                    }
-                    return switch (answer.get().kind()) {
-                        case FIRST -> run(admission, fenced);
-                        case COMPLETED -> ended(admission, true, false, null).then(Mono.defer(() ->
-                                RecordingResponse.replay(fenced.exchange().getResponse(), answer.get().response())));
-                        case IN_PROGRESS -> refuseAdmitted(fenced, admission,
-                                Problem.idempotencyInProgress(presented, fenced.key()));
-                        case OTHER_REQUEST -> refuseAdmitted(fenced, admission,
-                                Problem.idempotencyKeyReused(presented, fenced.key()));
-                    };
-                });
-    }
-
-    /**
-     * Runs the handler of an admitted request (after its turn in the handler order) under the presented fence.
-     * The first request with an idempotency key answers through a {@link RecordingResponse}.
-     */
-    private Mono<Void> run(Admission admission, FencedRequest fenced) {
-        String key = fenced.key();
-        if (handlerOrder != null) {
-            Optional<Problem> newerStarted = handlerOrder.enter(admission).problem();
-            if (newerStarted.isPresent()) {
-                return (key == null ? Mono.<Void>empty() : keys.abandon(admission.presented(), key))
-                        .then(refuseAdmitted(fenced, admission, newerStarted.get()));
-            }
-        }
-        ServerWebExchange exchange = fenced.exchange();
-        exchange.getAttributes().put(ADMISSION_ATTRIBUTE, admission);
-        Lease presented = Lease.presented(admission.presented(), "http:" + FencedRequest.remote(exchange.getRequest()));
-        ServerHttpResponse response = exchange.getResponse();
-        AtomicBoolean unrecorded = new AtomicBoolean();
-        RecordingResponse recording = key == null ? null
-                : new RecordingResponse(response, (first, write) -> record(fenced, admission, first, write, unrecorded));
-        ServerWebExchange handled = recording == null ? exchange : exchange.mutate().response(recording).build();
-        AtomicBoolean done = new AtomicBoolean();
-        // Before the answer is committed, so that a client told of a failure finds no mark of it; once only. A
-        // key whose handler ran but whose response could not be recorded stays claimed: a retry must not run it.
-        Function<Boolean, Mono<Void>> end = failed -> done.compareAndSet(false, true)
-                ? ended(admission, !failed && succeeded(response), handlerOrder != null,
-                        unrecorded.get() ? null : key) : Mono.empty();
-        response.beforeCommit(() -> end.apply(false));
-        // Bound for this request only: closed when it ends, as the servlet filter's scope is.
-        return fenced.chain().filter(handled)
-                // A handler that answered without writing: its empty response is recorded too.
-                .then(Mono.defer(() -> recording == null || response.isCommitted() ? Mono.empty()
-                        : recording.setComplete()))
-                .contextWrite(ReactiveLeaseContext.with(presented))
-                .then(Mono.defer(() -> end.apply(false)))
-                .onErrorResume(e -> end.apply(true).then(Mono.error(e)))
-                .doOnCancel(() -> end.apply(true).subscribe())
-                .doFinally(signal -> presented.close());
-    }
-
-    /**
-     * Records the first response to the request's key, then writes it; when the store cannot record it, answers
-     * 503 instead: the client must not take for done what a retry would run again.
-     */
-    private Mono<Void> record(FencedRequest fenced, Admission admission, IdempotencyStore.RecordedResponse first,
-            Mono<Void> write, AtomicBoolean unrecorded) {
-        Fence presented = admission.presented();
-        return keys.complete(presented, fenced.key(), first)
-                .then(write)
-                .onErrorResume(e -> {
-                    if (fenced.exchange().getResponse().isCommitted()) {
-                        return Mono.error(e);
-                    }
-                    log.warn("the response to idempotency key '{}' for '{}' could not be recorded; answering 503",
-                            fenced.key(), presented.resource(), e);
-                    unrecorded.set(true);
-                    return refuse(fenced, Problem.notCommitted(presented));
-                });
-    }
-
-    private static boolean succeeded(ServerHttpResponse response) {
-        HttpStatusCode status = response.getStatusCode();
-        return status == null || status.value() < 400;
-    }
-
-    /**
-     * The request of {@code admission} is done. A failure may set its claim back in the store, and forgets the
-     * claim of its idempotency {@code key} ({@code null}: none): on the admission scheduler. A success only counts
-     * down (no store call, no wait on one): in place.
-     */
-    private Mono<Void> ended(Admission admission, boolean succeeded, boolean entered, String key) {
-        Mono<Void> end = Mono.fromRunnable(() -> {
-            try {
-                if (entered) {
-                    handlerOrder.exit(admission, succeeded);
-                }
-            } finally {
-                admitting.handlerEnded(admission, succeeded);
-            }
-        });
-        return succeeded ? end : end.then(key == null ? Mono.empty() : keys.abandon(admission.presented(), key))
-                .subscribeOn(scheduler);
+        return runs.refuse(fenced, Problem.bodyTooLarge(maxSignedBodyBytes));
     }
 
     /** Writes {@code problem} as the whole response. */

@@ -61,7 +61,9 @@ import reactor.core.scheduler.Schedulers;
  * warmed up, then measured in rounds in a rotating order; figures are over all rounds, ratios against the
  * unfenced server. Two servers without the filter whose handler makes one trivial call to PostgreSQL or Redis on
  * boundedElastic show what a filter calling its store once per request could reach at most (the Redis call also
- * made without leaving the event loop, as a store answering asynchronously would). Then the signature's
+ * made without leaving the event loop, as a store answering asynchronously would). The filter on stores answering
+ * without blocking (Redis through Lettuce, R2DBC on a pool) admits on the event loop; their ceilings are the same
+ * calls made asynchronously by the handler of a server without the filter. Then the signature's
  * own cost, without a server: signatures and verifications per second.
  *
  * <p>Every request has a timeout, transient errors are retried and counted, the run has a deadline, and
@@ -85,7 +87,7 @@ public final class WebFluxGuardBenchmark {
     private static final Duration REQUEST_TIMEOUT = seconds("bench.webflux.request-timeout", "5");
     private static final int ATTEMPTS = Math.max(1, Integer.getInteger("bench.webflux.attempts", 3));
     private static final Duration SIGNING = seconds("bench.webflux.signing-seconds", "2");
-    private static final int SERVERS = 13;
+    private static final int SERVERS = 16;
     private static final Duration DEADLINE = deadline();
     private static final double MAX_FAILED_SHARE = 0.01;
     private static final byte[] BODY = "{\"amount\":5,\"reference\":\"bench-0123456789\"}".getBytes(StandardCharsets.UTF_8);
@@ -212,13 +214,18 @@ public final class WebFluxGuardBenchmark {
                 "Redis store, compact", "in-memory store, request-signed", "JDBC store (PostgreSQL), request-signed",
                 "Redis store, request-signed", "JDBC store, compact, uncoalesced", "Redis store, compact, uncoalesced",
                 "no filter, handler: one PostgreSQL query", "no filter, handler: one Redis script call",
-                "no filter, request-signed requests", "no filter, handler: one Redis script call, async"};
+                "no filter, request-signed requests", "no filter, handler: one Redis script call, async",
+                "Redis store (Lettuce), compact, non-blocking", "R2DBC store (PostgreSQL), compact, non-blocking",
+                "no filter, handler: one R2DBC query, async"};
         List<NettyServer> servers = new ArrayList<>();
+        List<Runnable> closing = new ArrayList<>();
         ExecutorService clients = Executors.newFixedThreadPool(THREADS, named("bench-client"));
         // this run's Redis keys, removed at the end
         String keyPrefix = "fg:bench:" + System.nanoTime() + ":";
         try (HikariDataSource dataSource = new HikariDataSource(pool)) {
-            RedisHighWaterStore redisStore = RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()), keyPrefix);
+            // Redisson answers without blocking too: these rows keep their store on boundedElastic, as they measure it
+            RedisHighWaterStore redisMarks = RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()), keyPrefix);
+            HighWaterStore redisStore = new Blocking(redisMarks);
             servers.add(server(null, keys, true, false));
             servers.add(server(InMemoryHighWaterStore.create(), keys, true, false));
             servers.add(server(JdbcHighWaterStore.of(dataSource), keys, false, false));
@@ -244,9 +251,27 @@ public final class WebFluxGuardBenchmark {
             servers.add(roundTripServer(() -> reactor.core.publisher.Mono.fromCompletionStage(() -> scripts.evalAsync(
                     "return 1", io.fenceguard.redis.RedisScriptClient.Reply.LONG, List.of(roundTripKey), List.of(),
                     REQUEST_TIMEOUT.toNanos()))));
+            // the filter on stores answering without blocking, and one call of R2DBC's on the event loop, pooled
+            org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory lettuce =
+                    new org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory(
+                            new org.springframework.data.redis.connection.RedisStandaloneConfiguration(
+                                    TestServers.redis().host(), TestServers.redis().port()));
+            lettuce.afterPropertiesSet();
+            lettuce.start();
+            closing.add(lettuce::destroy);
+            servers.add(server(RedisHighWaterStore.of(io.fenceguard.redis.springdata.SpringDataRedisScriptClient.of(lettuce),
+                    keyPrefix), keys, false, false));
+            io.r2dbc.pool.ConnectionPool r2dbcPool = new io.r2dbc.pool.ConnectionPool(
+                    io.r2dbc.pool.ConnectionPoolConfiguration.builder(TestR2dbc.r2dbc()).maxSize(THREADS).build());
+            closing.add(r2dbcPool::dispose);
+            servers.add(server(io.fenceguard.reactor.webflux.r2dbc.R2dbcHighWaterStore.of(r2dbcPool), keys, false, false));
+            servers.add(roundTripServer(() -> reactor.core.publisher.Mono.usingWhen(r2dbcPool.create(),
+                    c -> reactor.core.publisher.Flux.from(c.createStatement("SELECT 1").execute())
+                            .concatMap(r -> r.map((row, meta) -> 1)).then(),
+                    io.r2dbc.spi.Connection::close)));
             // a token of now, as a clock-floor lease mints it: not below the floor the Redis store set when it started
             long token = Math.max(System.currentTimeMillis() * 1000,
-                    redisStore.floor().map(FencingToken::value).orElse(0L));
+                    redisMarks.floor().map(FencingToken::value).orElse(0L));
             // an account of this run's own: the shared database may hold other runs' marks
             String account = "bench-" + Long.toString(System.nanoTime(), 36);
             Fence fence = new Fence(ResourceName.of("account:" + account), FencingToken.of(token));
@@ -257,10 +282,10 @@ public final class WebFluxGuardBenchmark {
             List<Supplier<HttpRequest>> requests = new ArrayList<>();
             for (int i = 0; i < servers.size(); i++) {
                 URI uri = URI.create(servers.get(i).baseUrl() + "/accounts/" + account);
-                if (i == 0 || i == 9 || i == 10 || i == 12) {
+                if (i == 0 || i == 9 || i == 10 || i == 12 || i == 15) {
                     HttpRequest plain = request(uri, Map.of());
                     requests.add(() -> plain);
-                } else if (i <= 3 || i == 7 || i == 8) {
+                } else if (i <= 3 || i == 7 || i == 8 || i == 13 || i == 14) {
                     HttpRequest fenced = request(uri, Map.of("Fencing-Token", compact));
                     requests.add(() -> fenced);
                 } else {
@@ -353,6 +378,7 @@ public final class WebFluxGuardBenchmark {
         } finally {
             clients.shutdownNow();
             servers.forEach(NettyServer::close);
+            closing.forEach(Runnable::run);
             try {
                 TestRedisson.shared().getKeys().deleteByPattern(keyPrefix + "*");
             } catch (RuntimeException e) {
@@ -366,8 +392,11 @@ public final class WebFluxGuardBenchmark {
      * filter calling that store once per request can reach; -1 for a row without a shared store.
      */
     private static int floorOf(String[] names, int i) {
+        boolean async = names[i].endsWith("non-blocking");
         String floor = names[i].startsWith("JDBC") ? "no filter, handler: one PostgreSQL query"
-                : names[i].startsWith("Redis") ? "no filter, handler: one Redis script call" : null;
+                : names[i].startsWith("R2DBC") ? "no filter, handler: one R2DBC query, async"
+                : names[i].startsWith("Redis") ? "no filter, handler: one Redis script call" + (async ? ", async" : "")
+                : null;
         return floor == null ? -1 : Arrays.asList(names).indexOf(floor);
     }
 
@@ -495,5 +524,52 @@ public final class WebFluxGuardBenchmark {
         int count = all.length;
         return new long[] {count * 1_000_000_000L / measured.toNanos(), count == 0 ? 0 : all[count / 2] / 1_000,
                 count == 0 ? 0 : all[(int) Math.min(count - 1, (long) (count * 0.99))] / 1_000, count};
+    }
+
+    /** A store's blocking calls only (its non-blocking ones hidden): the filter asks it on boundedElastic. */
+    private static final class Blocking implements io.fenceguard.admission.SignedAdmissionStore, NonceStore {
+
+        private final RedisHighWaterStore store;
+
+        Blocking(RedisHighWaterStore store) {
+            this.store = store;
+        }
+
+        @Override
+        public io.fenceguard.admission.Admission admit(Fence presented) {
+            return store.admit(presented);
+        }
+
+        @Override
+        public java.util.Optional<io.fenceguard.admission.Admission> admit(Fence presented, String nonce,
+                java.time.Instant expires) {
+            return store.admit(presented, nonce, expires);
+        }
+
+        @Override
+        public List<java.util.Optional<io.fenceguard.admission.Admission>> admitEach(Fence presented,
+                List<Nonce> nonces) {
+            return store.admitEach(presented, nonces);
+        }
+
+        @Override
+        public boolean firstUse(String nonce, java.time.Instant expires) {
+            return store.firstUse(nonce, expires);
+        }
+
+        @Override
+        public HighWaterStore backend() {
+            return this;
+        }
+
+        @Override
+        public boolean admissionsMayCoalesce() {
+            return true;
+        }
+
+        @Override
+        public String toString() {
+            return store.toString();
+        }
     }
 }

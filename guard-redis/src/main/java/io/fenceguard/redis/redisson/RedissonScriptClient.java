@@ -57,6 +57,12 @@ public final class RedissonScriptClient implements RedisScriptClient {
         return evalSha(text, reply, keys, args);
     }
 
+    /** Redisson's asynchronous calls: its Netty I/O. */
+    @Override
+    public boolean answersWithoutBlocking() {
+        return true;
+    }
+
     @Override
     public CompletionStage<Object> evalAsync(String text, Reply reply, List<String> keys, List<String> args, long timeoutNanos) {
         return evalSha(text, reply, keys, args).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);

@@ -69,6 +69,11 @@ final class LettuceScripts implements ScriptRunner {
     }
 
     @Override
+    public boolean answersWithoutBlocking() {
+        return true;
+    }
+
+    @Override
     public CompletableFuture<Object> run(String script, Reply reply, List<String> keys, List<String> args,
                                          long timeoutNanos) {
         return runWaited(script, reply, keys, args, timeoutNanos).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);

@@ -23,6 +23,11 @@ interface ScriptRunner extends AutoCloseable {
         return run(script, reply, keys, args, timeoutNanos);
     }
 
+    /** Whether {@link #run} holds no thread while Redis answers (Lettuce's asynchronous API); false by default. */
+    default boolean answersWithoutBlocking() {
+        return false;
+    }
+
     /** Loads {@code scripts} into the server's script cache in one round trip; completes when the server confirmed. */
     CompletableFuture<?> load(List<String> scripts);
 

@@ -85,6 +85,12 @@ public final class SpringDataRedisScriptClient implements RedisScriptClient {
         return scripts.run(script, reply, keys, args, timeoutNanos);
     }
 
+    /** On Lettuce: its asynchronous API. */
+    @Override
+    public boolean answersWithoutBlocking() {
+        return scripts.answersWithoutBlocking();
+    }
+
     /** The scripts in the server's cache ahead of their first use, in one round trip. */
     @Override
     public CompletionStage<?> load(List<String> scripts) {

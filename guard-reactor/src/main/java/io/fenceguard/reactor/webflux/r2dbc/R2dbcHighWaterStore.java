@@ -1,13 +1,13 @@
 package io.fenceguard.reactor.webflux.r2dbc;
 
 import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.NonBlockingAdmissionStore;
 import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
-import io.fenceguard.reactor.webflux.ReactiveAdmissionStore;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
@@ -17,6 +17,7 @@ import java.time.ZoneId;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.springframework.r2dbc.core.DatabaseClient;
@@ -33,8 +34,8 @@ import reactor.core.publisher.Mono;
  * of its own and commits at once.
  *
  * <p>The calls of the {@code SignedAdmissionStore} and {@code NonceStore} interfaces block (at most
- * {@link #CALL_TIMEOUT} each): make them off the event loop, as the WebFlux filter does. {@link #nonBlocking()}
- * answers the same calls as {@code Mono}s, with the same statements, for callers on the event loop.
+ * {@link #CALL_TIMEOUT} each): make them off the event loop. {@link #nonBlocking()} answers the same calls without
+ * blocking, with the same statements, for callers on the event loop: the WebFlux filter's.
  * Fails closed: when PostgreSQL cannot answer, a {@link FenceguardException} is thrown and the request is refused.
  * Idempotency keys are not kept here: use the JDBC or Redis store for them.
  */
@@ -50,7 +51,7 @@ public final class R2dbcHighWaterStore implements SignedAdmissionStore, NonceSto
     private final String nonceInsert;
     /** The connection of the transaction the calls on this thread join, within {@link #joining}. */
     private final ThreadLocal<Connection> joined = new ThreadLocal<>();
-    private final ReactiveAdmissionStore nonBlocking = new NonBlocking();
+    private final NonBlockingAdmissionStore nonBlocking = new NonBlocking();
     private final DatabaseClient client;
 
     private R2dbcHighWaterStore(ConnectionFactory connectionFactory, String table) {
@@ -123,38 +124,41 @@ public final class R2dbcHighWaterStore implements SignedAdmissionStore, NonceSto
     /**
      * The same calls without blocking, for the event loop: each on the connection of the Spring transaction in the
      * subscriber's Reactor Context (committing or rolling back with it), else on a connection of its own that
-     * commits at once. Each answers within {@link #CALL_TIMEOUT} or fails with a {@link FenceguardException}.
+     * commits at once (a stage has no Context: outside any transaction). Each answers within {@link #CALL_TIMEOUT}
+     * or fails with a {@link FenceguardException}.
      */
-    public ReactiveAdmissionStore nonBlocking() {
-        return nonBlocking;
+    @Override
+    public Optional<NonBlockingAdmissionStore> nonBlocking() {
+        return Optional.of(nonBlocking);
     }
 
-    private final class NonBlocking implements ReactiveAdmissionStore {
+    private final class NonBlocking implements NonBlockingAdmissionStore {
 
         @Override
-        public Mono<Admission> admit(Fence presented) {
+        public CompletionStage<Admission> admit(Fence presented) {
             Objects.requireNonNull(presented, "presented");
             return answer(presented, connection -> mark(connection, presented));
         }
 
         @Override
-        public Mono<Optional<Admission>> admit(Fence presented, SignedAdmissionStore.Nonce nonce) {
+        public CompletionStage<Optional<Admission>> admit(Fence presented, SignedAdmissionStore.Nonce nonce) {
             Objects.requireNonNull(presented, "presented");
             Objects.requireNonNull(nonce, "nonce");
             return answer(presented, connection -> markIfFresh(connection, presented, nonce.value(), nonce.expires()));
         }
 
         @Override
-        public Mono<Boolean> firstUse(String nonce, Instant expires) {
+        public CompletionStage<Boolean> firstUse(String nonce, Instant expires) {
             Objects.requireNonNull(nonce, "nonce");
             Objects.requireNonNull(expires, "expires");
             return answer(null, connection -> fresh(connection, nonce, expires));
         }
 
-        private <T> Mono<T> answer(Fence presented, Function<Connection, Mono<T>> statement) {
+        private <T> CompletionStage<T> answer(Fence presented, Function<Connection, Mono<T>> statement) {
             // Spring's client finds the transaction's connection in the Context, or opens and closes one.
             return client.inConnection(statement).timeout(CALL_TIMEOUT)
-                    .onErrorMap(e -> !(e instanceof FenceguardException), e -> unavailable(presented, e));
+                    .onErrorMap(e -> !(e instanceof FenceguardException), e -> unavailable(presented, e))
+                    .toFuture();
         }
 
         @Override

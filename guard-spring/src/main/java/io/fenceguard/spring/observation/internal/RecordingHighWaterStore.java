@@ -115,6 +115,34 @@ public final class RecordingHighWaterStore implements IdempotentAdmissionStore {
         return store.backend();
     }
 
+    /** The store's non-blocking calls, when it has them, each admission's answer noted as the blocking ones are. */
+    @Override
+    public java.util.Optional<io.fenceguard.admission.NonBlockingAdmissionStore> nonBlocking() {
+        return store.nonBlocking().map(calls -> new io.fenceguard.admission.NonBlockingAdmissionStore() {
+            @Override
+            public java.util.concurrent.CompletionStage<Admission> admit(Fence presented) {
+                return calls.admit(presented).thenApply(this::noted);
+            }
+
+            @Override
+            public java.util.concurrent.CompletionStage<java.util.Optional<Admission>> admit(Fence presented,
+                    Nonce nonce) {
+                return calls.admit(presented, nonce).thenApply(answer -> answer.map(this::noted));
+            }
+
+            @Override
+            public java.util.concurrent.CompletionStage<Boolean> firstUse(String nonce, java.time.Instant expires) {
+                return calls.firstUse(nonce, expires);
+            }
+
+            private Admission noted(Admission admission) {
+                activity.sawHighWater(admission.presented(), admission.highWater().value(),
+                        admission.outcome().name().toLowerCase(Locale.ROOT));
+                return admission;
+            }
+        });
+    }
+
     @Override
     public boolean reset(io.fenceguard.core.ResourceName resource, io.fenceguard.core.FencingToken expected,
             io.fenceguard.core.FencingToken mark) {

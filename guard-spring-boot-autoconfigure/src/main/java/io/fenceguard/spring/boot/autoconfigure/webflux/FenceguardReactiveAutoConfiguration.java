@@ -24,6 +24,7 @@ import io.fenceguard.reactor.r2dbc.FencedConnectionFactory;
 import io.r2dbc.spi.ConnectionFactory;
 import io.fenceguard.reactor.webflux.FencedEndpointWebFilter;
 import io.fenceguard.reactor.webflux.FencingWebFilter;
+import io.fenceguard.reactor.webflux.r2dbc.R2dbcHighWaterStore;
 import io.fenceguard.spring.web.webflux.ReactiveFencedHandlerRoutes;
 import io.fenceguard.reactor.webflux.ReactiveFencingExchangeFilterFunction;
 import io.fenceguard.reactor.spring.FencedConnectionFactoryPostProcessor;
@@ -43,6 +44,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
@@ -129,6 +131,18 @@ public class FenceguardReactiveAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         HighWaterStore highWaterStore(FenceguardHttpProperties properties, BeanFactory beans, TokenBound bound) {
+            FenceguardHttpProperties.Store store = properties.getStore();
+            // On R2DBC without a DataSource, the JDBC store's tables through R2DBC: admitted without blocking. (Redis
+            // through Lettuce or Redisson is so by itself.) Idempotency keys are kept by the JDBC store only.
+            if (store.getType() == FenceguardHttpProperties.StoreType.JDBC && !properties.getServer().isIdempotency()
+                    && beans.getBeanProvider(javax.sql.DataSource.class).getIfAvailable() == null
+                    && ClassUtils.isPresent("io.fenceguard.reactor.webflux.r2dbc.R2dbcHighWaterStore",
+                            WebFluxServer.class.getClassLoader())) {
+                ConnectionFactory r2dbc = beans.getBeanProvider(ConnectionFactory.class).getIfUnique();
+                if (r2dbc != null) {
+                    return R2dbcHighWaterStore.of(r2dbc, store.getTable());
+                }
+            }
             return HttpServerSupport.highWaterStore(properties, beans, bound);
         }
 

@@ -228,4 +228,20 @@ class FenceguardReactiveAutoConfigurationTest {
                 .run(context -> assertThat(io.fenceguard.reactor.r2dbc.FencedConnectionFactory.isFenced(
                         context.getBean(io.r2dbc.spi.ConnectionFactory.class))).as("excluded").isFalse());
     }
+
+    @Test
+    void aReactiveAppOnR2dbcWithoutADataSourceKeepsItsMarksThroughR2dbcAndAdmitsWithoutBlocking() {
+        new ReactiveWebApplicationContextRunner().withConfiguration(fenceguard)
+                .withUserConfiguration(WebFlux.class, FencedController.class, R2dbcFactory.class)
+                .withPropertyValues("fenceguard.lease.store=memory", "fenceguard.http.signing.keys.k1=" + KEY,
+                        "fenceguard.http.store.type=jdbc")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    io.fenceguard.admission.HighWaterStore store = context.getBean(io.fenceguard.admission.HighWaterStore.class);
+                    assertThat(store.backend())
+                            .isInstanceOf(io.fenceguard.reactor.webflux.r2dbc.R2dbcHighWaterStore.class);
+                    assertThat(store.nonBlocking()).as("offered through any decorator").isPresent();
+                    assertThat(context.getBean(InboundFence.class).checksWithoutBlocking()).isTrue();
+                });
+    }
 }

@@ -1,8 +1,12 @@
-package io.fenceguard.admission;
+package io.fenceguard.admission.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.Admission.Outcome;
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.InMemoryHighWaterStore;
+import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;

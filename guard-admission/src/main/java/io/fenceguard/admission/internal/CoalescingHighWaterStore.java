@@ -1,5 +1,10 @@
-package io.fenceguard.admission;
+package io.fenceguard.admission.internal;
 
+import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.IdempotentAdmissionStore;
+import io.fenceguard.admission.NonBlockingAdmissionStore;
+import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
@@ -116,7 +121,7 @@ public class CoalescingHighWaterStore implements HighWaterStore {
         if (store instanceof CoalescingHighWaterStore) {
             return store;
         }
-        return store instanceof SignedAdmissionStore signed ? new Signed(signed) : new CoalescingHighWaterStore(store);
+        return store.signedAdmissions().<HighWaterStore>map(Signed::new).orElseGet(() -> new CoalescingHighWaterStore(store));
     }
 
     @Override
@@ -167,9 +172,22 @@ public class CoalescingHighWaterStore implements HighWaterStore {
         return store.backend();
     }
 
-    /** The store asked. */
-    HighWaterStore store() {
-        return store;
+    /** Already coalesced. */
+    @Override
+    public boolean admissionsMayCoalesce() {
+        return false;
+    }
+
+    /** A caller that does not block has no thread to save: the store's own calls. */
+    @Override
+    public Optional<NonBlockingAdmissionStore> nonBlocking() {
+        return store.nonBlocking();
+    }
+
+    /** A request claiming an idempotency key is not coalesced (its claim is its own): the store's own call. */
+    @Override
+    public Optional<IdempotentAdmissionStore> idempotentAdmissions() {
+        return store.idempotentAdmissions();
     }
 
     @Override
