@@ -170,7 +170,7 @@ class NonBlockingAdmissionTest {
         opened.add(blocking::dispose);
         NettyServer server = NettyServer.start(WebHttpHandlerBuilder.webHandler(RouterFunctions.toWebHandler(
                         RouterFunctions.route().PUT("/accounts/{id}", request -> ServerResponse.ok().bodyValue("ok")).build()))
-                .filter(FencingWebFilter.of(fence, (m, p, problem) -> { }, blocking)).build());
+                .filter(FencingWebFilter.of(fence, refusal -> { }, blocking)).build());
         opened.add(server);
         OutboundFence outbound = OutboundFence.of(Destinations.of(server.baseUrl()), KEYS);
         WebClient client = WebClient.builder().filter(new ReactiveFencingExchangeFilterFunction(
