@@ -68,6 +68,15 @@ public interface HighWaterStore {
     }
 
     /**
+     * Whether admissions join the caller's open transaction (the JDBC store's {@code joiningTransactions}, in
+     * fenceguard-jdbc): an admission then commits or rolls back with the handler's writes. False by default; a
+     * decorator answers as its {@link #backend()}.
+     */
+    default boolean joinsTransactions() {
+        return backend() != this && backend().joinsTransactions();
+    }
+
+    /**
      * Whether admissions of one fence arriving together may be answered by one call
      * ({@link InboundFence#coalescingAdmissions()}): not for a store in memory, which answers faster than requests
      * could be grouped, nor for one admitting in its callers' transactions, where one request's rollback would take

@@ -3,7 +3,6 @@ package io.fenceguard.jdbc.admission;
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.IdempotentAdmissionStore;
 import io.fenceguard.admission.NonceStore;
-import io.fenceguard.admission.TransactionJoiningStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
@@ -28,7 +27,7 @@ import javax.sql.DataSource;
  *
  * <p>Give it a DataSource that is not a {@link io.fenceguard.jdbc.FencedDataSource}: the store is what admits the token.
  */
-public final class JdbcHighWaterStore implements IdempotentAdmissionStore, NonceStore, TransactionJoiningStore {
+public final class JdbcHighWaterStore implements IdempotentAdmissionStore, NonceStore {
 
     public static final String DEFAULT_TABLE = "fenceguard_http_high_water";
     /** The nonces of request signatures, next to the marks (the {@code db} module's migrations create it). */

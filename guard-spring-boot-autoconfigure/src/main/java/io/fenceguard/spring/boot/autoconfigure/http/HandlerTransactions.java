@@ -2,7 +2,6 @@ package io.fenceguard.spring.boot.autoconfigure.http;
 
 import io.fenceguard.admission.AdmissionTransaction;
 import io.fenceguard.admission.HighWaterStore;
-import io.fenceguard.admission.TransactionJoiningStore;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -22,7 +21,7 @@ final class HandlerTransactions {
     }
 
     static AdmissionTransaction around(HighWaterStore store, BeanFactory beans) {
-        if (!(store.backend() instanceof TransactionJoiningStore joining) || !joining.joinsTransactions()) {
+        if (!store.joinsTransactions()) {
             throw new HttpFencingConfigurationException(PROPERTY + "=true needs the jdbc store of fenceguard, not "
                     + store + ".", "Set " + FenceguardHttpProperties.PREFIX + ".store.type=jdbc, or " + PROPERTY
                     + "=false.");
