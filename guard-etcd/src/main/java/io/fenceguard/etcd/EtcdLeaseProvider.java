@@ -129,13 +129,13 @@ public final class EtcdLeaseProvider extends AbstractLeaseProvider {
         long ttl = ttlSeconds(request.leaseTime());
         long aliveFrom = System.nanoTime();
         long leaseId = call(resource, "lease grant", giveUpAt, () -> leases.grant(ttl)).getID();
-        ByteSequence key = bytes(directory(resource) + Long.toHexString(leaseId));
+        ByteSequence key = bytes(directory(config, resource) + Long.toHexString(leaseId));
         boolean granted = false;
         try {
             // The key and the queue in one round trip: a transaction without conditions runs both.
             GetOption queueOrder = GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
                     .withSortOrder(GetOption.SortOrder.ASCEND).build();
-            ByteSequence dir = bytes(directory(resource));
+            ByteSequence dir = bytes(directory(config, resource));
             GetResponse queue = call(resource, "put", giveUpAt, () -> kv.txn().Then(
                     Op.put(key, bytes((shared ? SHARED : EXCLUSIVE) + request.holder()),
                             PutOption.builder().withLeaseId(leaseId).build()),
@@ -266,10 +266,6 @@ public final class EtcdLeaseProvider extends AbstractLeaseProvider {
             revokeQuietly(lease.leaseId());
         }
         held.clear();
-    }
-
-    private String directory(ResourceName resource) {
-        return directory(config, resource);
     }
 
     /** The prefix of a resource's keys; {@link EtcdIssuedTokens} reads the same. */
