@@ -95,7 +95,7 @@ public final class EtcdLeaseProvider extends AbstractLeaseProvider {
         this.kv = client.getKVClient();
         this.leases = client.getLeaseClient();
         this.watches = client.getWatchClient();
-        this.releaseRequests = new EtcdReleaseRequests(kv, leases, watches, config, this::directory);
+        this.releaseRequests = new EtcdReleaseRequests(kv, leases, watches, config, resource -> directory(config, resource));
     }
 
     /** Leases under {@value EtcdLeaseConfig#DEFAULT_KEY_PREFIX}. */
