@@ -22,15 +22,16 @@ public interface IdempotentAdmissionStore extends SignedAdmissionStore, Idempote
 
     /**
      * Records {@code nonce} ({@code null}: the request is not request-signed) as
-     * {@link #admit(Fence, String, java.time.Instant)} does, then admits {@code presented} as {@link #admit(Fence)}
+     * {@link #admit(Fence, Nonce)} does, then admits {@code presented} as {@link #admit(Fence)}
      * does and, when it is admitted, claims {@code key} for the request with {@code fingerprint} as {@link #claim}
      * does. By default these calls one after another; a store that can, decides them in one round trip.
      */
     default ClaimedAdmission admitClaiming(Fence presented, Nonce nonce, String key, String fingerprint) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
-        Optional<Admission> admitted = nonce == null ? Optional.of(admit(presented))
-                : admit(presented, nonce.value(), nonce.expires());
+        // With its creation time: taken as unknown, a signature counts as made up to MAX_LIFETIME before it expires,
+        // and a store that refuses signatures made before a moment (the JDBC store after a crash) would refuse new ones.
+        Optional<Admission> admitted = nonce == null ? Optional.of(admit(presented)) : admit(presented, nonce);
         if (admitted.isEmpty()) {
             return ClaimedAdmission.replayed();
         }

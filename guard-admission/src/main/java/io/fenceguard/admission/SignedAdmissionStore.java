@@ -78,15 +78,15 @@ public interface SignedAdmissionStore extends HighWaterStore {
     }
 
     /**
-     * Request-signed admissions of one fence that arrived together, as if each were {@link #admit(Fence, String,
-     * Instant)} in turn: per nonce, in order, empty when it was used before, else the admission of
+     * Request-signed admissions of one fence that arrived together, as if each were {@link #admit(Fence, Nonce)} in
+     * turn: per nonce, in order, empty when it was used before, else the admission of
      * {@code presented}. The first fresh nonce's admission decides (claimed, continued or stale); the other fresh
      * ones continue a claim. A store that can, decides them all in one round trip; by default, one call each.
      */
     default List<Optional<Admission>> admitEach(Fence presented, List<Nonce> nonces) {
         List<Optional<Admission>> answers = new ArrayList<>(nonces.size());
         for (Nonce nonce : nonces) {
-            answers.add(admit(presented, nonce.value(), nonce.expires()));
+            answers.add(admit(presented, nonce));
         }
         return answers;
     }
