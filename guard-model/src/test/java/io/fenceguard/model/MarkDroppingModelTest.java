@@ -2,17 +2,8 @@ package io.fenceguard.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import edu.mit.csail.sdg.alloy4.A4Reporter;
-import edu.mit.csail.sdg.ast.Command;
-import edu.mit.csail.sdg.parser.CompModule;
-import edu.mit.csail.sdg.parser.CompUtil;
-import edu.mit.csail.sdg.translator.A4Options;
 import edu.mit.csail.sdg.translator.A4Solution;
-import edu.mit.csail.sdg.translator.TranslateAlloyToKodkod;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.util.Objects;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -23,34 +14,20 @@ import org.junit.jupiter.api.Test;
  */
 class MarkDroppingModelTest {
 
-    private static final String RESOURCE = "/io/fenceguard/model/marks.als";
-    private static CompModule world;
+    private static AlloyModule world;
 
     @BeforeAll
     static void load() throws IOException {
-        try (InputStream in = Objects.requireNonNull(MarkDroppingModelTest.class.getResourceAsStream(RESOURCE), RESOURCE)) {
-            world = CompUtil.parseEverything_fromString(new A4Reporter(),
-                    new String(in.readAllBytes(), StandardCharsets.UTF_8));
-        }
+        world = AlloyModule.load("/io/fenceguard/model/marks.als");
     }
 
     static A4Solution run(String label) {
-        Command command = world.getAllCommands().stream().filter(c -> c.label.equals(label)).findFirst().orElseThrow();
-        A4Options options = new A4Options();
-        options.solver = FencingModel.solver();
-        options.noOverflow = true;
-        options.skolemDepth = 1;
-        long start = System.nanoTime();
-        A4Solution solution = TranslateAlloyToKodkod.execute_command(A4Reporter.NOP, world.getAllReachableSigs(),
-                command, options);
-        System.out.printf("%s %s: %s in %d ms%n", command.check ? "check" : "run", label,
-                solution.satisfiable() ? "instance" : "no instance", (System.nanoTime() - start) / 1_000_000);
-        return solution;
+        return world.run(label);
     }
 
     @Test
     void everyCommandIsCoveredHere() {
-        assertThat(world.getAllCommands()).extracting(c -> c.label)
+        assertThat(world.commandLabels())
                 .containsExactlyInAnyOrder("DropBelowFloor", "DropEarlyAdmitsStale", "DroppedThenAdmitted");
     }
 
