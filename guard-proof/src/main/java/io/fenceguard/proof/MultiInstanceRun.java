@@ -132,6 +132,9 @@ public final class MultiInstanceRun {
                 "--fenceguard.lease.lease-time=" + settings.lease().toMillis() + "ms",
                 "--fenceguard.redis.lock-delay=300ms", "--fenceguard.lease.default-wait=20s",
                 "--example.audit.relay-interval=300ms",
+                // Within an hour's soak the idempotency table reaches its bound (one retention of audited calls)
+                // and stays there; the default day would show only its rise.
+                "--fenceguard.http.store.idempotency-retention=" + System.getProperty("proof.idempotency-retention", "10m"),
                 "--management.endpoints.web.exposure.include=health,metrics"));
         if (!settings.fencing()) {
             // The control: the same service, leases still taken, its SQL writes not fenced (its audit endpoint still

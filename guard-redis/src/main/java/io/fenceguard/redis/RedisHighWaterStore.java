@@ -55,12 +55,28 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
     private final RedisIdempotencyStore keys;
     private final NonBlockingAdmissionStore nonBlocking;
 
-    private RedisHighWaterStore(RedisScriptClient client, String prefix, TokenBound bound) {
+    private final Duration retention;
+
+    private RedisHighWaterStore(RedisScriptClient client, String prefix, TokenBound bound, Duration retention) {
         this.client = Objects.requireNonNull(client, "client");
         this.prefix = prefix;
         this.bound = Objects.requireNonNull(bound, "bound");
-        this.keys = new RedisIdempotencyStore(client, prefix);
+        this.retention = retention;
+        this.keys = new RedisIdempotencyStore(client, prefix, retention);
         this.nonBlocking = new RedisNonBlockingAdmissions(this, client);
+    }
+
+    /**
+     * This store (same client, keys and floor) keeping recorded responses to idempotency keys for {@code retention}
+     * (default {@link RedisIdempotencyStore#RETENTION}); at least {@link RedisIdempotencyStore#IN_PROGRESS_TIMEOUT}.
+     */
+    public RedisHighWaterStore withIdempotencyRetention(Duration retention) {
+        return new RedisHighWaterStore(client, prefix, bound, RedisIdempotencyStore.checkedRetention(retention));
+    }
+
+    /** How long recorded responses to idempotency keys answer retries. */
+    public Duration idempotencyRetention() {
+        return retention;
     }
 
     /**
@@ -74,7 +90,7 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
         if (prefix == null || !PREFIX.matcher(prefix).matches()) {
             throw new IllegalArgumentException("a key prefix is 0 to 64 characters from A-Z a-z 0-9 : . _ -");
         }
-        RedisHighWaterStore store = new RedisHighWaterStore(client, prefix, bound);
+        RedisHighWaterStore store = new RedisHighWaterStore(client, prefix, bound, RedisIdempotencyStore.RETENTION);
         store.initFloor();
         return store;
     }

@@ -76,16 +76,28 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private final RedisScriptClient client;
     private final String prefix;
+    private final Duration retention;
 
-    RedisIdempotencyStore(RedisScriptClient client, String prefix) {
+    RedisIdempotencyStore(RedisScriptClient client, String prefix, Duration retention) {
         this.client = client;
         this.prefix = prefix;
+        this.retention = retention;
     }
 
-    /** The store next to {@code marks}: the same Redis client and key prefix. */
+    /** The store next to {@code marks}: the same Redis client, key prefix and retention. */
     public static RedisIdempotencyStore nextTo(RedisHighWaterStore marks) {
         Objects.requireNonNull(marks, "marks");
-        return new RedisIdempotencyStore(marks.client(), marks.prefix());
+        return new RedisIdempotencyStore(marks.client(), marks.prefix(), marks.idempotencyRetention());
+    }
+
+    /** At least {@link #IN_PROGRESS_TIMEOUT}, so that no claim expires while its request may still be running. */
+    static Duration checkedRetention(Duration retention) {
+        Objects.requireNonNull(retention, "retention");
+        if (retention.compareTo(IN_PROGRESS_TIMEOUT) < 0) {
+            throw new IllegalArgumentException("an idempotency retention is at least " + IN_PROGRESS_TIMEOUT
+                    + " (a claim may be in progress that long), got " + retention);
+        }
+        return retention;
     }
 
     /** The key of {@code key}'s record for {@code resource} (the resource's length keeps the two apart). */
@@ -133,7 +145,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             RedisHighWaterStore.call(client, COMPLETE, RedisScriptClient.Reply.LONG, List.of(recordKey(resource, key)),
                     List.of(Integer.toString(response.status()), response.contentType() == null ? "" : response.contentType(),
                             Base64.getEncoder().encodeToString(response.body() == null ? new byte[0] : response.body()),
-                            Long.toString(RETENTION.toMillis())));
+                            Long.toString(retention.toMillis())));
         } catch (RuntimeException e) {
             throw new FenceguardException("idempotency store unavailable for '" + resource + "': " + e.getMessage(),
                     resource, null, e);

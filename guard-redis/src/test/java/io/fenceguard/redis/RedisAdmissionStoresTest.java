@@ -1,6 +1,7 @@
 package io.fenceguard.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.Admission.Outcome;
@@ -176,6 +177,19 @@ class RedisAdmissionStoresTest {
         assertThat(ttl).isBetween(RedisIdempotencyStore.RETENTION.toMillis() - 60_000, RedisIdempotencyStore.RETENTION.toMillis());
         assertThat(onA.claim(fence("acct:i1-other", 5), key, "fp-1")).as("keys belong to their resource")
                 .isEqualTo(Claim.first());
+    }
+
+    @Test
+    void aShorterRetentionIsTheRecordsTimeToLive() {
+        RedisIdempotencyStore shorter = RedisIdempotencyStore.nextTo(a.withIdempotencyRetention(Duration.ofMinutes(10)));
+        Fence fence = fence("acct:i-retention", 5);
+        String key = "retention-" + System.nanoTime();
+        assertThat(shorter.claim(fence, key, "fp")).isEqualTo(Claim.first());
+        shorter.complete(fence.resource(), key, new RecordedResponse(200, null, new byte[0]));
+        long ttl = clientA.getMap(shorter.recordKey(fence.resource(), key)).remainTimeToLive();
+        assertThat(ttl).isBetween(Duration.ofMinutes(10).toMillis() - 60_000, Duration.ofMinutes(10).toMillis());
+        assertThatIllegalArgumentException().isThrownBy(() -> a.withIdempotencyRetention(Duration.ofSeconds(59)))
+                .withMessageContaining("at least PT1M");
     }
 
     @Test

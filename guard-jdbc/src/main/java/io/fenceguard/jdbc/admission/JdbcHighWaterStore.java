@@ -41,7 +41,7 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
     public static final String IDEMPOTENCY_TABLE = "fenceguard_http_idempotency";
     /** How long a claim made outside a transaction may stay unanswered before a retry takes it over. */
     public static final java.time.Duration IN_PROGRESS_TIMEOUT = java.time.Duration.ofMinutes(1);
-    /** How long a recorded response answers retries. */
+    /** How long a recorded response answers retries, unless set otherwise ({@link #withIdempotencyRetention}). */
     public static final java.time.Duration RETENTION = java.time.Duration.ofDays(1);
     private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
@@ -50,14 +50,40 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
     private final String nonceTable;
     private final String idempotencyTable;
     private final DataSource transactional;
+    private final java.time.Duration retention;
 
     private JdbcHighWaterStore(DataSource dataSource, HighWaterSql sql, String nonceTable, String idempotencyTable,
-            DataSource transactional) {
+            DataSource transactional, java.time.Duration retention) {
         this.dataSource = dataSource;
         this.sql = sql;
         this.nonceTable = nonceTable;
         this.idempotencyTable = idempotencyTable;
         this.transactional = transactional;
+        this.retention = retention;
+    }
+
+    /**
+     * This store keeping recorded responses for {@code retention} (default {@link #RETENTION}): retries after that
+     * run again, and the idempotency table holds about a retention's worth of keyed requests. At least
+     * {@link #IN_PROGRESS_TIMEOUT}, so that no claim is purged while its request may still be running.
+     */
+    public JdbcHighWaterStore withIdempotencyRetention(java.time.Duration retention) {
+        return new JdbcHighWaterStore(dataSource, sql, nonceTable, idempotencyTable, transactional,
+                checkedRetention(retention));
+    }
+
+    /** How long recorded responses answer retries. */
+    public java.time.Duration idempotencyRetention() {
+        return retention;
+    }
+
+    static java.time.Duration checkedRetention(java.time.Duration retention) {
+        Objects.requireNonNull(retention, "retention");
+        if (retention.compareTo(IN_PROGRESS_TIMEOUT) < 0) {
+            throw new IllegalArgumentException("an idempotency retention is at least " + IN_PROGRESS_TIMEOUT
+                    + " (a claim may be in progress that long), got " + retention);
+        }
+        return retention;
     }
 
     /**
@@ -71,7 +97,7 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
      */
     public JdbcHighWaterStore joiningTransactions(DataSource transactional) {
         return new JdbcHighWaterStore(dataSource, sql, nonceTable, idempotencyTable,
-                Objects.requireNonNull(transactional, "transactional"));
+                Objects.requireNonNull(transactional, "transactional"), retention);
     }
 
     /** Whether admissions join open transactions ({@link #joiningTransactions}). */
@@ -98,7 +124,7 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
             String nonceTable = (dot < 0 ? "" : table.substring(0, dot + 1)) + NONCE_TABLE;
             String prefix = dot < 0 ? "" : table.substring(0, dot + 1);
             return new JdbcHighWaterStore(dataSource, HighWaterSql.forDatabase(connection, table, prefix + NONCE_SINCE_TABLE),
-                    nonceTable, prefix + IDEMPOTENCY_TABLE, null);
+                    nonceTable, prefix + IDEMPOTENCY_TABLE, null, RETENTION);
         } catch (SQLException e) {
             throw new IllegalStateException("could not connect to the high-water store's database", e);
         }
@@ -267,7 +293,7 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
     /** Deletes claims past their retention on one call in 256, outside transactions. */
     private void purgeClaimsNowAndThen(Connection connection) throws SQLException {
         if (java.util.concurrent.ThreadLocalRandom.current().nextInt(256) == 0) {
-            sql.purgeIdempotencyClaims(connection, idempotencyTable, java.time.Instant.now().minus(RETENTION));
+            sql.purgeIdempotencyClaims(connection, idempotencyTable, java.time.Instant.now().minus(retention));
         }
     }
 

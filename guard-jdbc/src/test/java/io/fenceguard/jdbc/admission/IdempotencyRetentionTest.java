@@ -48,14 +48,54 @@ class IdempotencyRetentionTest {
         }
     }
 
+    @Test
+    void aShorterRetentionPurgesWhatIsPastItAndKeepsWhatIsWithinIt() throws Exception {
+        String schema = Stores.migratedPostgresSchema();
+        try (HikariDataSource pool = Stores.postgres(schema, 4)) {
+            JdbcHighWaterStore store = JdbcHighWaterStore.of(pool).withIdempotencyRetention(Duration.ofMinutes(10));
+            assertThat(store.idempotencyRetention()).isEqualTo(Duration.ofMinutes(10));
+            ResourceName account = ResourceName.of("account:" + UUID.randomUUID().toString().substring(0, 8));
+            insert(pool, account, "past", Instant.now().minus(Duration.ofMinutes(11)));
+            insert(pool, account, "within", Instant.now().minus(Duration.ofMinutes(9)));
+            for (int i = 0; i < 4000 && rows(pool, "past") > 0; i++) {
+                store.claim(new Fence(account, FencingToken.of(5)), "k" + i, "fp");
+            }
+            assertThat(rows(pool, "past")).as("the record past the 10 min retention").isZero();
+            assertThat(rows(pool, "within")).as("the record within it").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aRetentionShorterThanAClaimMayRunIsRefused() throws Exception {
+        String schema = Stores.migratedPostgresSchema();
+        try (HikariDataSource pool = Stores.postgres(schema, 2)) {
+            JdbcHighWaterStore store = JdbcHighWaterStore.of(pool);
+            org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                    .isThrownBy(() -> store.withIdempotencyRetention(Duration.ofSeconds(30)))
+                    .withMessageContaining("at least PT1M");
+        }
+    }
+
+    private static void insert(HikariDataSource pool, ResourceName account, String key, Instant created) throws Exception {
+        try (Connection c = pool.getConnection();
+             PreparedStatement row = c.prepareStatement("INSERT INTO " + JdbcHighWaterStore.IDEMPOTENCY_TABLE
+                     + " (resource, idem_key, fingerprint, token, created_at) VALUES (?, ?, 'fp', 1, ?)")) {
+            row.setString(1, account.value());
+            row.setString(2, key);
+            row.setTimestamp(3, Timestamp.from(created));
+            row.executeUpdate();
+        }
+    }
+
     /** Every connection as a handler's open transaction hands it out: auto-commit off. */
     private static HikariDataSource inTransactions(String schema) {
         JdbcEndpoint pg = TestServers.postgres();
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(pg.url());
+        // The schema as a start-up parameter: set by a statement (setSchema), it would be rolled back with the first
+        // transaction, and the claims would go to the default schema.
+        config.setJdbcUrl(pg.url() + (pg.url().contains("?") ? "&" : "?") + "currentSchema=" + schema);
         config.setUsername(pg.user());
         config.setPassword(pg.password());
-        config.setSchema(schema);
         config.setMaximumPoolSize(2);
         config.setAutoCommit(false);
         return new HikariDataSource(config);

@@ -184,6 +184,21 @@ public class FenceguardHttpProperties {
          */
         private boolean joinHandlerTransaction = false;
 
+        /**
+         * How long the JDBC and Redis stores keep the first response to an Idempotency-Key: a retry within it is
+         * answered from that response, one after it runs again. The store holds about this long's keyed requests;
+         * at least one minute.
+         */
+        private Duration idempotencyRetention = Duration.ofDays(1);
+
+        public Duration getIdempotencyRetention() {
+            return idempotencyRetention;
+        }
+
+        public void setIdempotencyRetention(Duration idempotencyRetention) {
+            this.idempotencyRetention = idempotencyRetention;
+        }
+
         public boolean isJoinHandlerTransaction() {
             return joinHandlerTransaction;
         }

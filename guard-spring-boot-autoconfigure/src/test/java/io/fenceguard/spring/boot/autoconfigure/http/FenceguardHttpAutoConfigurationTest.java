@@ -120,7 +120,24 @@ class FenceguardHttpAutoConfigurationTest {
                     assertThat(context.getBean(InboundFence.class).store())
                             .isInstanceOf(io.fenceguard.redis.RedisHighWaterStore.class);
                     assertThat(context.getBean(InboundFence.class).verifiesRequestSignatures()).isTrue();
+                    assertThat(((io.fenceguard.redis.RedisHighWaterStore) context.getBean(InboundFence.class).store())
+                            .idempotencyRetention()).as("the default").isEqualTo(java.time.Duration.ofDays(1));
                 });
+    }
+
+    @Test
+    void theIdempotencyRetentionIsTheStoresAndTooShortAOneStopsStartUp() {
+        var redis = runner.withUserConfiguration(FencedController.class)
+                .withBean(io.fenceguard.redis.RedisScriptClient.class,
+                        () -> io.fenceguard.redis.redisson.RedissonScriptClient.of(io.fenceguard.test.support.TestRedisson.shared()))
+                .withPropertyValues("fenceguard.http.signing.keys.k1=" + KEY, "fenceguard.http.store.type=redis",
+                        "fenceguard.http.store.key-prefix=fgtest:" + java.util.UUID.randomUUID().toString().substring(0, 8) + ":",
+                        "fenceguard.http.server.idempotency=true");
+        redis.withPropertyValues("fenceguard.http.store.idempotency-retention=15m").run(context ->
+                assertThat(((io.fenceguard.redis.RedisHighWaterStore) context.getBean(InboundFence.class).store())
+                        .idempotencyRetention()).isEqualTo(java.time.Duration.ofMinutes(15)));
+        redis.withPropertyValues("fenceguard.http.store.idempotency-retention=10s").run(context ->
+                assertThat(context).getFailure().rootCause().hasMessageContaining("an idempotency retention is at least PT1M"));
     }
 
     @Test

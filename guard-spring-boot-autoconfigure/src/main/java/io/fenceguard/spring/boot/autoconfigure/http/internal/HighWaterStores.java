@@ -49,7 +49,7 @@ public final class HighWaterStores {
                     throw new IllegalStateException(TYPE + "=redis needs fenceguard-redis on the class path, and a Redis "
                             + "client (Spring Data Redis, Redisson or Jedis)");
                 }
-                yield Redis.store(beans, store.getKeyPrefix(), bound);
+                yield Redis.store(beans, store.getKeyPrefix(), bound, store.getIdempotencyRetention());
             }
         };
     }
@@ -67,7 +67,8 @@ public final class HighWaterStores {
                 throw new IllegalStateException(TYPE + "=jdbc needs exactly one DataSource bean, or a HighWaterStore "
                         + "bean of your own");
             }
-            JdbcHighWaterStore jdbc = JdbcHighWaterStore.of(dataSource, store.getTable());
+            JdbcHighWaterStore jdbc = JdbcHighWaterStore.of(dataSource, store.getTable())
+                    .withIdempotencyRetention(store.getIdempotencyRetention());
             return store.isJoinHandlerTransaction()
                     ? jdbc.joiningTransactions(new TransactionAwareDataSourceProxy(dataSource)) : jdbc;
         }
@@ -75,7 +76,7 @@ public final class HighWaterStores {
 
     /** Loaded only for the Redis store, so that Redisson is needed only then. */
     private static final class Redis {
-        static HighWaterStore store(BeanFactory beans, String keyPrefix, TokenBound bound) {
+        static HighWaterStore store(BeanFactory beans, String keyPrefix, TokenBound bound, java.time.Duration retention) {
             // After a loss of its marks the Redis store refuses every token up to its bound: tokens on a durable epoch
             // would be refused until a new epoch is taken, which only a lost counter asks for.
             boolean epochTokens;
@@ -96,7 +97,7 @@ public final class HighWaterStores {
                 throw new IllegalStateException(TYPE + "=redis needs the application's Redis client (a RedisConnectionFactory "
                         + "of Spring Data Redis, a RedissonClient or a Jedis Pool bean), or a HighWaterStore bean of your own");
             }
-            return RedisHighWaterStore.of(client, keyPrefix, bound);
+            return RedisHighWaterStore.of(client, keyPrefix, bound).withIdempotencyRetention(retention);
         }
     }
 }
