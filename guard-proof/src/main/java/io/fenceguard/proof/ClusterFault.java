@@ -14,8 +14,20 @@ enum ClusterFault {
     INSTANCE_PAUSE,
     /**
      * One lease time added to every round trip on one instance's link to PostgreSQL (where its rows, marks and outbox
-     * are) for three lease times: its writes arrive after its leases ran out. The Redis Cluster link is not delayed:
-     * a cluster client follows the nodes' own addresses from {@code CLUSTER SLOTS} and redirects, past any proxy.
+     * are) for three lease times: its writes arrive after its leases ran out.
      */
-    STORE_LINK_DELAY
+    STORE_LINK_DELAY,
+    /**
+     * One lease time added to every round trip on the first instance's links to the Redis Cluster (a proxy per node;
+     * its Redisson client maps the addresses the nodes announce onto them) for three lease times: grants, renewals
+     * and releases arrive late, a grant after its lease ran out.
+     */
+    REDIS_LINK_DELAY,
+    /**
+     * One deposit paused between its read and its write for three lease times (the example's chaos pause, with its
+     * lease's renewals withheld, as a GC pause would) while the other clients go on: it wakes to write a balance read
+     * under a lease that ran out. The pause aimed where a stale write does harm, so the control run (fencing off)
+     * shows what fencing refuses.
+     */
+    HOLDER_PAUSE
 }

@@ -53,32 +53,48 @@ final class DepositClients {
         int at = first;
         while (running.get()) {
             String account = accounts.get(ThreadLocalRandom.current().nextInt(accounts.size()));
-            long amount = NEXT_AMOUNT.getAndIncrement();
-            attempted.get(account).add(amount);
-            sent.increment();
-            ExampleInstance instance = instances.get(at);
             String answer;
             try {
-                HttpResponse<String> response = instance.send("POST", "/accounts/" + account + "/deposits",
-                        "{\"amount\":" + amount + "}", TIMEOUT);
-                answer = String.valueOf(response.statusCode());
-                if (response.statusCode() == 200) {
-                    acknowledged.get(account).add(amount);
-                    acknowledgedCount.increment();
-                }
-            } catch (IOException down) {
-                answer = "no answer";
-                at = (at + 1) % instances.size();   // this instance is down or paused: the next one
-                pause(200);
+                answer = deposit(instances.get(at), account, 0, attempted, acknowledged);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             }
-            answers.computeIfAbsent(answer, a -> new LongAdder()).increment();
-            if (answer.startsWith("5")) {
+            if (answer.equals(NO_ANSWER)) {
+                at = (at + 1) % instances.size();   // this instance is down or paused: the next one
+                pause(200);
+            } else if (answer.startsWith("5")) {
                 pause(100);   // a server-side failure (a store restarting): no tight loop against it
             }
         }
+    }
+
+    private static final String NO_ANSWER = "no answer";
+
+    /**
+     * One deposit of a new amount to {@code account} on {@code instance}, paused {@code pauseMs} between its read and
+     * its write (the example's chaos pause; 0: none), counted with this load's; returns its answer.
+     */
+    String deposit(ExampleInstance instance, String account, long pauseMs, Map<String, Set<Long>> attempted,
+            Map<String, Set<Long>> acknowledged) throws InterruptedException {
+        long amount = NEXT_AMOUNT.getAndIncrement();
+        attempted.get(account).add(amount);
+        sent.increment();
+        String answer;
+        try {
+            HttpResponse<String> response = instance.send("POST", "/accounts/" + account + "/deposits",
+                    "{\"amount\":" + amount + (pauseMs > 0 ? ",\"pauseMs\":" + pauseMs : "") + "}",
+                    TIMEOUT.plusMillis(pauseMs));
+            answer = String.valueOf(response.statusCode());
+            if (response.statusCode() == 200) {
+                acknowledged.get(account).add(amount);
+                acknowledgedCount.increment();
+            }
+        } catch (IOException down) {
+            answer = NO_ANSWER;
+        }
+        answers.computeIfAbsent(answer, a -> new LongAdder()).increment();
+        return answer;
     }
 
     private static void pause(long millis) {

@@ -54,6 +54,7 @@ final class LedgerCheck {
                 Set<Long> audited = new HashSet<>();
                 long running = initial;
                 long lastToken = Long.MIN_VALUE;
+                long lastGap = 0;
                 try (PreparedStatement s = c.prepareStatement(
                         "SELECT seq, token, amount, balance FROM audit_entries WHERE account_id = ? ORDER BY seq")) {
                     s.setString(1, account);
@@ -66,9 +67,14 @@ final class LedgerCheck {
                             if (!audited.add(amount)) {
                                 violations.add(account + ": deposit " + amount + " audited twice (seq " + seq + ")");
                             }
-                            if (rows.getLong(4) != running) {
+                            // A lost update leaves every later entry off by the same amount: each new gap is named
+                            // once, with the entry where it opened.
+                            long gap = running - rows.getLong(4);
+                            if (gap != lastGap) {
                                 violations.add(account + ": entry " + seq + " records balance " + rows.getLong(4)
-                                        + ", the running sum is " + running);
+                                        + ", the running sum is " + running
+                                        + (gap == 0 ? "" : " (" + gap + " lost; later entries are off by the same)"));
+                                lastGap = gap;
                             }
                             if (token < lastToken) {
                                 violations.add(account + ": entry " + seq + " has token " + token + " after " + lastToken);

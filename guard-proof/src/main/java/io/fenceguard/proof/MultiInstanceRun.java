@@ -52,7 +52,7 @@ public final class MultiInstanceRun {
         public static Settings fromSystemProperties() {
             List<ClusterFault> faults = new ArrayList<>();
             for (String name : System.getProperty("proof.faults", "INSTANCE_KILL,REDIS_FAILOVER,POSTGRES_FAST_RESTART,"
-                    + "POSTGRES_CRASH_RESTART,INSTANCE_PAUSE,STORE_LINK_DELAY").split(",")) {
+                    + "POSTGRES_CRASH_RESTART,INSTANCE_PAUSE,STORE_LINK_DELAY,REDIS_LINK_DELAY,HOLDER_PAUSE").split(",")) {
                 faults.add(ClusterFault.valueOf(name.trim()));
             }
             String soak = System.getProperty("proof.soak", "");
@@ -84,6 +84,8 @@ public final class MultiInstanceRun {
     private LedgerCheck ledger;
     /** The last instance's link to PostgreSQL, delayed by {@link ClusterFault#STORE_LINK_DELAY}. */
     private DelayProxy postgresLink;
+    /** The first instance's links to the Redis Cluster's nodes, delayed by {@link ClusterFault#REDIS_LINK_DELAY}. */
+    private final List<DelayProxy> redisLinks = new ArrayList<>();
 
     private MultiInstanceRun(Settings settings) {
         this.settings = settings;
@@ -132,6 +134,8 @@ public final class MultiInstanceRun {
                 "--fenceguard.lease.lease-time=" + settings.lease().toMillis() + "ms",
                 "--fenceguard.redis.lock-delay=300ms", "--fenceguard.lease.default-wait=20s",
                 "--example.audit.relay-interval=300ms",
+                // Only deposits that ask for a pause (HOLDER_PAUSE) are paused.
+                "--example.chaos.enabled=true",
                 // Within an hour's soak the idempotency table reaches its bound (one retention of audited calls)
                 // and stays there; the default day would show only its rise.
                 "--fenceguard.http.store.idempotency-retention=" + System.getProperty("proof.idempotency-retention", "10m"),
@@ -144,6 +148,9 @@ public final class MultiInstanceRun {
         for (int i = 0; i < settings.instances(); i++) {
             List<String> own = new ArrayList<>(args);
             own.add("--spring.datasource.url=" + (i == settings.instances() - 1 ? delayedUrl : url));
+            if (i == 0) {
+                own.add("--spring.redis.redisson.config=" + redissonThroughLinks());
+            }
             instances.add(new ExampleInstance("instance-" + i, settings.jar(), RedisProcess.freePort(), own,
                     settings.out()));
         }
@@ -209,7 +216,7 @@ public final class MultiInstanceRun {
     private FaultOutcome round(int round, ClusterFault fault) throws Exception {
         DepositClients clients = DepositClients.start(instances, settings.clients(), attempted, acknowledged, round);
         Thread.sleep(settings.load().toMillis() / 2);
-        String target = inject(fault, round);
+        String target = inject(fault, round, clients);
         Thread.sleep(settings.load().toMillis() / 2);
         clients.stop();
         for (ExampleInstance instance : instances) {
@@ -234,6 +241,24 @@ public final class MultiInstanceRun {
                 drainMillis, violations);
     }
 
+    /**
+     * Redisson's configuration (one line of YAML) for a cluster client that reaches every node through a proxy of its
+     * own: the seeds are the proxies, and the addresses the nodes announce (in CLUSTER SLOTS and redirects) are mapped
+     * onto them, so that the whole link can be slowed.
+     */
+    private String redissonThroughLinks() {
+        List<String> seeds = new ArrayList<>();
+        List<String> map = new ArrayList<>();
+        for (RedisProcess node : redis.nodes()) {
+            DelayProxy link = DelayProxy.start(node.port());
+            redisLinks.add(link);
+            seeds.add("\"redis://127.0.0.1:" + link.port() + "\"");
+            map.add("\"127.0.0.1:" + node.port() + "\": \"127.0.0.1:" + link.port() + "\"");
+        }
+        return "{clusterServersConfig: {nodeAddresses: [" + String.join(", ", seeds) + "], "
+                + "natMapper: !<org.redisson.config.HostPortNatMapper> {hostsPortMap: {" + String.join(", ", map) + "}}}}";
+    }
+
     private static int postgresPort(String jdbcUrl) {
         Matcher port = Pattern.compile("//[^:/]+:(\\d+)/").matcher(jdbcUrl);
         if (!port.find()) {
@@ -250,7 +275,7 @@ public final class MultiInstanceRun {
         }
     }
 
-    private String inject(ClusterFault fault, int round) throws Exception {
+    private String inject(ClusterFault fault, int round, DepositClients clients) throws Exception {
         switch (fault) {
             case INSTANCE_KILL -> {
                 ExampleInstance victim = instances.get(random.nextInt(instances.size()));
@@ -284,12 +309,28 @@ public final class MultiInstanceRun {
                 }
                 return victim.name() + " -> postgres";
             }
+            case REDIS_LINK_DELAY -> {
+                redisLinks.forEach(link -> link.addRoundTrip(settings.lease()));
+                try {
+                    Thread.sleep(settings.lease().toMillis() * 3);
+                } finally {
+                    redisLinks.forEach(link -> link.addRoundTrip(Duration.ZERO));
+                }
+                return instances.get(0).name() + " -> redis cluster";
+            }
             case INSTANCE_PAUSE -> {
                 ExampleInstance victim = instances.get(random.nextInt(instances.size()));
                 victim.pause();
                 Thread.sleep(settings.lease().toMillis() * 3);
                 victim.resume();
                 return victim.name();
+            }
+            case HOLDER_PAUSE -> {
+                ExampleInstance victim = instances.get(random.nextInt(instances.size()));
+                List<String> accounts = List.copyOf(attempted.keySet());
+                String account = accounts.get(random.nextInt(accounts.size()));
+                String answer = clients.deposit(victim, account, settings.lease().toMillis() * 3, attempted, acknowledged);
+                return victim.name() + ", " + account + ": " + answer;
             }
             default -> throw new IllegalArgumentException("unknown fault " + fault);
         }
@@ -306,6 +347,7 @@ public final class MultiInstanceRun {
         if (postgresLink != null) {
             postgresLink.close();
         }
+        redisLinks.forEach(DelayProxy::close);
         if (postgres != null) {
             postgres.close();
         }
