@@ -62,23 +62,40 @@ final class ClaimWithdrawal {
 
     /** A request counted by {@link #arriving} ended: refused, failed, or (succeeded) done. */
     void ended(Fence presented, boolean succeeded) {
+        end(presented, succeeded, true);
+    }
+
+    /**
+     * As {@link #ended}, when that sets no claim back: false, and nothing changed, when it would (the caller then
+     * calls {@link #ended} where it may block).
+     */
+    boolean endedWithoutSettingBack(Fence presented, boolean succeeded) {
+        return end(presented, succeeded, false);
+    }
+
+    private boolean end(Fence presented, boolean succeeded, boolean mayBlock) {
         Requests entry = requests.get(presented);
         if (entry == null) {
-            return;
+            return true;
         }
         synchronized (entry) {
+            boolean settingBack = entry.inFlight == 1 && !entry.succeeded && !succeeded && entry.replaced != null;
+            if (settingBack && !mayBlock) {
+                return false;
+            }
             entry.succeeded |= succeeded;
             if (--entry.inFlight > 0) {
-                return;
+                return true;
             }
             try {
-                if (!entry.succeeded && entry.replaced != null) {
+                if (settingBack) {
                     setBack(presented, entry.replaced);
                 }
             } finally {
                 entry.ended = true;
                 requests.remove(presented, entry);
             }
+            return true;
         }
     }
 

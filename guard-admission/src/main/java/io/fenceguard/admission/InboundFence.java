@@ -183,6 +183,15 @@ public final class InboundFence {
         }
     }
 
+    /**
+     * As {@link #handlerEnded}, when that makes no store call: false, and nothing changed, when it would set a
+     * failed claim back ({@link #withdrawingFailedClaims}); the caller then calls {@link #handlerEnded} where it may
+     * block (off an event loop).
+     */
+    public boolean handlerEndedWithoutBlocking(Admission admission, boolean succeeded) {
+        return withdrawal == null || withdrawal.endedWithoutSettingBack(admission.presented(), succeeded);
+    }
+
     public TokenBound tokenBound() {
         return bound;
     }
@@ -229,12 +238,24 @@ public final class InboundFence {
      */
     public Verdict check(ResourceTemplate resource, Map<String, String> variables, InboundRequest request,
             IdempotencyStore keys, String key, String fingerprint) {
+        return admit(beforeStore(resource, variables, request, keys, key, fingerprint));
+    }
+
+    /**
+     * The checks before the store of a whole request carrying the idempotency key {@code key}, as
+     * {@link #check(ResourceTemplate, Map, InboundRequest, IdempotencyStore, String, String)} makes them: when
+     * {@code keys} is this fence's store's backend and that store decides admission and claim together, the pending
+     * admission claims the key with the admission, blocking ({@link #admit(PendingAdmission)}) or, where the store
+     * offers it ({@link NonBlockingAdmissionStore#idempotentAdmissions()}), not ({@link #admitNonBlocking}).
+     */
+    public PendingAdmission beforeStore(ResourceTemplate resource, Map<String, String> variables,
+            InboundRequest request, IdempotencyStore keys, String key, String fingerprint) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
         PendingAdmission.KeyRequest keyed = keys == null || keys != store.backend() ? null
                 : store.idempotentAdmissions().map(claiming -> new PendingAdmission.KeyRequest(claiming, key, fingerprint))
                         .orElse(null);
-        return admit(beforeStore(resource, variables, request.header(headerName), request, keyed));
+        return beforeStore(resource, variables, request.header(headerName), request, keyed);
     }
 
     /**
@@ -300,24 +321,29 @@ public final class InboundFence {
 
     private Verdict admitClaiming(PendingAdmission pending) {
         PendingAdmission.KeyRequest keyed = pending.keyed();
-        Fence presented = pending.presented();
-        IdempotentAdmissionStore.ClaimedAdmission answer = keyed.store().admitClaiming(presented,
-                pending.nonceWithAdmission() ? pending.nonce().get() : null, keyed.key(), keyed.fingerprint());
+        return claimed(pending, keyed.store().admitClaiming(pending.presented(), pending.nonceWithAdmission()
+                ? pending.nonce().get() : null, keyed.key(), keyed.fingerprint()));
+    }
+
+    /** The verdict on the store's answer to an admission with a claim; a stale one this fence may heal, healed. */
+    private Verdict claimed(PendingAdmission pending, IdempotentAdmissionStore.ClaimedAdmission answer) {
+        PendingAdmission.KeyRequest keyed = pending.keyed();
         Admission admission = answer.admission();
         if (healing != null && admission != null && !admission.admitted() && healing.setBack(admission)) {
             // the nonce was recorded with the first call
-            answer = keyed.store().admitClaiming(presented, null, keyed.key(), keyed.fingerprint());
+            answer = keyed.store().admitClaiming(pending.presented(), null, keyed.key(), keyed.fingerprint());
         }
         return decided(pending, Optional.ofNullable(answer.admission()), answer.claim());
     }
 
     /**
      * Whether {@link #admitNonBlocking} can decide {@code pending} without blocking: the store offers non-blocking
-     * calls ({@link HighWaterStore#nonBlocking()}), and keeps the request's nonce, if any; an idempotency key is
-     * claimed by blocking calls.
+     * calls ({@link HighWaterStore#nonBlocking()}), and keeps the request's nonce, if any; an idempotency key to
+     * claim with the admission, when they include the claim ({@link NonBlockingAdmissionStore#idempotentAdmissions()}).
      */
     public boolean admitsWithoutBlocking(PendingAdmission pending) {
-        return pending.refusal().isPresent() || pending.keyed() == null && store.nonBlocking().isPresent()
+        return pending.refusal().isPresent() || store.nonBlocking()
+                .filter(calls -> pending.keyed() == null || calls.idempotentAdmissions().isPresent()).isPresent()
                 && (pending.nonce().isEmpty() || pending.nonceKeptByStore());
     }
 
@@ -335,11 +361,45 @@ public final class InboundFence {
         if (!admitsWithoutBlocking(pending)) {
             throw new IllegalStateException(store + " cannot decide " + pending + " without blocking");
         }
+        if (pending.keyed() != null) {
+            return admitClaimingNonBlocking(pending, blocking);
+        }
         return pending.askedOf(store.nonBlocking().orElseThrow())
                 .handle((answer, failure) -> failure != null ? CompletableFuture.completedFuture(storeFailed(pending, failure))
                         : healing != null && answer.isPresent() && !answer.get().admitted()
                         ? CompletableFuture.supplyAsync(() -> afterStore(pending, answer), blocking)
                         : CompletableFuture.completedFuture(afterStore(pending, answer)))
+                .thenCompose(verdict -> verdict);
+    }
+
+    /** The admission and claim of {@code pending} by the store's non-blocking calls; healing on {@code blocking}. */
+    private CompletionStage<Verdict> admitClaimingNonBlocking(PendingAdmission pending, Executor blocking) {
+        PendingAdmission.KeyRequest keyed = pending.keyed();
+        CompletionStage<IdempotentAdmissionStore.ClaimedAdmission> asked;
+        try {
+            asked = store.nonBlocking().flatMap(NonBlockingAdmissionStore::idempotentAdmissions).orElseThrow()
+                    .admitClaiming(pending.presented(), pending.nonceWithAdmission() ? pending.nonce().get() : null,
+                            keyed.key(), keyed.fingerprint());
+        } catch (RuntimeException e) {
+            asked = CompletableFuture.failedFuture(e);
+        }
+        return asked.handle((answer, failure) -> {
+                    if (failure != null) {
+                        return CompletableFuture.completedFuture(storeFailed(pending, failure));
+                    }
+                    Admission admission = answer.admission();
+                    if (healing != null && admission != null && !admission.admitted()) {
+                        return CompletableFuture.supplyAsync(() -> {
+                            try {
+                                return claimed(pending, answer);
+                            } catch (RuntimeException e) {
+                                return storeFailed(pending, e);
+                            }
+                        }, blocking);
+                    }
+                    return CompletableFuture.completedFuture(decided(pending, Optional.ofNullable(admission),
+                            answer.claim()));
+                })
                 .thenCompose(verdict -> verdict);
     }
 

@@ -29,4 +29,14 @@ public interface NonBlockingAdmissionStore {
 
     /** As {@link NonceStore#firstUse}: whether {@code nonce} was not seen before (now recorded until {@code expires}). */
     CompletionStage<Boolean> firstUse(String nonce, Instant expires);
+
+    /**
+     * The same store's idempotency calls without blocking ({@link NonBlockingIdempotencyStore}), when it keeps
+     * idempotency keys and decides their claims with the admission ({@link HighWaterStore#idempotentAdmissions()}).
+     * Empty by default, and then the caller makes the blocking calls off its I/O threads. A decorator offers its
+     * backend's calls only if it decorates them too.
+     */
+    default Optional<NonBlockingIdempotencyStore> idempotentAdmissions() {
+        return Optional.empty();
+    }
 }

@@ -53,7 +53,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final String CLAIM = CLAIM_FUNCTION + "return claim(KEYS[1], ARGV[1], ARGV[2], ARGV[3])\n";
 
     // Only a key still claimed is completed: one whose claim expired was taken over or is free again.
-    private static final String COMPLETE = """
+    static final String COMPLETE = """
             if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'status') == 1 then
               return 0
             end
@@ -63,7 +63,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             """;
 
     // A completed key stays: its response answers retries.
-    private static final String ABANDON = """
+    static final String ABANDON = """
             if redis.call('HEXISTS', KEYS[1], 'status') == 0 then
               redis.call('DEL', KEYS[1])
               return 1
@@ -143,13 +143,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public void complete(ResourceName resource, String key, RecordedResponse response) {
         try {
             RedisHighWaterStore.call(client, COMPLETE, RedisScriptClient.Reply.LONG, List.of(recordKey(resource, key)),
-                    List.of(Integer.toString(response.status()), response.contentType() == null ? "" : response.contentType(),
-                            Base64.getEncoder().encodeToString(response.body() == null ? new byte[0] : response.body()),
-                            Long.toString(retention.toMillis())));
+                    completeArgs(response, retention));
         } catch (RuntimeException e) {
             throw new FenceguardException("idempotency store unavailable for '" + resource + "': " + e.getMessage(),
                     resource, null, e);
         }
+    }
+
+    /** The arguments of {@link #COMPLETE}: the response, kept for {@code retention}. */
+    static List<String> completeArgs(RecordedResponse response, Duration retention) {
+        return List.of(Integer.toString(response.status()), response.contentType() == null ? "" : response.contentType(),
+                Base64.getEncoder().encodeToString(response.body() == null ? new byte[0] : response.body()),
+                Long.toString(retention.toMillis()));
     }
 
     @Override

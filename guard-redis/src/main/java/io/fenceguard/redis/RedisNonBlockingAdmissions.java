@@ -1,11 +1,17 @@
 package io.fenceguard.redis;
 
 import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.IdempotencyStore;
+import io.fenceguard.admission.IdempotentAdmissionStore.ClaimedAdmission;
 import io.fenceguard.admission.NonBlockingAdmissionStore;
+import io.fenceguard.admission.NonBlockingIdempotencyStore;
 import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FenceguardException;
+import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,13 +21,14 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
 
 /**
- * {@link RedisHighWaterStore}'s admissions without blocking: the same scripts ({@link HighWaterScripts}) on the same
- * keys, so that blocking and non-blocking instances share marks, floor and nonces, run through the client's
- * asynchronous call (on Lettuce its asynchronous API: no thread waits for Redis). Each answer is given up after
- * {@link RedisHighWaterStore#CALL_TIMEOUT}, and the stage then fails with a {@link FenceguardException} naming the
- * resource: fail closed, as the blocking calls.
+ * {@link RedisHighWaterStore}'s admissions and idempotency keys without blocking: the same scripts
+ * ({@link HighWaterScripts}, {@link RedisIdempotencyStore}'s) on the same keys, so that blocking and non-blocking
+ * instances share marks, floor, nonces and idempotency records (recorded responses kept for the store's
+ * {@link RedisHighWaterStore#idempotencyRetention()}), run through the client's asynchronous call (on Lettuce its
+ * asynchronous API: no thread waits for Redis). Each answer is given up after {@link RedisHighWaterStore#CALL_TIMEOUT},
+ * and the stage then fails with a {@link FenceguardException} naming the resource: fail closed, as the blocking calls.
  */
-final class RedisNonBlockingAdmissions implements NonBlockingAdmissionStore {
+final class RedisNonBlockingAdmissions implements NonBlockingAdmissionStore, NonBlockingIdempotencyStore {
 
     private static final long TIMEOUT_NANOS = RedisHighWaterStore.CALL_TIMEOUT.toNanos();
 
@@ -60,26 +67,92 @@ final class RedisNonBlockingAdmissions implements NonBlockingAdmissionStore {
                 .thenApply(RedisHighWaterStore::isOne);
     }
 
+    @Override
+    public Optional<NonBlockingIdempotencyStore> idempotentAdmissions() {
+        return Optional.of(this);
+    }
+
+    /** {@link HighWaterScripts#ADMIT_CLAIMING}, with the same keys and arguments as the blocking store's call. */
+    @Override
+    public CompletionStage<ClaimedAdmission> admitClaiming(Fence presented, SignedAdmissionStore.Nonce nonce,
+            String key, String fingerprint) {
+        Objects.requireNonNull(presented, "presented");
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        List<String> keyNames = new ArrayList<>(store.admitKeys(presented));
+        List<String> args = new ArrayList<>(store.admitArgs(presented));
+        keyNames.add(records().recordKey(presented.resource(), key));
+        args.add(fingerprint);
+        args.add(Long.toString(RedisIdempotencyStore.IN_PROGRESS_TIMEOUT.toMillis()));
+        if (nonce != null) {
+            keyNames.add(store.nonceKey(nonce.value()));
+            args.add(Long.toString(RedisHighWaterStore.ttlMillis(nonce.expires())));
+        }
+        return call(presented, HighWaterScripts.ADMIT_CLAIMING, RedisScriptClient.Reply.LIST, keyNames, args)
+                .thenApply(reply -> {
+                    List<?> answer = (List<?>) reply;
+                    if (((Number) answer.get(0)).longValue() == -2) {
+                        return ClaimedAdmission.replayed();
+                    }
+                    Admission admission = RedisHighWaterStore.admission(presented, answer);
+                    return new ClaimedAdmission(admission,
+                            admission.admitted() ? RedisIdempotencyStore.claim(answer, 3) : null);
+                });
+    }
+
+    @Override
+    public CompletionStage<Void> complete(ResourceName resource, String key, IdempotencyStore.RecordedResponse response) {
+        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(response, "response");
+        return keyCall(resource, RedisIdempotencyStore.COMPLETE, List.of(records().recordKey(resource, key)),
+                RedisIdempotencyStore.completeArgs(response, store.idempotencyRetention()));
+    }
+
+    @Override
+    public CompletionStage<Void> abandon(ResourceName resource, String key) {
+        Objects.requireNonNull(resource, "resource");
+        return keyCall(resource, RedisIdempotencyStore.ABANDON, List.of(records().recordKey(resource, key)), List.of());
+    }
+
+    /** The idempotency records next to the store's marks: its client, prefix and retention. */
+    private RedisIdempotencyStore records() {
+        return RedisIdempotencyStore.nextTo(store);
+    }
+
+    /** A script on one idempotency record; a failure as the idempotency store being unavailable for {@code resource}. */
+    private CompletionStage<Void> keyCall(ResourceName resource, String script, List<String> keys, List<String> args) {
+        return evalAsync(script, RedisScriptClient.Reply.LONG, keys, args)
+                .exceptionallyCompose(e -> CompletableFuture.failedFuture(unavailable("idempotency store", resource,
+                        null, e)))
+                .thenApply(done -> null);
+    }
+
     /** One script; any failure (a timeout, a refused connection, a call that threw) as the store being unavailable. */
     private CompletableFuture<Object> call(Fence presented, String script, RedisScriptClient.Reply reply,
             List<String> keys, List<String> args) {
-        CompletableFuture<Object> answer;
-        try {
-            answer = client.evalAsync(script, reply, keys, args, TIMEOUT_NANOS).toCompletableFuture();
-        } catch (RuntimeException e) {
-            answer = CompletableFuture.failedFuture(e);
-        }
-        return answer.exceptionallyCompose(e -> CompletableFuture.failedFuture(unavailable(presented, e)));
+        return evalAsync(script, reply, keys, args).exceptionallyCompose(e -> CompletableFuture.failedFuture(
+                presented == null ? unavailable("nonce store", null, null, e)
+                        : unavailable("high-water store", presented.resource(), presented.token(), e)));
     }
 
-    private static FenceguardException unavailable(Fence presented, Throwable failure) {
+    private CompletableFuture<Object> evalAsync(String script, RedisScriptClient.Reply reply, List<String> keys,
+            List<String> args) {
+        try {
+            return client.evalAsync(script, reply, keys, args, TIMEOUT_NANOS).toCompletableFuture();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** {@code what} (the high-water, nonce or idempotency store) unavailable for {@code resource} ({@code null}: none). */
+    private static FenceguardException unavailable(String what, ResourceName resource, FencingToken token,
+            Throwable failure) {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
                 : failure;
         String reason = cause instanceof TimeoutException
                 ? "no answer from Redis within " + RedisHighWaterStore.CALL_TIMEOUT.toMillis() + " ms" : cause.getMessage();
-        return presented == null ? new FenceguardException("nonce store unavailable: " + reason, null, null, cause)
-                : new FenceguardException("high-water store unavailable for '" + presented.resource() + "': " + reason,
-                        presented.resource(), presented.token(), cause);
+        return new FenceguardException(what + " unavailable" + (resource == null ? "" : " for '" + resource + "'")
+                + ": " + reason, resource, token, cause);
     }
 
     @Override

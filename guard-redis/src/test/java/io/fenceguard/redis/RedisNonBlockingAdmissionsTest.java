@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.IdempotencyStore.Claim;
+import io.fenceguard.admission.IdempotencyStore.RecordedResponse;
+import io.fenceguard.admission.IdempotentAdmissionStore.ClaimedAdmission;
 import io.fenceguard.admission.NonBlockingAdmissionStore;
+import io.fenceguard.admission.NonBlockingIdempotencyStore;
 import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.admission.TokenBound;
 import io.fenceguard.core.Fence;
@@ -15,6 +19,8 @@ import io.fenceguard.redis.jedis.JedisScriptClient;
 import io.fenceguard.redis.springdata.SpringDataRedisScriptClient;
 import io.fenceguard.test.support.RedisProcess;
 import io.fenceguard.test.support.TestServers;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -28,14 +34,16 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPool;
 
 /**
  * The Redis store's non-blocking admissions through Spring Data Redis on Lettuce, on a real Redis: the blocking
  * store's rule (a newer token claims, the same continues, an older one is refused), a replayed nonce refused, marks
  * shared with the blocking store of another client on the same keys, each call made from a thread that must not
- * block and answered on Lettuce's I/O thread; and, on a redis-server of the test's own frozen with SIGSTOP, a call
- * that fails closed naming its resource once its time is up.
+ * block and answered on Lettuce's I/O thread; idempotency keys claimed with the admission, completed and abandoned
+ * on the blocking store's records, completed ones kept for the store's retention; and, on a redis-server of the
+ * test's own frozen with SIGSTOP, a call that fails closed naming its resource once its time is up.
  */
 class RedisNonBlockingAdmissionsTest {
 
@@ -145,6 +153,79 @@ class RedisNonBlockingAdmissionsTest {
     }
 
     @Test
+    void keysAreClaimedWithTheAdmissionOnTheBlockingStoresRecords() throws Exception {
+        NonBlockingIdempotencyStore keys = store.idempotentAdmissions().orElseThrow();
+        String resource = resource();
+        ResourceName name = ResourceName.of(resource);
+
+        ClaimedAdmission first = answer(() -> keys.admitClaiming(fence(resource, 5), null, "k-1", "fp-1"));
+        assertThat(first.admission().outcome()).isEqualTo(Admission.Outcome.CLAIMED);
+        assertThat(first.claim().kind()).isEqualTo(Claim.Kind.FIRST);
+        assertThat(onJedis.claim(fence(resource, 5), "k-1", "fp-1").kind()).as("the blocking store sees the claim")
+                .isEqualTo(Claim.Kind.IN_PROGRESS);
+        assertThat(onJedis.claim(fence(resource, 5), "k-1", "fp-2").kind()).isEqualTo(Claim.Kind.OTHER_REQUEST);
+        byte[] body = "{\"entry\":1}".getBytes(StandardCharsets.UTF_8);
+        answer(() -> keys.complete(name, "k-1", new RecordedResponse(201, "application/json", body)));
+        Claim completed = onJedis.claim(fence(resource, 6), "k-1", "fp-1");
+        assertThat(completed.kind()).as("the blocking store answers from the recorded response")
+                .isEqualTo(Claim.Kind.COMPLETED);
+        assertThat(completed.response().status()).isEqualTo(201);
+        assertThat(completed.response().contentType()).isEqualTo("application/json");
+        assertThat(completed.response().body()).isEqualTo(body);
+
+        assertThat(onJedis.admitClaiming(fence(resource, 6), null, "k-2", "fp-3").claim().kind())
+                .isEqualTo(Claim.Kind.FIRST);
+        ClaimedAdmission busy = answer(() -> keys.admitClaiming(fence(resource, 6), null, "k-2", "fp-3"));
+        assertThat(busy.admission().outcome()).isEqualTo(Admission.Outcome.CONTINUED);
+        assertThat(busy.claim().kind()).as("the blocking store's claim seen").isEqualTo(Claim.Kind.IN_PROGRESS);
+        answer(() -> keys.abandon(name, "k-2"));
+        assertThat(onJedis.claim(fence(resource, 6), "k-2", "fp-3").kind()).as("abandoned: the key is free")
+                .isEqualTo(Claim.Kind.FIRST);
+        answer(() -> keys.abandon(name, "k-1"));
+        assertThat(onJedis.claim(fence(resource, 6), "k-1", "fp-1").kind()).as("a completed key stays")
+                .isEqualTo(Claim.Kind.COMPLETED);
+
+        ClaimedAdmission stale = answer(() -> keys.admitClaiming(fence(resource, 4), null, "k-3", "fp-4"));
+        assertThat(stale.admission().admitted()).isFalse();
+        assertThat(stale.claim()).isNull();
+        assertThat(onJedis.claim(fence(resource, 6), "k-3", "fp-4").kind()).as("a stale request claims nothing")
+                .isEqualTo(Claim.Kind.FIRST);
+
+        SignedAdmissionStore.Nonce nonce = new SignedAdmissionStore.Nonce("k1:" + UUID.randomUUID(),
+                Instant.now().plusSeconds(30));
+        assertThat(answer(() -> keys.admitClaiming(fence(resource, 6), nonce, "k-4", "fp-5")).claim().kind())
+                .isEqualTo(Claim.Kind.FIRST);
+        ClaimedAdmission replayed = answer(() -> keys.admitClaiming(fence(resource, 7), nonce, "k-5", "fp-6"));
+        assertThat(replayed.admission()).as("the nonce was used").isNull();
+        assertThat(onJedis.admit(fence(resource, 6)).outcome()).as("a replay changes nothing")
+                .isEqualTo(Admission.Outcome.CONTINUED);
+        assertThat(onJedis.claim(fence(resource, 6), "k-5", "fp-6").kind()).isEqualTo(Claim.Kind.FIRST);
+
+        assertThat(threads).contains("caller-that-must-not-block")
+                .filteredOn(thread -> !thread.equals("caller-that-must-not-block"))
+                .as("answered on Lettuce's I/O threads, no thread of the caller's waiting").isNotEmpty()
+                .allSatisfy(thread -> assertThat(thread).startsWith("lettuce-"));
+    }
+
+    @Test
+    void aCompletedKeyIsKeptForTheStoresRetention() throws Exception {
+        Duration retention = Duration.ofMinutes(7);
+        RedisHighWaterStore keeping = onLettuce.withIdempotencyRetention(retention);
+        NonBlockingIdempotencyStore keys = keeping.nonBlocking().orElseThrow().idempotentAdmissions().orElseThrow();
+        String resource = resource();
+        assertThat(answer(() -> keys.admitClaiming(fence(resource, 5), null, "k-1", "fp-1")).claim().kind())
+                .isEqualTo(Claim.Kind.FIRST);
+        String record = RedisIdempotencyStore.nextTo(keeping).recordKey(ResourceName.of(resource), "k-1");
+        try (Jedis redis = pool.getResource()) {
+            assertThat(redis.pttl(record)).as("a claim is held for the in-progress timeout")
+                    .isBetween(1L, RedisIdempotencyStore.IN_PROGRESS_TIMEOUT.toMillis());
+            answer(() -> keys.complete(ResourceName.of(resource), "k-1", new RecordedResponse(200, null, new byte[0])));
+            assertThat(redis.pttl(record)).as("a recorded response is kept for the store's retention")
+                    .isBetween(retention.minusMinutes(1).toMillis(), retention.toMillis());
+        }
+    }
+
+    @Test
     void aFrozenRedisFailsTheCallClosedNamingTheResource() throws Exception {
         try (RedisProcess redis = RedisProcess.start()) {
             LettuceConnectionFactory own = SpringDataFactories.lettuce("127.0.0.1", redis.port());
@@ -161,6 +242,18 @@ class RedisNonBlockingAdmissionsTest {
                                     + RedisHighWaterStore.CALL_TIMEOUT.toMillis() + " ms");
                     assertThatThrownBy(() -> answer(() -> frozen.firstUse("k1:n", Instant.now().plusSeconds(5))))
                             .isInstanceOf(FenceguardException.class).hasMessageStartingWith("nonce store unavailable");
+                    NonBlockingIdempotencyStore keys = frozen.idempotentAdmissions().orElseThrow();
+                    String noAnswer = ": no answer from Redis within " + RedisHighWaterStore.CALL_TIMEOUT.toMillis()
+                            + " ms";
+                    assertThatThrownBy(() -> answer(() -> keys.admitClaiming(fence("account:frozen", 4), null, "k-1",
+                            "fp-1"))).isInstanceOf(FenceguardException.class)
+                            .hasMessage("high-water store unavailable for 'account:frozen'" + noAnswer);
+                    assertThatThrownBy(() -> answer(() -> keys.complete(ResourceName.of("account:frozen"), "k-1",
+                            new RecordedResponse(200, null, new byte[0])))).isInstanceOf(FenceguardException.class)
+                            .hasMessage("idempotency store unavailable for 'account:frozen'" + noAnswer);
+                    assertThatThrownBy(() -> answer(() -> keys.abandon(ResourceName.of("account:frozen"), "k-1")))
+                            .isInstanceOf(FenceguardException.class)
+                            .hasMessage("idempotency store unavailable for 'account:frozen'" + noAnswer);
                 } finally {
                     redis.thaw();
                 }

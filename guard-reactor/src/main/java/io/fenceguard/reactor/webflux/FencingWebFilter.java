@@ -7,6 +7,8 @@ import io.fenceguard.admission.IdempotencyKeys;
 import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.InboundRequest;
+import io.fenceguard.admission.NonBlockingAdmissionStore;
+import io.fenceguard.admission.NonBlockingIdempotencyStore;
 import io.fenceguard.admission.PendingAdmission;
 import io.fenceguard.admission.Problem;
 import io.fenceguard.core.RefusalListener;
@@ -52,7 +54,10 @@ import reactor.core.scheduler.Schedulers;
  * its own, a mark healed, a failed request's claim set back). Otherwise the admission runs on
  * {@code Schedulers.boundedElastic()} (or the scheduler given), never on a server I/O thread; there, requests
  * presenting the same fence at the same time are answered by one store call
- * ({@link InboundFence#coalescingAdmissions()}). Requests with an idempotency key are admitted there too.
+ * ({@link InboundFence#coalescingAdmissions()}). A request with an idempotency key is admitted on the event loop too
+ * when the store also keeps the keys without blocking ({@link NonBlockingAdmissionStore#idempotentAdmissions()}: Redis
+ * through Lettuce or Redisson, given to {@link #withIdempotency} as well): its key claimed with the admission, its
+ * response recorded and a failed request's claim forgotten by the store's non-blocking calls; otherwise there.
  *
  * <p>When the fence verifies request signatures ({@link InboundFence#withRequestSignatures}), a fenced request
  * that carries one is checked with its body: read into one array as it arrives (at most
@@ -93,6 +98,11 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     private final int maxSignedBodyBytes;
     private final boolean coalescing;
     private final IdempotencyStore idempotency;
+    /**
+     * The idempotency store's non-blocking calls when keyed requests are admitted on the event loop (the store keeps
+     * the keys and offers them: {@link NonBlockingAdmissionStore#idempotentAdmissions()}); {@code null} otherwise.
+     */
+    private final NonBlockingIdempotencyStore keyCalls;
     private final ReactiveAdmissionTransaction transaction;
     /** Built once: Spring's filter chain asks for it on every request (its checkpoint's description). */
     private final String description;
@@ -109,6 +119,9 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         this.transaction = transaction;
         this.coalescing = coalescing;
         this.nonBlocking = transaction == null && fence.checksWithoutBlocking() && fence.store().nonBlocking().isPresent();
+        this.keyCalls = !nonBlocking || idempotency == null || idempotency != fence.store().backend()
+                || fence.store().idempotentAdmissions().isEmpty() ? null
+                : fence.store().nonBlocking().flatMap(NonBlockingAdmissionStore::idempotentAdmissions).orElse(null);
         // Requests waiting off the event loop may wait for each other; in place, each asks the store itself. In a
         // transaction neither: its rollback takes the claim back, and would take back the others' admissions.
         this.admitting = transaction != null ? fence
@@ -120,7 +133,7 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         this.handlerOrder = handlerOrder;
         this.maxSignedBodyBytes = maxSignedBodyBytes;
         this.runs = new HandlerRuns(admitting, listener, scheduler, handlerOrder,
-                idempotency == null ? null : new KeyClaims(idempotency, scheduler));
+                idempotency == null ? null : new KeyClaims(idempotency, keyCalls, scheduler));
         this.description = "FencingWebFilter[" + fence + "]";
     }
 
@@ -177,7 +190,8 @@ public final class FencingWebFilter implements WebFilter, Ordered {
      * This filter answering a fenced request that carries an {@value IdempotencyKeys#HEADER} header from the first
      * response to that key (for the same resource and request), with {@value IdempotencyKeys#REPLAYED_HEADER} set,
      * as the servlet filter's {@code withIdempotency}: a retried or replayed request is not applied twice. The key
-     * is checked after admission (a stale token is still refused), its store called off the event loop; only
+     * is checked after admission (a stale token is still refused), its store called off the event loop unless it
+     * answers without blocking (the fence's store, offering {@link NonBlockingAdmissionStore#idempotentAdmissions()}); only
      * successes (below 400) are recorded, their body joined as written and recorded before it goes out.
      */
     public FencingWebFilter withIdempotency(IdempotencyStore store) {
@@ -225,7 +239,8 @@ public final class FencingWebFilter implements WebFilter, Ordered {
         }
         List<String> values = request.getHeaders().getOrEmpty(fence.headerName());
         if (nonBlocking) {
-            return admitInPlace(fenced, () -> admitting.beforeStore(fenced.resource(), fenced.variables(), values, null));
+            return admitInPlace(fenced, null,
+                    () -> admitting.beforeStore(fenced.resource(), fenced.variables(), values, null));
         }
         return decide(fenced, () -> new Checked(admitting.check(fenced.resource(), fenced.variables(), values), null));
     }
@@ -233,15 +248,17 @@ public final class FencingWebFilter implements WebFilter, Ordered {
     /**
      * Checks the request and asks the store without leaving the event loop (the store's non-blocking calls), then
      * proceeds; only what blocks goes to the scheduler: a nonce kept by a store of its own, the healing of a mark.
+     * {@code fingerprint}: that of a request with a well-formed idempotency key, claimed with the admission
+     * ({@code null}: none).
      */
-    private Mono<Void> admitInPlace(FencedRequest fenced, Supplier<PendingAdmission> before) {
+    private Mono<Void> admitInPlace(FencedRequest fenced, String fingerprint, Supplier<PendingAdmission> before) {
         return Mono.defer(() -> {
             PendingAdmission pending = before.get();
             if (!admitting.admitsWithoutBlocking(pending)) {
-                return decide(fenced, () -> new Checked(admitting.admit(pending), null));
+                return decide(fenced, () -> new Checked(admitting.admit(pending), fingerprint));
             }
             return Mono.fromCompletionStage(admitting.admitNonBlocking(pending, scheduler::schedule))
-                    .flatMap(verdict -> runs.proceed(verdict, null, fenced));
+                    .flatMap(verdict -> runs.proceed(verdict, fingerprint, fenced));
         });
     }
 
@@ -292,9 +309,16 @@ public final class FencingWebFilter implements WebFilter, Ordered {
                             name -> request.getHeaders().getOrEmpty(name), body);
                     FencedRequest replayable = fenced.with(RequestBody.replayable(fenced.exchange(), body));
                     if (nonBlocking && !keyed) {
-                        return admitInPlace(replayable,
+                        return admitInPlace(replayable, null,
                                 () -> admitting.beforeStore(fenced.resource(), fenced.variables(), inbound.header(
                                         fence.headerName()), inbound));
+                    }
+                    if (keyCalls != null && keyed) {
+                        // The key claimed with the admission, both on the event loop.
+                        String fingerprint = IdempotencyKeys.fingerprint(fenced.method(), fenced.path(),
+                                request.getURI().getRawQuery(), body);
+                        return admitInPlace(replayable, fingerprint, () -> admitting.beforeStore(fenced.resource(),
+                                fenced.variables(), inbound, idempotency, fenced.key(), fingerprint));
                     }
                     // Digest and store calls off the event loop; a key's claim may be decided with the admission.
                     return decide(replayable, () -> {

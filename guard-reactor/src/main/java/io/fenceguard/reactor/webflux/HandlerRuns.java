@@ -152,22 +152,24 @@ final class HandlerRuns {
     }
 
     /**
-     * The request of {@code admission} is done. A failure may set its claim back in the store, and forgets the
-     * claim of its idempotency {@code key} ({@code null}: none): on the admission scheduler. A success only counts
-     * down (no store call, no wait on one): in place.
+     * The request of {@code admission} is done. A failure may set its claim back in the store (on the admission
+     * scheduler: that blocks; in place when there is nothing to set back), and forgets the claim of its idempotency
+     * {@code key} ({@code null}: none). A success only counts down (no store call, no wait on one): in place.
      */
     private Mono<Void> ended(Admission admission, boolean succeeded, boolean entered, String key) {
-        Mono<Void> end = Mono.fromRunnable(() -> {
+        Mono<Void> end = Mono.defer(() -> {
+            boolean inPlace;
             try {
                 if (entered) {
                     handlerOrder.exit(admission, succeeded);
                 }
             } finally {
-                admitting.handlerEnded(admission, succeeded);
+                inPlace = admitting.handlerEndedWithoutBlocking(admission, succeeded);
             }
+            return inPlace ? Mono.<Void>empty()
+                    : Mono.<Void>fromRunnable(() -> admitting.handlerEnded(admission, succeeded)).subscribeOn(scheduler);
         });
-        return succeeded ? end : end.then(key == null ? Mono.empty() : keys.abandon(admission.presented(), key))
-                .subscribeOn(scheduler);
+        return succeeded || key == null ? end : end.then(keys.abandon(admission.presented(), key));
     }
 
     private static Mono<Void> send(ServerHttpResponse response, Problem problem, String instance) {

@@ -1,6 +1,7 @@
 package io.fenceguard.reactor.webflux;
 
 import io.fenceguard.admission.IdempotencyStore;
+import io.fenceguard.admission.NonBlockingIdempotencyStore;
 import io.fenceguard.admission.Verdict;
 import io.fenceguard.core.Fence;
 import java.util.Optional;
@@ -9,16 +10,22 @@ import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
-/** The {@link FencingWebFilter}'s calls to its {@link IdempotencyStore}: blocking, so made on its scheduler. */
+/**
+ * The {@link FencingWebFilter}'s calls to its {@link IdempotencyStore}: the store's non-blocking calls where it offers
+ * them ({@link NonBlockingIdempotencyStore}), made in place; otherwise blocking, so made on its scheduler.
+ */
 final class KeyClaims {
 
     private static final Logger log = LoggerFactory.getLogger(FencingWebFilter.class);
 
     private final IdempotencyStore store;
+    /** The same store's non-blocking calls, {@code null} when it offers none. */
+    private final NonBlockingIdempotencyStore calls;
     private final Scheduler scheduler;
 
-    KeyClaims(IdempotencyStore store, Scheduler scheduler) {
+    KeyClaims(IdempotencyStore store, NonBlockingIdempotencyStore calls, Scheduler scheduler) {
         this.store = store;
+        this.calls = calls;
         this.scheduler = scheduler;
     }
 
@@ -38,6 +45,9 @@ final class KeyClaims {
 
     /** Records the first response to {@code key}. */
     Mono<Void> complete(Fence presented, String key, IdempotencyStore.RecordedResponse first) {
+        if (calls != null) {
+            return Mono.fromCompletionStage(() -> calls.complete(presented.resource(), key, first));
+        }
         return Mono.<Void>fromRunnable(() -> store.complete(presented.resource(), key, first)).subscribeOn(scheduler);
     }
 
@@ -46,11 +56,11 @@ final class KeyClaims {
         if (key == null) {
             return Mono.empty();
         }
-        return Mono.<Void>fromRunnable(() -> store.abandon(presented.resource(), key))
-                .subscribeOn(scheduler)
-                .onErrorResume(RuntimeException.class, e -> {
-                    log.warn("could not forget the claim of idempotency key '{}' for '{}'", key, presented.resource(), e);
-                    return Mono.empty();
-                });
+        Mono<Void> abandoned = calls != null ? Mono.fromCompletionStage(() -> calls.abandon(presented.resource(), key))
+                : Mono.<Void>fromRunnable(() -> store.abandon(presented.resource(), key)).subscribeOn(scheduler);
+        return abandoned.onErrorResume(RuntimeException.class, e -> {
+            log.warn("could not forget the claim of idempotency key '{}' for '{}'", key, presented.resource(), e);
+            return Mono.empty();
+        });
     }
 }
