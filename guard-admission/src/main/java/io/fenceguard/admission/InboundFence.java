@@ -321,6 +321,13 @@ public final class InboundFence {
 
     private Verdict admitClaiming(PendingAdmission pending) {
         PendingAdmission.KeyRequest keyed = pending.keyed();
+        if (pending.nonce().isPresent() && !pending.nonceWithAdmission()) {
+            // Nonces kept apart from the marks: recorded first, as for a request without a key; a replay claims nothing.
+            SignedAdmissionStore.Nonce nonce = pending.nonce().get();
+            if (!nonces.firstUse(nonce.value(), nonce.expires())) {
+                return decided(pending, Optional.empty(), null);
+            }
+        }
         return claimed(pending, keyed.store().admitClaiming(pending.presented(), pending.nonceWithAdmission()
                 ? pending.nonce().get() : null, keyed.key(), keyed.fingerprint()));
     }
