@@ -501,7 +501,7 @@ public final class LeaseBenchmark {
     private void print(Map<Integer, Map<Impl, Result>> results, Map<Integer, Double> floor,
                               Map<Impl, Throwable> failed) {
         System.out.println();
-        String header = String.format("%-32s %8s %12s %10s %10s %14s %16s %10s", "implementation", "threads",
+        String header = String.format("%-34s %8s %12s %10s %10s %14s %16s %10s", "implementation", "threads",
                 "ops/s", "p50 µs", "p99 µs", "JVM CPU µs/op", "Redis CPU µs/op", "vs RLock");
         System.out.println(header);
         System.out.println("-".repeat(header.length()));
@@ -510,14 +510,14 @@ public final class LeaseBenchmark {
             for (Impl impl : IMPLS) {
                 Result r = e.getValue().get(impl);
                 if (r == null) {
-                    System.out.printf("%-32s %8d   not measured, failed: %s%n", impl.label, e.getKey(),
+                    System.out.printf("%-34s %8d   not measured, failed: %s%n", impl.label, e.getKey(),
                             Benchmarks.brief(failed.get(impl)));
                     continue;
                 }
                 long[] all = r.allLatencies();
                 Arrays.sort(all);
                 double ops = r.medianOpsPerSecond();
-                System.out.printf("%-32s %8d %12.0f %10.1f %10.1f %14.1f %16.1f %10.2f%n", impl.label, e.getKey(), ops,
+                System.out.printf("%-34s %8d %12.0f %10.1f %10.1f %14.1f %16.1f %10.2f%n", impl.label, e.getKey(), ops,
                         Benchmarks.percentile(all, 0.50) / 1e3, Benchmarks.percentile(all, 0.99) / 1e3,
                         r.cpuMicrosPerOp(), r.redisCpuMicrosPerOp(),
                         rlock == null ? Double.NaN : ops / rlock.medianOpsPerSecond());
@@ -596,7 +596,7 @@ public final class LeaseBenchmark {
                 double bound = cpus * 1e6 / perOp;
                 // Redis runs commands on one thread: one CPU of its own is the most it can spend.
                 double redisBound = 1e6 / r.redisCpuMicrosPerOp();
-                System.out.printf("  %-32s %d thread(s): bound %.0f ops/s, reached %.2f of it; Redis alone on a "
+                System.out.printf("  %-34s %d thread(s): bound %.0f ops/s, reached %.2f of it; Redis alone on a "
                         + "whole CPU: at most %.0f ops/s%n", impl.label, e.getKey(), bound,
                         r.medianOpsPerSecond() / bound, redisBound);
             });
@@ -626,7 +626,7 @@ public final class LeaseBenchmark {
         for (Map.Entry<Integer, Map<Impl, Result>> e : results.entrySet()) {
             e.getValue().forEach((impl, r) -> {
                 double[] perRound = r.opsPerSecond();
-                System.out.printf("  %-32s %d thread(s): %.0f .. %.0f%n", impl.label, e.getKey(),
+                System.out.printf("  %-34s %d thread(s): %.0f .. %.0f%n", impl.label, e.getKey(),
                         Arrays.stream(perRound).min().orElse(0), Arrays.stream(perRound).max().orElse(0));
             });
         }
