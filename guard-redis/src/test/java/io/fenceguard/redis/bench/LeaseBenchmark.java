@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -36,9 +37,14 @@ import java.util.function.Supplier;
 import org.redisson.Redisson;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
+import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
+import org.redisson.api.redisnode.RedisMaster;
+import org.redisson.api.redisnode.RedisNodes;
+import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.JedisPoolConfig;
 
@@ -46,8 +52,14 @@ import redis.clients.jedis.JedisPoolConfig;
  * Throughput and latency of one lock round (acquire + release) on uncontended resources, against one
  * Redis: fenceguard {@link LeaseManager} acquire + close, Redisson {@link RLock} lock() + unlock() and
  * Redisson {@link RFencedLock} lockAndGetToken() + unlock(), all through the same Redisson client; and fenceguard
- * through a Jedis pool and through a Spring Data Redis {@code LettuceConnectionFactory}; and Lettuce alone (its own
- * {@code RedisClient}, no Spring, no fenceguard) sending the script anchor's commands, what that client itself costs.
+ * through a Jedis pool and through a Spring Data Redis {@code LettuceConnectionFactory}.
+ *
+ * <p>Each lease path is also held against its client library alone: that library's own client (a Redisson client, a
+ * Jedis pool, Lettuce's {@code RedisClient}; no Spring, no fenceguard) sending the script anchor's commands, the
+ * provider's acquire script by EVALSHA and one PING for the release, what that client itself costs. The Redisson paths
+ * (plain and bg release) against Redisson alone, the Jedis paths against Jedis alone, the Lettuce paths against
+ * Lettuce alone ({@link Impl#clientAlone()}): an "against its client alone" row each, with the client-alone CPU beside
+ * the path's; the goal is at least 0.95 of it.
  *
  * <p>Each thread cycles over resources of its own, so nothing is contended. The implementations run
  * interleaved in rounds, in a rotating order, after a warm-up; throughput is the median over rounds,
@@ -77,6 +89,10 @@ public final class LeaseBenchmark {
         FENCEGUARD_LETTUCE_BG("fenceguard on Lettuce, bg release"),
         /** The script anchor's own commands (acquire script + PING) from Lettuce's sync API: the client's share. */
         LETTUCE_ALONE("Lettuce alone, anchor's commands"),
+        /** The same from a Jedis pool, each command on a connection of its own borrowing, on the caller's thread. */
+        JEDIS_ALONE("Jedis alone, anchor's commands"),
+        /** The same through Redisson's own API, synchronously: {@code RScript.evalSha}, then the node's PING. */
+        REDISSON_ALONE("Redisson alone, anchor's commands"),
         RLOCK("Redisson RLock"),
         FENCED("Redisson RFencedLock");
 
@@ -85,9 +101,23 @@ public final class LeaseBenchmark {
         Impl(String label) {
             this.label = label;
         }
+
+        /** The client library sending the anchor's commands alone, which this lease path is held against; or null. */
+        Impl clientAlone() {
+            return switch (this) {
+                case FENCEGUARD, FENCEGUARD_BG -> REDISSON_ALONE;
+                case FENCEGUARD_JEDIS, FENCEGUARD_JEDIS_BG -> JEDIS_ALONE;
+                case FENCEGUARD_LETTUCE, FENCEGUARD_LETTUCE_BG -> LETTUCE_ALONE;
+                default -> null;
+            };
+        }
     }
 
     private static final int RESOURCES_PER_THREAD = 64;
+    /** What each lease path should reach of its client library sending the same commands alone. */
+    private static final double CLIENT_ALONE_GOAL = 0.95;
+    /** The acquire script's arguments as the script anchor's: a lock of 1 ms, free again when the thread comes back. */
+    private static final List<String> ANCHOR_ARGS = List.of("client-alone", "1", "0", "10000");
     /** The implementations to measure: all by default, or those named in {@code -Dbench.impls} (e.g. to profile one). */
     private static final Impl[] IMPLS = System.getProperty("bench.impls", "").isBlank() ? Impl.values()
             : Arrays.stream(System.getProperty("bench.impls").split(",")).map(String::trim).map(Impl::valueOf)
@@ -108,6 +138,13 @@ public final class LeaseBenchmark {
     private RedisClient lettuceAloneClient;
     private StatefulRedisConnection<String, String> lettuceAloneConnection;
     private RedisCommands<String, String> lettuceAlone;
+    /** Jedis without fenceguard: a pool of its own with the fenceguard-on-Jedis pool's settings. */
+    private JedisPool jedisAlone;
+    /** Redisson without fenceguard: a client of its own with the Redisson paths' config, its script API and node. */
+    private RedissonClient redissonAloneClient;
+    private RScript redissonAloneScript;
+    private RedisMaster redissonAloneNode;
+    /** The provider's acquire script's digest, loaded once: the server's script cache serves every client. */
     private String acquireSha;
     private final String prefix;
     private volatile long sink;
@@ -145,9 +182,7 @@ public final class LeaseBenchmark {
                 .mapToInt(s -> Integer.parseInt(s.trim())).toArray();
 
         System.out.println(Benchmarks.machineLine(url));
-        Config config = new Config();
-        config.useSingleServer().setAddress(url);
-        RedissonClient redisson = Redisson.create(config);
+        RedissonClient redisson = Redisson.create(redissonConfig(url));
         String prefix = "fgbench-" + UUID.randomUUID().toString().substring(0, 8) + ":";
         JedisPoolConfig jedisConfig = new JedisPoolConfig();
         jedisConfig.setMaxTotal(Math.max(16, 2 * Arrays.stream(threadCounts).max().orElse(1) + 4));
@@ -163,6 +198,10 @@ public final class LeaseBenchmark {
         bench.lettuceAloneConnection = bench.lettuceAloneClient.connect();
         bench.lettuceAlone = bench.lettuceAloneConnection.sync();
         bench.acquireSha = bench.lettuceAlone.scriptLoad(LeaseScriptTexts.acquire());
+        bench.jedisAlone = new JedisPool(jedisConfig, URI.create(url));
+        bench.redissonAloneClient = Redisson.create(redissonConfig(url));
+        bench.redissonAloneScript = bench.redissonAloneClient.getScript(StringCodec.INSTANCE);
+        bench.redissonAloneNode = bench.redissonAloneClient.getRedisNodes(RedisNodes.SINGLE).getInstance();
         try {
             System.out.printf("rounds %d x %.1f s per implementation and thread count, warm-up %.1f s each; "
                     + "one operation = acquire + release, uncontended, %d resources per thread%n",
@@ -187,7 +226,22 @@ public final class LeaseBenchmark {
             lettuce.destroy();
             bench.lettuceAloneConnection.close();
             bench.lettuceAloneClient.shutdown();
+            bench.jedisAlone.close();
+            bench.redissonAloneClient.shutdown();
         }
+    }
+
+    /** One Redisson config for the Redisson paths and Redisson alone. */
+    private static Config redissonConfig(String url) {
+        Config config = new Config();
+        config.useSingleServer().setAddress(url);
+        return config;
+    }
+
+    /** The acquire script's keys as the script anchor's: this run's, one set per implementation and resource. */
+    private List<String> anchorKeys(Impl impl, String name) {
+        String keys = prefix + impl.name().toLowerCase(Locale.ROOT) + ":{" + name + "}:";
+        return List.of(keys + "lock", keys + "delay", keys + "seq", keys + "given-up");
     }
 
     /** Measures every implementation; one that fails is reported and left out of the later rounds. */
@@ -410,12 +464,24 @@ public final class LeaseBenchmark {
                 }
             }
             case LETTUCE_ALONE -> {
-                // As the script anchor: a lock of 1 ms (free again when the thread comes back to it), then a PING.
-                String keys = prefix + "alone:{" + name + "}:";
                 List<Object> granted = lettuceAlone.evalsha(acquireSha, ScriptOutputType.MULTI,
-                        new String[] {keys + "lock", keys + "delay", keys + "seq", keys + "given-up"},
-                        "lettuce-alone", "1", "0", "10000");
+                        anchorKeys(impl, name).toArray(String[]::new), ANCHOR_ARGS.toArray(String[]::new));
                 sink += granted.size() + lettuceAlone.ping().length();
+            }
+            case JEDIS_ALONE -> {
+                // A connection per command, as the lease path borrows one for the acquire and one for the release.
+                try (Jedis connection = jedisAlone.getResource()) {
+                    sink += ((List<?>) connection.evalsha(acquireSha, anchorKeys(impl, name), ANCHOR_ARGS)).size();
+                }
+                try (Jedis connection = jedisAlone.getResource()) {
+                    sink += connection.ping().length();
+                }
+            }
+            case REDISSON_ALONE -> {
+                List<Object> keys = new ArrayList<>(anchorKeys(impl, name));
+                List<?> granted = redissonAloneScript.evalSha((String) keys.get(0), RScript.Mode.READ_WRITE, acquireSha,
+                        RScript.ReturnType.LIST, keys, ANCHOR_ARGS.toArray());
+                sink += granted.size() + (redissonAloneNode.ping() ? 1 : 0);
             }
             case RLOCK -> {
                 RLock lock = redisson.getLock(prefix + "rlock:" + name);
@@ -435,7 +501,7 @@ public final class LeaseBenchmark {
     private void print(Map<Integer, Map<Impl, Result>> results, Map<Integer, Double> floor,
                               Map<Impl, Throwable> failed) {
         System.out.println();
-        String header = String.format("%-32s %8s %12s %10s %10s %14s %16s %10s", "implementation", "threads",
+        String header = String.format("%-34s %8s %12s %10s %10s %14s %16s %10s", "implementation", "threads",
                 "ops/s", "p50 µs", "p99 µs", "JVM CPU µs/op", "Redis CPU µs/op", "vs RLock");
         System.out.println(header);
         System.out.println("-".repeat(header.length()));
@@ -444,14 +510,14 @@ public final class LeaseBenchmark {
             for (Impl impl : IMPLS) {
                 Result r = e.getValue().get(impl);
                 if (r == null) {
-                    System.out.printf("%-32s %8d   not measured, failed: %s%n", impl.label, e.getKey(),
+                    System.out.printf("%-34s %8d   not measured, failed: %s%n", impl.label, e.getKey(),
                             Benchmarks.brief(failed.get(impl)));
                     continue;
                 }
                 long[] all = r.allLatencies();
                 Arrays.sort(all);
                 double ops = r.medianOpsPerSecond();
-                System.out.printf("%-32s %8d %12.0f %10.1f %10.1f %14.1f %16.1f %10.2f%n", impl.label, e.getKey(), ops,
+                System.out.printf("%-34s %8d %12.0f %10.1f %10.1f %14.1f %16.1f %10.2f%n", impl.label, e.getKey(), ops,
                         Benchmarks.percentile(all, 0.50) / 1e3, Benchmarks.percentile(all, 0.99) / 1e3,
                         r.cpuMicrosPerOp(), r.redisCpuMicrosPerOp(),
                         rlock == null ? Double.NaN : ops / rlock.medianOpsPerSecond());
@@ -469,16 +535,18 @@ public final class LeaseBenchmark {
             System.out.printf("fenceguard / RLock throughput, %d thread%s: %.2f (goal >= 1.00)%s%n", e.getKey(),
                     e.getKey() == 1 ? "" : "s", ratio, ratio >= 1.0 ? "" : "  BELOW GOAL");
         }
-        // What fenceguard adds on Lettuce, apart from what Lettuce costs: both send two commands per operation.
+        // What fenceguard adds on each client, apart from what the client costs: both send two commands per operation.
         for (Map.Entry<Integer, Map<Impl, Result>> e : results.entrySet()) {
-            Result onLettuce = e.getValue().get(Impl.FENCEGUARD_LETTUCE);
-            Result alone = e.getValue().get(Impl.LETTUCE_ALONE);
-            if (onLettuce != null && alone != null) {
-                System.out.printf("fenceguard on Lettuce / Lettuce alone with the anchor's commands, %d thread(s): "
-                        + "%.2f throughput, JVM CPU per op %.0f / %.0f µs%n", e.getKey(),
-                        onLettuce.medianOpsPerSecond() / alone.medianOpsPerSecond(), onLettuce.cpuMicrosPerOp(),
-                        alone.cpuMicrosPerOp());
-            }
+            e.getValue().forEach((impl, path) -> {
+                Result alone = impl.clientAlone() == null ? null : e.getValue().get(impl.clientAlone());
+                if (alone == null) {
+                    return;
+                }
+                double ratio = path.medianOpsPerSecond() / alone.medianOpsPerSecond();
+                System.out.printf("%s / %s, %d thread(s): %.2f throughput (goal >= %.2f), JVM CPU per op %.0f / %.0f "
+                        + "µs%s%n", impl.label, impl.clientAlone().label, e.getKey(), ratio, CLIENT_ALONE_GOAL,
+                        path.cpuMicrosPerOp(), alone.cpuMicrosPerOp(), ratio >= CLIENT_ALONE_GOAL ? "" : "  BELOW GOAL");
+            });
         }
         System.out.println();
         if (floor.isEmpty()) {
@@ -528,7 +596,7 @@ public final class LeaseBenchmark {
                 double bound = cpus * 1e6 / perOp;
                 // Redis runs commands on one thread: one CPU of its own is the most it can spend.
                 double redisBound = 1e6 / r.redisCpuMicrosPerOp();
-                System.out.printf("  %-32s %d thread(s): bound %.0f ops/s, reached %.2f of it; Redis alone on a "
+                System.out.printf("  %-34s %d thread(s): bound %.0f ops/s, reached %.2f of it; Redis alone on a "
                         + "whole CPU: at most %.0f ops/s%n", impl.label, e.getKey(), bound,
                         r.medianOpsPerSecond() / bound, redisBound);
             });
@@ -541,16 +609,15 @@ public final class LeaseBenchmark {
                     return;
                 }
                 double ops = r.medianOpsPerSecond();
-                // A Lettuce path's client alone: Lettuce sending the anchor's commands, its CPU the path's floor.
-                Result alone = impl.label.contains("Lettuce") && impl != Impl.LETTUCE_ALONE
-                        ? e.getValue().get(Impl.LETTUCE_ALONE) : null;
+                // The path's client alone: that library sending the anchor's commands, its CPU the path's floor.
+                Result alone = impl.clientAlone() == null ? null : e.getValue().get(impl.clientAlone());
                 BenchTable.row("redis", impl.label + ", acquire+release, " + e.getKey() + " thread(s)", ops, "ops/s",
                         "Redisson RLock", rlock == null ? Double.NaN : ops / rlock.medianOpsPerSecond(),
                         ping == null ? Double.NaN : ops / (ping / 2), r.cpuMicrosPerOp(),
                         alone == null ? Double.NaN : alone.cpuMicrosPerOp());
                 if (alone != null) {
                     BenchTable.row("redis", impl.label + " against its client alone, " + e.getKey() + " thread(s)", ops,
-                            "ops/s", Impl.LETTUCE_ALONE.label, ops / alone.medianOpsPerSecond(), Double.NaN,
+                            "ops/s", impl.clientAlone().label, ops / alone.medianOpsPerSecond(), Double.NaN,
                             r.cpuMicrosPerOp(), alone.cpuMicrosPerOp());
                 }
             });
@@ -559,7 +626,7 @@ public final class LeaseBenchmark {
         for (Map.Entry<Integer, Map<Impl, Result>> e : results.entrySet()) {
             e.getValue().forEach((impl, r) -> {
                 double[] perRound = r.opsPerSecond();
-                System.out.printf("  %-32s %d thread(s): %.0f .. %.0f%n", impl.label, e.getKey(),
+                System.out.printf("  %-34s %d thread(s): %.0f .. %.0f%n", impl.label, e.getKey(),
                         Arrays.stream(perRound).min().orElse(0), Arrays.stream(perRound).max().orElse(0));
             });
         }
