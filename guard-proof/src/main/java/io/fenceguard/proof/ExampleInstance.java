@@ -64,9 +64,22 @@ final class ExampleInstance implements AutoCloseable {
             }
             Thread.sleep(200);
         }
+        if (process.isAlive()) {
+            threadDump();   // what it waits for, in its log
+        }
         process.destroyForcibly();
         throw new IllegalStateException(name + " did not become healthy in " + STARTUP.toSeconds() + " s; its log: "
                 + log.toAbsolutePath());
+    }
+
+    /** The process's threads ({@code jstack}), appended to its log; at most 30 s. */
+    private void threadDump() throws IOException, InterruptedException {
+        Process jstack = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jstack").toString(),
+                Long.toString(process.pid())).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        if (!jstack.waitFor(30, TimeUnit.SECONDS)) {
+            jstack.destroyForcibly();
+        }
     }
 
     HttpResponse<String> send(String method, String path, String json, Duration timeout)
