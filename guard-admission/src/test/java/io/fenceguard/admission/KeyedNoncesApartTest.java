@@ -28,7 +28,7 @@ class KeyedNoncesApartTest {
     @Test
     void aReplayedSignedRequestIsRefusedUnderAnyKeyAndClaimsNothing() {
         InMemoryHighWaterStore memory = InMemoryHighWaterStore.create();
-        IdempotentAdmissionStore store = claimingWithTheAdmission(memory);
+        IdempotentAdmissionStore store = new MemoryClaimingStore(memory, nonce -> { });
         Set<String> recorded = ConcurrentHashMap.newKeySet();
         NonceStore apart = (nonce, expires) -> recorded.add(nonce);
         InboundFence fence = InboundFence.of(List.of(FencedRoute.of(Set.of("POST"), "/a/{id}", "account:{id}")), store,
@@ -45,37 +45,6 @@ class KeyedNoncesApartTest {
         assertThat(replay.problem().get().type()).contains("replayed-request");
         assertThat(memory.claim(new Fence(ResourceName.of("account:1"), FencingToken.of(5)), "key-2", "fp").kind())
                 .as("the replay claimed no key").isEqualTo(IdempotencyStore.Claim.Kind.FIRST);
-    }
-
-    /** A store deciding admission and claim in one call (as the JDBC and Redis stores do), over {@code memory}. */
-    private static IdempotentAdmissionStore claimingWithTheAdmission(InMemoryHighWaterStore memory) {
-        return new IdempotentAdmissionStore() {
-            @Override
-            public Admission admit(Fence presented) {
-                return memory.admit(presented);
-            }
-
-            @Override
-            public java.util.Optional<Admission> admit(Fence presented, String nonce, java.time.Instant expires) {
-                return memory.firstUse(nonce, expires) ? java.util.Optional.of(memory.admit(presented))
-                        : java.util.Optional.empty();
-            }
-
-            @Override
-            public Claim claim(Fence presented, String key, String fingerprint) {
-                return memory.claim(presented, key, fingerprint);
-            }
-
-            @Override
-            public void complete(ResourceName resource, String key, RecordedResponse response) {
-                memory.complete(resource, key, response);
-            }
-
-            @Override
-            public void abandon(ResourceName resource, String key) {
-                memory.abandon(resource, key);
-            }
-        };
     }
 
     private static InboundRequest signed(Fence fence) {

@@ -21,39 +21,7 @@ class SignedAdmissionDefaultsTest {
 
     private final InMemoryHighWaterStore memory = InMemoryHighWaterStore.create();
     private final List<Nonce> asked = new ArrayList<>();
-    private final IdempotentAdmissionStore store = new IdempotentAdmissionStore() {
-        @Override
-        public Admission admit(Fence presented) {
-            return memory.admit(presented);
-        }
-
-        @Override
-        public Optional<Admission> admit(Fence presented, String nonce, Instant expires) {
-            return admit(presented, new Nonce(nonce, expires));
-        }
-
-        @Override
-        public Optional<Admission> admit(Fence presented, Nonce nonce) {
-            asked.add(nonce);
-            return memory.firstUse(nonce.value(), nonce.expires()) ? Optional.of(memory.admit(presented))
-                    : Optional.empty();
-        }
-
-        @Override
-        public Claim claim(Fence presented, String key, String fingerprint) {
-            return memory.claim(presented, key, fingerprint);
-        }
-
-        @Override
-        public void complete(ResourceName resource, String key, RecordedResponse response) {
-            memory.complete(resource, key, response);
-        }
-
-        @Override
-        public void abandon(ResourceName resource, String key) {
-            memory.abandon(resource, key);
-        }
-    };
+    private final IdempotentAdmissionStore store = new MemoryClaimingStore(memory, asked::add);
 
     @Test
     void groupsAndKeyedAdmissionsKeepTheSignaturesCreationTime() {

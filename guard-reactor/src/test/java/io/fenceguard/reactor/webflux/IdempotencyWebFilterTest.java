@@ -2,7 +2,6 @@ package io.fenceguard.reactor.webflux;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fenceguard.admission.FenceHeader;
 import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.IdempotencyKeys;
@@ -11,18 +10,12 @@ import io.fenceguard.admission.InMemoryHighWaterStore;
 import io.fenceguard.admission.InboundFence;
 import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.admission.TokenBound;
-import io.fenceguard.core.Fence;
-import io.fenceguard.core.FencingToken;
-import io.fenceguard.core.ResourceName;
 import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
 import io.fenceguard.reactor.r2dbc.TestR2dbc;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.redis.RedisIdempotencyStore;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.test.support.TestRedisson;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,7 +48,6 @@ class IdempotencyWebFilterTest {
 
     /** Added to every token sent: the Redis store refuses tokens up to its floor, its bound's ceiling. */
     private static final long FLOOR = 1_000;
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @Test
     void inMemoryRetryIsAnsweredFromTheFirstResponse() throws Exception {
@@ -219,28 +211,11 @@ class IdempotencyWebFilterTest {
 
     private static HttpResponse<String> post(NettyServer server, String id, long token, String key, String body,
             String... headers) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(server.baseUrl() + "/entries/" + id))
-                .timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json")
-                .header(FenceHeader.DEFAULT_NAME,
-                        FenceHeader.of(new Fence(ResourceName.of("account:" + id), FencingToken.of(FLOOR + token))).value())
-                .header(IdempotencyKeys.HEADER, key)
-                .POST(HttpRequest.BodyPublishers.ofString(body));
-        if (headers.length > 0) {
-            request.headers(headers);
-        }
-        try {
-            return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return KeyedPosts.post(server, id, FLOOR + token, key, body, Duration.ofSeconds(30), headers);
     }
 
     private static String account() {
-        return "acc-" + UUID.randomUUID().toString().substring(0, 8);
+        return KeyedPosts.account();
     }
 
     /** The Redis store's floor: every store is sent tokens above it. */

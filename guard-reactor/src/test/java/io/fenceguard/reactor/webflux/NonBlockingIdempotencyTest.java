@@ -3,7 +3,6 @@ package io.fenceguard.reactor.webflux;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.admission.Admission;
-import io.fenceguard.admission.FenceHeader;
 import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.admission.IdempotencyKeys;
@@ -420,27 +419,10 @@ class NonBlockingIdempotencyTest {
 
     private static HttpResponse<String> post(NettyServer server, String id, long token, String key, String body,
             String... headers) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(server.baseUrl() + "/entries/" + id))
-                .timeout(Duration.ofSeconds(20))
-                .header("Content-Type", "application/json")
-                .header(FenceHeader.DEFAULT_NAME,
-                        FenceHeader.of(new Fence(ResourceName.of("account:" + id), FencingToken.of(FLOOR + token))).value())
-                .header(IdempotencyKeys.HEADER, key)
-                .POST(HttpRequest.BodyPublishers.ofString(body));
-        if (headers.length > 0) {
-            request.headers(headers);
-        }
-        try {
-            return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return KeyedPosts.post(server, id, FLOOR + token, key, body, Duration.ofSeconds(20), headers);
     }
 
     private static String account() {
-        return "acc-" + UUID.randomUUID().toString().substring(0, 8);
+        return KeyedPosts.account();
     }
 }
