@@ -1,5 +1,5 @@
 /**
- * The auto-configuration's recording of high-water answers for the actuator endpoint: exported only to
- * fenceguard-spring-boot-autoconfigure, not API.
+ * The recording of the auto-configured high-water store's answers for the actuator endpoint: this module's own,
+ * not exported.
  */
-package io.fenceguard.spring.observation.internal;
+package io.fenceguard.spring.boot.autoconfigure.observation.internal;

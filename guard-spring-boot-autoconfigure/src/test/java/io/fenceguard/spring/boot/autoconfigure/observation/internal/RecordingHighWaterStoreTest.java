@@ -1,4 +1,4 @@
-package io.fenceguard.spring.observation.internal;
+package io.fenceguard.spring.boot.autoconfigure.observation.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
