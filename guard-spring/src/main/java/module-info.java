@@ -43,8 +43,6 @@ open module io.fenceguard.spring {
     exports io.fenceguard.spring.messaging.kafka;
     exports io.fenceguard.spring.method;
     exports io.fenceguard.spring.observation;
-    // For the auto-configuration only: not API.
-    exports io.fenceguard.spring.observation.internal to io.fenceguard.spring.boot.autoconfigure;
     exports io.fenceguard.spring.schema;
     exports io.fenceguard.spring.transaction;
     exports io.fenceguard.spring.web;

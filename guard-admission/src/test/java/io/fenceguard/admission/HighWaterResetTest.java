@@ -1,22 +1,23 @@
 package io.fenceguard.admission;
 
+import static io.fenceguard.admission.support.HighWaterResetFixture.HEADER_KEY;
+import static io.fenceguard.admission.support.HighWaterResetFixture.KEYS;
+import static io.fenceguard.admission.support.HighWaterResetFixture.MAX;
+import static io.fenceguard.admission.support.HighWaterResetFixture.NOW;
+import static io.fenceguard.admission.support.HighWaterResetFixture.OPERATOR_KEY;
+import static io.fenceguard.admission.support.HighWaterResetFixture.order;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fenceguard.admission.Admission.Outcome;
+import io.fenceguard.admission.support.HighWaterResetFixture;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,25 +28,15 @@ import org.junit.jupiter.api.Test;
  */
 class HighWaterResetTest {
 
-    static final byte[] HEADER_KEY = "header-signing-key-of-32-bytes!!".getBytes(StandardCharsets.US_ASCII);
-    static final byte[] OPERATOR_KEY = "operator-key-of-at-least-32-byte".getBytes(StandardCharsets.US_ASCII);
-    static final Instant NOW = Instant.parse("2026-11-23T14:00:00Z");
-    static final SigningKeys KEYS = SigningKeys.of(Map.of("k1", HEADER_KEY), "k1");
-    static final FencingToken MAX = FencingToken.of(Long.MAX_VALUE);
-
-    final List<HighWaterReset.Record> audit = new CopyOnWriteArrayList<>();
-
-    static String order(byte[] key, ResourceName r, FencingToken from, FencingToken to, Instant at) {
-        return HighWaterReset.order(key, r, from, to, "alice", "token from a leaked signer", at);
-    }
+    final HighWaterResetFixture fixture = new HighWaterResetFixture();
+    final List<HighWaterReset.Record> audit = fixture.audit();
 
     @Test
     void ordersSignedWithAHeaderKeyForgedExpiredOrReplayedAreRefusedAndChangeNothing() {
         InMemoryHighWaterStore store = InMemoryHighWaterStore.create();
         ResourceName r = ResourceName.of("account:7");
         store.admit(new Fence(r, MAX));
-        HighWaterReset reset = HighWaterReset.of(store, OPERATOR_KEY, KEYS, audit::add,
-                Clock.fixed(NOW, ZoneOffset.UTC));
+        HighWaterReset reset = fixture.reset(store, NOW);
         FencingToken low = FencingToken.of(5);
 
         assertThatThrownBy(() -> reset.apply(order(HEADER_KEY, r, MAX, low, NOW)))

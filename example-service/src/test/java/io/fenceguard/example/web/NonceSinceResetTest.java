@@ -2,26 +2,15 @@ package io.fenceguard.example.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fenceguard.example.ExampleApplication;
-import io.fenceguard.test.support.RedisEndpoint;
-import io.fenceguard.test.support.RedisProcess;
 import io.fenceguard.test.support.ScratchSpace;
-import io.fenceguard.test.support.TestServers;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * The example's audit calls after PostgreSQL emptied {@code fenceguard_http_nonce_since} (crash recovery does; a
@@ -32,36 +21,20 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 class NonceSinceResetTest {
 
+    static ExampleOnTestServers example;
     static ScratchSpace database;
-    static ConfigurableApplicationContext app;
-    static int port;
-    static final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeAll
     static void start() {
-        database = ScratchSpace.create(TestServers.postgres(), "fgsince");
-        RedisEndpoint redis = TestServers.redis();
-        String prefix = "fgsince-" + UUID.randomUUID().toString().substring(0, 8) + ":";
-        app = new SpringApplicationBuilder(ExampleApplication.class).run("--server.port=" + RedisProcess.freePort(),
-                "--spring.profiles.active=demo", "--example.embedded.enabled=false",
-                "--spring.datasource.url=" + database.jdbcUrl(),
-                "--spring.datasource.username=" + database.server().user(),
-                "--spring.datasource.password=" + database.server().password(),
-                "--spring.datasource.hikari.schema=" + database.schema(),
-                "--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port(),
-                "--fenceguard.redis.key-prefix=" + prefix, "--fenceguard.http.store.key-prefix=" + prefix,
-                // only the deposits send the outbox here
-                "--example.audit.relay-interval=1h", "--spring.main.banner-mode=off");
-        port = ((WebServerApplicationContext) app).getWebServer().getPort();
+        // only the deposits send the outbox here
+        example = ExampleOnTestServers.start("fgsince", "--example.audit.relay-interval=1h");
+        database = example.database();
     }
 
     @AfterAll
     static void stop() {
-        if (app != null) {
-            app.close();
-        }
-        if (database != null) {
-            database.close();
+        if (example != null) {
+            example.close();
         }
     }
 
@@ -88,9 +61,7 @@ class NonceSinceResetTest {
     }
 
     private static HttpResponse<String> send(String method, String path, String json) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .method(method, HttpRequest.BodyPublishers.ofString(json)).header("Content-Type", "application/json")
-                .build(), HttpResponse.BodyHandlers.ofString());
+        return example.send(method, path, json);
     }
 
     private static Connection connect() throws Exception {

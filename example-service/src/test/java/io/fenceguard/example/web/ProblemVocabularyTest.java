@@ -8,29 +8,18 @@ import io.fenceguard.admission.SigningKeys;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
-import io.fenceguard.example.ExampleApplication;
-import io.fenceguard.test.support.RedisEndpoint;
-import io.fenceguard.test.support.RedisProcess;
-import io.fenceguard.test.support.ScratchSpace;
-import io.fenceguard.test.support.TestServers;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * The example on real PostgreSQL and Redis, in this JVM: every 4xx is application/problem+json with a
@@ -40,38 +29,20 @@ import org.springframework.context.ConfigurableApplicationContext;
 class ProblemVocabularyTest {
 
     static final String DEMO_KEY = "ZmVuY2VndWFyZC1leGFtcGxlLWtleS1kby1ub3QtdXNlLWluLXByb2R1Y3Rpb24=";
-    static ScratchSpace database;
-    static ConfigurableApplicationContext app;
+    static ExampleOnTestServers example;
     static int port;
-    static final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeAll
     static void start() {
-        database = ScratchSpace.create(TestServers.postgres(), "fgex");
-        RedisEndpoint redis = TestServers.redis();
-        String prefix = "fgex-" + UUID.randomUUID().toString().substring(0, 8) + ":";
-        // A fixed port: the example calls its own /audit at ${server.port}.
-        app = new SpringApplicationBuilder(ExampleApplication.class).run("--server.port=" + RedisProcess.freePort(),
-                "--spring.profiles.active=demo", "--example.embedded.enabled=false",
-                "--spring.datasource.url=" + database.jdbcUrl(), "--spring.datasource.username=" + database.server().user(),
-                "--spring.datasource.password=" + database.server().password(),
-                "--spring.datasource.hikari.schema=" + database.schema(),
-                "--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port(),
-                "--fenceguard.redis.key-prefix=" + prefix, "--fenceguard.http.store.key-prefix=" + prefix,
-                // The test presents tokens of its own minted on the clock: the ledger's leases take the same mode.
-                "--fenceguard.redis.token-epoch=clock",
-                "--spring.main.banner-mode=off");
-        port = ((WebServerApplicationContext) app).getWebServer().getPort();
-        app.getEnvironment();
+        // The test presents tokens of its own minted on the clock: the ledger's leases take the same mode.
+        example = ExampleOnTestServers.start("fgex", "--fenceguard.redis.token-epoch=clock");
+        port = example.port();
     }
 
     @AfterAll
     static void stop() {
-        if (app != null) {
-            app.close();
-        }
-        if (database != null) {
-            database.close();
+        if (example != null) {
+            example.close();
         }
     }
 
@@ -102,15 +73,7 @@ class ProblemVocabularyTest {
     }
 
     static HttpResponse<String> send(String method, String path, String json, String... headers) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .method(method, json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json));
-        if (json != null) {
-            request.header("Content-Type", "application/json");
-        }
-        if (headers.length > 0) {
-            request.headers(headers);
-        }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return example.send(method, path, json, headers);
     }
 
     static void assertProblem(HttpResponse<String> response, int status, String type) {

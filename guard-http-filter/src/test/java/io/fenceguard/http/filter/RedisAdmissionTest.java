@@ -149,7 +149,7 @@ class RedisAdmissionTest {
      * Counts the commands Redis ran for 20 request-signed admissions, on a server of this test's own; {@code keyed}:
      * each with an idempotency key of its own, whose claim comes with the admission and whose response is recorded
      * by a second script. (The auto-configuration's recording of the store's answers passes these combined calls on
-     * as one: RecordingHighWaterStoreTest in fenceguard-spring.)
+     * as one: RecordingHighWaterStoreTest in fenceguard-spring-boot-autoconfigure.)
      */
     private static void oneScriptCallPerAdmission(boolean keyed) throws Exception {
         try (RedisProcess redis = RedisProcess.start()) {

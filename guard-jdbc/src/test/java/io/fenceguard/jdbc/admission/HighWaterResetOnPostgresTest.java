@@ -1,25 +1,24 @@
 package io.fenceguard.jdbc.admission;
 
+import static io.fenceguard.admission.support.HighWaterResetFixture.KEYS;
+import static io.fenceguard.admission.support.HighWaterResetFixture.MAX;
+import static io.fenceguard.admission.support.HighWaterResetFixture.NOW;
+import static io.fenceguard.admission.support.HighWaterResetFixture.OPERATOR_KEY;
+import static io.fenceguard.admission.support.HighWaterResetFixture.order;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fenceguard.admission.Admission.Outcome;
 import io.fenceguard.admission.FencedRoute;
 import io.fenceguard.admission.HighWaterReset;
 import io.fenceguard.admission.InboundFence;
-import io.fenceguard.admission.SigningKeys;
+import io.fenceguard.admission.support.HighWaterResetFixture;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.jdbc.admission.support.Stores;
-import java.nio.charset.StandardCharsets;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,17 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 class HighWaterResetOnPostgresTest {
 
-    static final byte[] HEADER_KEY = "header-signing-key-of-32-bytes!!".getBytes(StandardCharsets.US_ASCII);
-    static final byte[] OPERATOR_KEY = "operator-key-of-at-least-32-byte".getBytes(StandardCharsets.US_ASCII);
-    static final Instant NOW = Instant.parse("2026-11-23T14:00:00Z");
-    static final SigningKeys KEYS = SigningKeys.of(Map.of("k1", HEADER_KEY), "k1");
-    static final FencingToken MAX = FencingToken.of(Long.MAX_VALUE);
-
-    final List<HighWaterReset.Record> audit = new CopyOnWriteArrayList<>();
-
-    static String order(byte[] key, ResourceName r, FencingToken from, FencingToken to, Instant at) {
-        return HighWaterReset.order(key, r, from, to, "alice", "token from a leaked signer", at);
-    }
+    final HighWaterResetFixture fixture = new HighWaterResetFixture();
 
     @Test
     void aLockedOutResourceIsResetByTheOperatorAndTheResetIsAudited() {
@@ -54,15 +43,14 @@ class HighWaterResetOnPostgresTest {
             assertThat(fence.check("POST", "/a/" + id, List.of(legit)).problem()).hasValueSatisfying(
                     p -> assertThat(p.status()).isEqualTo(409));
 
-            HighWaterReset reset = HighWaterReset.of(store, OPERATOR_KEY, KEYS, audit::add,
-                    Clock.fixed(NOW.plusSeconds(30), ZoneOffset.UTC));
+            HighWaterReset reset = fixture.reset(store, NOW.plusSeconds(30));
             HighWaterReset.Record record = reset.apply(order(OPERATOR_KEY, r, MAX, FencingToken.of(999), NOW));
 
             assertThat(record.from()).isEqualTo(MAX);
             assertThat(record.to()).isEqualTo(FencingToken.of(999));
             assertThat(record.operator()).isEqualTo("alice");
             assertThat(record.reason()).isEqualTo("token from a leaked signer");
-            assertThat(audit).containsExactly(record);
+            assertThat(fixture.audit()).containsExactly(record);
             assertThat(fence.check("POST", "/a/" + id, List.of(legit)).admission()).isPresent();
             String older = KEYS.header(new Fence(r, FencingToken.of(998))).value();
             assertThat(fence.check("POST", "/a/" + id, List.of(older)).problem()).as("the floor set by the operator holds")

@@ -1,4 +1,4 @@
-package io.fenceguard.spring.observation.internal;
+package io.fenceguard.spring.boot.autoconfigure.observation.internal;
 
 import io.fenceguard.admission.HighWaterStore;
 import io.fenceguard.spring.observation.FenceguardActivity;

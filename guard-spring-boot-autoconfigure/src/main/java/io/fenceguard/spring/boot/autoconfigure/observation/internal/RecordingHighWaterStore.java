@@ -1,4 +1,4 @@
-package io.fenceguard.spring.observation.internal;
+package io.fenceguard.spring.boot.autoconfigure.observation.internal;
 
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.HighWaterStore;
@@ -133,6 +133,35 @@ public final class RecordingHighWaterStore implements IdempotentAdmissionStore {
             @Override
             public java.util.concurrent.CompletionStage<Boolean> firstUse(String nonce, java.time.Instant expires) {
                 return calls.firstUse(nonce, expires);
+            }
+
+            /** The store's non-blocking key calls, when it has them, the admission claiming a key noted too. */
+            @Override
+            public java.util.Optional<io.fenceguard.admission.NonBlockingIdempotencyStore> idempotentAdmissions() {
+                return calls.idempotentAdmissions().map(keys -> new io.fenceguard.admission.NonBlockingIdempotencyStore() {
+                    @Override
+                    public java.util.concurrent.CompletionStage<io.fenceguard.admission.IdempotentAdmissionStore.ClaimedAdmission>
+                            admitClaiming(Fence presented, Nonce nonce, String key, String fingerprint) {
+                        return keys.admitClaiming(presented, nonce, key, fingerprint).thenApply(answer -> {
+                            if (answer.admission() != null) {
+                                noted(answer.admission());
+                            }
+                            return answer;
+                        });
+                    }
+
+                    @Override
+                    public java.util.concurrent.CompletionStage<Void> complete(io.fenceguard.core.ResourceName resource,
+                            String key, IdempotencyStore.RecordedResponse response) {
+                        return keys.complete(resource, key, response);
+                    }
+
+                    @Override
+                    public java.util.concurrent.CompletionStage<Void> abandon(io.fenceguard.core.ResourceName resource,
+                            String key) {
+                        return keys.abandon(resource, key);
+                    }
+                });
             }
 
             private Admission noted(Admission admission) {
