@@ -224,28 +224,8 @@ class NonBlockingIdempotencyTest {
         });
         String id = account();
 
-        HttpResponse<String> first = post(server, id, 5, "k-1", "{\"amount\":7}");
-        assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
-        assertThat(first.headers().firstValue(IdempotencyKeys.REPLAYED_HEADER)).isEmpty();
-        HttpResponse<String> again = post(server, id, 5, "k-1", "{\"amount\":7}");
-        assertThat(again.statusCode()).isEqualTo(201);
-        assertThat(again.body()).as("the retry answered from the first response").isEqualTo(first.body());
-        assertThat(again.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
-        assertThat(again.headers().firstValue(IdempotencyKeys.REPLAYED_HEADER)).contains("true");
-        HttpResponse<String> newer = post(server, id, 6, "k-1", "{\"amount\":7}");
-        assertThat(newer.body()).as("a newer holder resending the first holder's request").isEqualTo(first.body());
-        assertThat(applied.get()).as("applied once for three sends").isOne();
-
-        HttpResponse<String> otherBody = post(server, id, 6, "k-1", "{\"amount\":8}");
-        assertThat(otherBody.statusCode()).isEqualTo(422);
-        assertThat(otherBody.body()).contains("urn:fenceguard:idempotency-key-reused");
-        HttpResponse<String> stale = post(server, id, 5, "k-1", "{\"amount\":7}");
-        assertThat(stale.statusCode()).as("admission comes first: a stale token is refused").isEqualTo(409);
-        assertThat(stale.body()).contains("urn:fenceguard:stale-token");
-        HttpResponse<String> badKey = post(server, id, 6, "k 2", "{\"amount\":7}");
-        assertThat(badKey.statusCode()).isEqualTo(400);
-        assertThat(badKey.body()).contains("urn:fenceguard:malformed-idempotency-key");
-        assertThat(applied.get()).isOne();
+        HttpResponse<String> first = KeyedPosts.answeredFromTheFirstResponse(
+                (account, token, key, body) -> post(server, account, token, key, body), id, applied);
 
         // A failed first try leaves the key free (forgotten without blocking), and is not recorded.
         HttpResponse<String> refused = post(server, id, 6, "k-2", "{\"amount\":7}", "X-Status", "422");
