@@ -22,15 +22,21 @@ class EtcdProofIT {
         settings = settings.withDuration(ProofSettings.parse(System.getProperty("proof.etcd-duration"), Duration.ofSeconds(15)));
         List<List<Nemesis.Kind>> faults = List.of(List.of(Nemesis.Kind.ETCD_LEADER_KILL),
                 List.of(Nemesis.Kind.ETCD_PARTITION), List.of(Nemesis.Kind.PAUSE_THREAD));
-        ProofRun.Result on = ProofRun.run(settings, true, Topology.ETCD, faults, settings.outDir().resolve("etcd"));
-        System.out.println(ProofReport.table(List.of(on)));
-        on.faults().forEach(f -> System.out.println("fault " + f.kind() + ": " + f.target()));
+        // Every run must be free of anomalies; one of them must also have done something. Under a parallel build etcd
+        // has acknowledged as few as 2 in 15 s, so a run that did too little is followed by one twice as long (at most
+        // two more).
+        ProofRun.Result on = null;
+        for (int attempt = 0; attempt < 3 && (on == null || on.findings().ok() <= 5); attempt++) {
+            ProofSettings run = attempt == 0 ? settings : settings.withDuration(settings.duration().multipliedBy(1L << attempt));
+            on = ProofRun.run(run, true, Topology.ETCD, faults, settings.outDir().resolve("etcd-" + attempt));
+            System.out.println(ProofReport.table(List.of(on)));
+            on.faults().forEach(f -> System.out.println("fault " + f.kind() + ": " + f.target()));
 
-        assertThat(on.faults()).as("faults injected").isNotEmpty();
-        assertThat(on.faults()).as("faults that failed to be injected")
-                .noneMatch(f -> f.target().startsWith("failed"));
-        // A run that did something (under a parallel build etcd has acknowledged as few as 11 in 15 s).
+            assertThat(on.faults()).as("faults injected").isNotEmpty();
+            assertThat(on.faults()).as("faults that failed to be injected")
+                    .noneMatch(f -> f.target().startsWith("failed"));
+            assertThat(on.findings().anomalies()).as("anomalies with fencing").isEmpty();
+        }
         assertThat(on.findings().ok()).as("acknowledged operations").isGreaterThan(5);
-        assertThat(on.findings().anomalies()).as("anomalies with fencing").isEmpty();
     }
 }
