@@ -93,7 +93,8 @@ class ZooKeeperLeaderLossTest {
     }
 
     private static void await(Check check) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        // Generous: an election among three in-JVM servers on a loaded machine has taken more than 30 s.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             try {
                 if (check.holds()) {
@@ -102,7 +103,7 @@ class ZooKeeperLeaderLossTest {
             } catch (Exception notYet) {
                 // The ensemble may be electing: ask again.
             }
-            assertThat(System.nanoTime()).as("condition within 30 s").isLessThan(deadline);
+            assertThat(System.nanoTime()).as("condition within 60 s").isLessThan(deadline);
             Thread.sleep(50);
         }
     }
