@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.module.ModuleDescriptor;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,8 +23,8 @@ import io.fenceguard.buildchecks.PublishedModules.Module;
 import io.fenceguard.buildchecks.PublishedModules.ResolvedDependency;
 
 /**
- * What the published modules may use of each other: another module's {@code internal} package is not API (unless
- * its owner exports it to the using module by name: {@code exports p.internal to m}), and the
+ * What the published modules may use of each other: another module's {@code internal} package is not API, not even
+ * through a qualified export ({@link ModuleDescriptorsTest} refuses those), and the
  * Redis, messaging and reactor modules must not bring the servlet module to their users.
  */
 class ModuleBoundariesTest {
@@ -63,16 +62,13 @@ class ModuleBoundariesTest {
     @Test
     void noModuleUsesAnotherModulesInternalPackage() {
         Map<String, String> owners = internalPackageOwners();
-        Map<String, Set<String>> sharedWith = qualifiedExports();
         Map<String, Set<Path>> violations = new TreeMap<>();
         for (Module module : PublishedModules.published()) {
-            String javaModule = descriptor(module).map(ModuleDescriptor::name).orElse("");
             for (Path source : javaFiles(module.mainSources(), module.testSources())) {
                 Matcher m = INTERNAL_PACKAGE.matcher(read(source));
                 while (m.find()) {
                     String owner = owners.getOrDefault(m.group(), "no module");
-                    if (!owner.equals(module.directoryName())
-                            && !sharedWith.getOrDefault(m.group(), Set.of()).contains(javaModule)) {
+                    if (!owner.equals(module.directoryName())) {
                         violations.computeIfAbsent(module.directoryName() + " uses " + m.group() + " (of " + owner
                                 + ")", k -> new TreeSet<>()).add(PublishedModules.root().relativize(source));
                     }
@@ -124,29 +120,6 @@ class ModuleBoundariesTest {
             }
         }
         return owners;
-    }
-
-    /** The packages each module exports to named modules only ({@code exports p to m}): package, target modules. */
-    private static Map<String, Set<String>> qualifiedExports() {
-        Map<String, Set<String>> shared = new TreeMap<>();
-        for (Module module : PublishedModules.all()) {
-            descriptor(module).ifPresent(d -> d.exports().stream().filter(ModuleDescriptor.Exports::isQualified)
-                    .forEach(e -> shared.computeIfAbsent(e.source(), k -> new TreeSet<>()).addAll(e.targets())));
-        }
-        return shared;
-    }
-
-    /** The module's compiled descriptor, when it has one. */
-    private static java.util.Optional<ModuleDescriptor> descriptor(Module module) {
-        Path file = module.classes().resolve("module-info.class");
-        if (!Files.isRegularFile(file)) {
-            return java.util.Optional.empty();
-        }
-        try (java.io.InputStream in = Files.newInputStream(file)) {
-            return java.util.Optional.of(ModuleDescriptor.read(in));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** Says which temporary entries no longer occur, so that the list only shrinks. */

@@ -65,11 +65,11 @@ class ModuleDescriptorsTest {
             }
             for (Exports export : descriptor.exports()) {
                 String pkg = export.source();
-                // An internal package may go to named fenceguard modules (a qualified export): shared, not published.
-                if (isInternal(pkg) && (!export.isQualified()
-                        || !export.targets().stream().allMatch(target -> target.startsWith("io.fenceguard.")))) {
+                // Not even to another fenceguard module by name: what two modules share is the owner's API or SPI.
+                if (isInternal(pkg)) {
                     problems.add(module.directoryName() + ": remove \"exports " + pkg + "\" from " + sourceOf(module)
-                            + " (internal packages are not API; export one to a fenceguard module with \"to\" only)");
+                            + " (an internal package is its module's own: make what another module needs API of it,"
+                            + " or move it to that module)");
                 } else if (!publicTypes.containsKey(pkg)) {
                     problems.add(module.directoryName() + ": remove \"exports " + pkg + "\" from " + sourceOf(module)
                             + " (the package holds no public type)");
