@@ -35,6 +35,11 @@ final class PostgresCatalog {
     private final List<FencedTable> fenced;
     private final List<Refused> refused = new ArrayList<>();
     private final Set<Long> fencedOids = new LinkedHashSet<>();
+    /**
+     * The fenced relations' names as found, folded: taken with their oids, not asked for again later, since another
+     * session may drop a same-named table in another schema meanwhile.
+     */
+    private final Set<String> fencedRelnames = new LinkedHashSet<>();
     private final Map<Long, String> labels = new LinkedHashMap<>();
     private final Set<String> schemas = new LinkedHashSet<>();
 
@@ -98,6 +103,7 @@ final class PostgresCatalog {
                     + " (DROP RULE " + rules.get(0)[0] + " ON " + label + ") or stop fencing the table");
         }
         fencedOids.add(oid);
+        fencedRelnames.add(((String) row[2]).toLowerCase(Locale.ROOT));
         labels.put(oid, label);
         schemas.add((String) row[1]);
         fenceChildren(table, oid);
@@ -114,6 +120,7 @@ final class PostgresCatalog {
             String childLabel = quoteIdent((String) child[1]) + "." + quoteIdent((String) child[2]);
             requireTokenColumn(table, childOid, childLabel);
             if (fencedOids.add(childOid)) {
+                fencedRelnames.add(((String) child[2]).toLowerCase(Locale.ROOT));
                 labels.put(childOid, childLabel);
                 fenced.add(exact((String) child[1], (String) child[2], table));
             }
@@ -172,10 +179,6 @@ final class PostgresCatalog {
 
     /** Triggers on other tables whose code names a fenced table: a write there may write it unfenced. */
     private void refuseTriggers(Set<Long> reached) throws SQLException {
-        Set<String> fencedRelnames = new LinkedHashSet<>();
-        for (long oid : fencedOids) {
-            fencedRelnames.add(single(c, "SELECT relname FROM pg_class WHERE oid = " + oid).toLowerCase(Locale.ROOT));
-        }
         for (Object[] trigger : rows(c, "SELECT c.oid, n.nspname, c.relname, t.tgname, p.prosrc FROM pg_trigger t"
                 + " JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
                 + " JOIN pg_proc p ON p.oid = t.tgfoid WHERE NOT t.tgisinternal")) {
