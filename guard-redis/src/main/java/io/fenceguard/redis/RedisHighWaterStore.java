@@ -259,6 +259,16 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
     /** The nonce (when request-signed), the admission and, when admitted, the key's claim in one script. */
     @Override
     public ClaimedAdmission admitClaiming(Fence presented, Nonce nonce, String key, String fingerprint) {
+        ClaimingCall call = claimingCall(presented, nonce, key, fingerprint);
+        return claimedAdmission(presented, admissionCall(presented, HighWaterScripts.ADMIT_CLAIMING, call.keys(),
+                call.args()));
+    }
+
+    /** The keys and arguments of {@link HighWaterScripts#ADMIT_CLAIMING}, blocking or not. */
+    record ClaimingCall(List<String> keys, List<String> args) {
+    }
+
+    ClaimingCall claimingCall(Fence presented, Nonce nonce, String key, String fingerprint) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
         List<String> keyNames = new ArrayList<>(4);
@@ -274,12 +284,21 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
             keyNames.add(nonceKey(nonce.value()));
             args.add(Long.toString(ttlMillis(nonce.expires())));
         }
-        List<?> reply = admissionCall(presented, HighWaterScripts.ADMIT_CLAIMING, keyNames, args);
+        return new ClaimingCall(keyNames, args);
+    }
+
+    /** The answer of {@link HighWaterScripts#ADMIT_CLAIMING}: replayed, refused, or admitted with the key's claim. */
+    static ClaimedAdmission claimedAdmission(Fence presented, List<?> reply) {
         if (((Number) reply.get(0)).longValue() == -2) {
             return ClaimedAdmission.replayed();
         }
         Admission admission = admission(presented, reply);
         return new ClaimedAdmission(admission, admission.admitted() ? RedisIdempotencyStore.claim(reply, 3) : null);
+    }
+
+    /** The idempotency records next to the marks: the same client, prefix and retention. */
+    RedisIdempotencyStore records() {
+        return keys;
     }
 
     @Override

@@ -11,7 +11,6 @@ import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -77,27 +76,9 @@ final class RedisNonBlockingAdmissions implements NonBlockingAdmissionStore, Non
     public CompletionStage<ClaimedAdmission> admitClaiming(Fence presented, SignedAdmissionStore.Nonce nonce,
             String key, String fingerprint) {
         Objects.requireNonNull(presented, "presented");
-        Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(fingerprint, "fingerprint");
-        List<String> keyNames = new ArrayList<>(store.admitKeys(presented));
-        List<String> args = new ArrayList<>(store.admitArgs(presented));
-        keyNames.add(records().recordKey(presented.resource(), key));
-        args.add(fingerprint);
-        args.add(Long.toString(RedisIdempotencyStore.IN_PROGRESS_TIMEOUT.toMillis()));
-        if (nonce != null) {
-            keyNames.add(store.nonceKey(nonce.value()));
-            args.add(Long.toString(RedisHighWaterStore.ttlMillis(nonce.expires())));
-        }
-        return call(presented, HighWaterScripts.ADMIT_CLAIMING, RedisScriptClient.Reply.LIST, keyNames, args)
-                .thenApply(reply -> {
-                    List<?> answer = (List<?>) reply;
-                    if (((Number) answer.get(0)).longValue() == -2) {
-                        return ClaimedAdmission.replayed();
-                    }
-                    Admission admission = RedisHighWaterStore.admission(presented, answer);
-                    return new ClaimedAdmission(admission,
-                            admission.admitted() ? RedisIdempotencyStore.claim(answer, 3) : null);
-                });
+        RedisHighWaterStore.ClaimingCall claiming = store.claimingCall(presented, nonce, key, fingerprint);
+        return call(presented, HighWaterScripts.ADMIT_CLAIMING, RedisScriptClient.Reply.LIST, claiming.keys(),
+                claiming.args()).thenApply(reply -> RedisHighWaterStore.claimedAdmission(presented, (List<?>) reply));
     }
 
     @Override
@@ -116,7 +97,7 @@ final class RedisNonBlockingAdmissions implements NonBlockingAdmissionStore, Non
 
     /** The idempotency records next to the store's marks: its client, prefix and retention. */
     private RedisIdempotencyStore records() {
-        return RedisIdempotencyStore.nextTo(store);
+        return store.records();
     }
 
     /** A script on one idempotency record; a failure as the idempotency store being unavailable for {@code resource}. */
