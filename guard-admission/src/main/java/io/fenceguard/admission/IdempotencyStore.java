@@ -16,6 +16,8 @@ import io.fenceguard.core.ResourceName;
  * does so when it joins the handler's transaction (the servlet {@code FencingFilter.inTransaction}); otherwise a
  * crash between the handler's commit and {@link #complete} leaves the key claimed and unanswered, and
  * a retry is told to retry later until {@code claim} gives up on the claim.
+ *
+ * <p>How long claims and recorded responses are kept is one rule for every store: {@link IdempotencyRetention}.
  */
 public interface IdempotencyStore {
 

@@ -321,15 +321,12 @@ public final class InboundFence {
 
     private Verdict admitClaiming(PendingAdmission pending) {
         PendingAdmission.KeyRequest keyed = pending.keyed();
-        if (pending.nonce().isPresent() && !pending.nonceWithAdmission()) {
-            // Nonces kept apart from the marks: recorded first, as for a request without a key; a replay claims nothing.
-            SignedAdmissionStore.Nonce nonce = pending.nonce().get();
-            if (!nonces.firstUse(nonce.value(), nonce.expires())) {
-                return decided(pending, Optional.empty(), null);
-            }
+        // Nonces kept apart from the marks: recorded first, as for a request without a key; a replay claims nothing.
+        if (!pending.firstUseApart(nonces)) {
+            return decided(pending, Optional.empty(), null);
         }
-        return claimed(pending, keyed.store().admitClaiming(pending.presented(), pending.nonceWithAdmission()
-                ? pending.nonce().get() : null, keyed.key(), keyed.fingerprint()));
+        return claimed(pending, keyed.store().admitClaiming(pending.presented(), pending.nonceForTheCall(),
+                keyed.key(), keyed.fingerprint()));
     }
 
     /** The verdict on the store's answer to an admission with a claim; a stale one this fence may heal, healed. */
@@ -385,8 +382,7 @@ public final class InboundFence {
         CompletionStage<IdempotentAdmissionStore.ClaimedAdmission> asked;
         try {
             asked = store.nonBlocking().flatMap(NonBlockingAdmissionStore::idempotentAdmissions).orElseThrow()
-                    .admitClaiming(pending.presented(), pending.nonceWithAdmission() ? pending.nonce().get() : null,
-                            keyed.key(), keyed.fingerprint());
+                    .admitClaiming(pending.presented(), pending.nonceForTheCall(), keyed.key(), keyed.fingerprint());
         } catch (RuntimeException e) {
             asked = CompletableFuture.failedFuture(e);
         }

@@ -64,10 +64,6 @@ public final class PendingAdmission {
         return nonceKeptByStore;
     }
 
-    boolean nonceWithAdmission() {
-        return nonceWithAdmission;
-    }
-
     KeyRequest keyed() {
         return keyed;
     }
@@ -77,13 +73,23 @@ public final class PendingAdmission {
      * admission where the store does both in one call, else first on its own.
      */
     Optional<Admission> askedOf(HighWaterStore store, NonceStore nonces) {
-        if (nonce == null) {
-            return Optional.of(store.admit(presented));
-        }
         if (nonceWithAdmission) {
             return store.signedAdmissions().orElseThrow().admit(presented, nonce);
         }
-        return nonces.firstUse(nonce.value(), nonce.expires()) ? Optional.of(store.admit(presented)) : Optional.empty();
+        return firstUseApart(nonces) ? Optional.of(store.admit(presented)) : Optional.empty();
+    }
+
+    /**
+     * Whether nothing speaks against asking the store: no nonce, or one recorded with the admission's own call, or
+     * one kept apart from the marks and recorded by {@code nonces} now as first used (a replay: {@code false}).
+     */
+    boolean firstUseApart(NonceStore nonces) {
+        return nonce == null || nonceWithAdmission || nonces.firstUse(nonce.value(), nonce.expires());
+    }
+
+    /** The nonce to hand to a store call that records it with the admission, else {@code null}. */
+    SignedAdmissionStore.Nonce nonceForTheCall() {
+        return nonceWithAdmission ? nonce : null;
     }
 
     /** The store's non-blocking answer to this admission (empty: a replayed nonce); a call that throws, failed. */

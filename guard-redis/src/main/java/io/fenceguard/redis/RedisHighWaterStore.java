@@ -2,6 +2,7 @@ package io.fenceguard.redis;
 
 import io.fenceguard.admission.Admission;
 import io.fenceguard.admission.HighWaterStore;
+import io.fenceguard.admission.IdempotencyRetention;
 import io.fenceguard.admission.IdempotentAdmissionStore;
 import io.fenceguard.admission.NonBlockingAdmissionStore;
 import io.fenceguard.admission.NonceStore;
@@ -71,7 +72,7 @@ public final class RedisHighWaterStore implements HighWaterStore, NonceStore, Id
      * (default {@link RedisIdempotencyStore#RETENTION}); at least {@link RedisIdempotencyStore#IN_PROGRESS_TIMEOUT}.
      */
     public RedisHighWaterStore withIdempotencyRetention(Duration retention) {
-        return new RedisHighWaterStore(client, prefix, bound, RedisIdempotencyStore.checkedRetention(retention));
+        return new RedisHighWaterStore(client, prefix, bound, IdempotencyRetention.checked(retention));
     }
 
     /** How long recorded responses to idempotency keys answer retries. */

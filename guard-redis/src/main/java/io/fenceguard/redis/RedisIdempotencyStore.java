@@ -1,5 +1,6 @@
 package io.fenceguard.redis;
 
+import io.fenceguard.admission.IdempotencyRetention;
 import io.fenceguard.admission.IdempotencyStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FenceguardException;
@@ -24,9 +25,9 @@ import java.util.Objects;
 public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /** How long a claim may stay unanswered before a retry takes it over. */
-    public static final Duration IN_PROGRESS_TIMEOUT = Duration.ofMinutes(1);
+    public static final Duration IN_PROGRESS_TIMEOUT = IdempotencyRetention.IN_PROGRESS_TIMEOUT;
     /** How long a recorded response answers retries. */
-    public static final Duration RETENTION = Duration.ofDays(1);
+    public static final Duration RETENTION = IdempotencyRetention.DEFAULT;
 
     // The claim of the key whose record is `record`, for a request with `fingerprint` and `token`, held `timeout` ms
     // unless completed. {0}: first; {1, status, content type ('' for none), base64 body}: completed; {2}: in progress;
@@ -88,16 +89,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static RedisIdempotencyStore nextTo(RedisHighWaterStore marks) {
         Objects.requireNonNull(marks, "marks");
         return new RedisIdempotencyStore(marks.client(), marks.prefix(), marks.idempotencyRetention());
-    }
-
-    /** At least {@link #IN_PROGRESS_TIMEOUT}, so that no claim expires while its request may still be running. */
-    static Duration checkedRetention(Duration retention) {
-        Objects.requireNonNull(retention, "retention");
-        if (retention.compareTo(IN_PROGRESS_TIMEOUT) < 0) {
-            throw new IllegalArgumentException("an idempotency retention is at least " + IN_PROGRESS_TIMEOUT
-                    + " (a claim may be in progress that long), got " + retention);
-        }
-        return retention;
     }
 
     /** The key of {@code key}'s record for {@code resource} (the resource's length keeps the two apart). */

@@ -40,9 +40,9 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
     /** The first responses to idempotency keys, next to the marks (the {@code db} module's migrations create it). */
     public static final String IDEMPOTENCY_TABLE = "fenceguard_http_idempotency";
     /** How long a claim made outside a transaction may stay unanswered before a retry takes it over. */
-    public static final java.time.Duration IN_PROGRESS_TIMEOUT = java.time.Duration.ofMinutes(1);
+    public static final java.time.Duration IN_PROGRESS_TIMEOUT = io.fenceguard.admission.IdempotencyRetention.IN_PROGRESS_TIMEOUT;
     /** How long a recorded response answers retries, unless set otherwise ({@link #withIdempotencyRetention}). */
-    public static final java.time.Duration RETENTION = java.time.Duration.ofDays(1);
+    public static final java.time.Duration RETENTION = io.fenceguard.admission.IdempotencyRetention.DEFAULT;
     private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
     private final DataSource dataSource;
@@ -69,20 +69,11 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
      */
     public JdbcHighWaterStore withIdempotencyRetention(java.time.Duration retention) {
         return new JdbcHighWaterStore(dataSource, sql, nonceTable, idempotencyTable, transactional,
-                checkedRetention(retention));
+                io.fenceguard.admission.IdempotencyRetention.checked(retention));
     }
 
     /** How long recorded responses answer retries. */
     public java.time.Duration idempotencyRetention() {
-        return retention;
-    }
-
-    static java.time.Duration checkedRetention(java.time.Duration retention) {
-        Objects.requireNonNull(retention, "retention");
-        if (retention.compareTo(IN_PROGRESS_TIMEOUT) < 0) {
-            throw new IllegalArgumentException("an idempotency retention is at least " + IN_PROGRESS_TIMEOUT
-                    + " (a claim may be in progress that long), got " + retention);
-        }
         return retention;
     }
 
