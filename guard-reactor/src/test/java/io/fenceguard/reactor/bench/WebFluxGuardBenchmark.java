@@ -87,7 +87,7 @@ public final class WebFluxGuardBenchmark {
     private static final Duration REQUEST_TIMEOUT = seconds("bench.webflux.request-timeout", "5");
     private static final int ATTEMPTS = Math.max(1, Integer.getInteger("bench.webflux.attempts", 3));
     private static final Duration SIGNING = seconds("bench.webflux.signing-seconds", "2");
-    private static final int SERVERS = 16;
+    private static final int SERVERS = 19;
     private static final Duration DEADLINE = deadline();
     private static final double MAX_FAILED_SHARE = 0.01;
     private static final byte[] BODY = "{\"amount\":5,\"reference\":\"bench-0123456789\"}".getBytes(StandardCharsets.UTF_8);
@@ -182,6 +182,12 @@ public final class WebFluxGuardBenchmark {
 
     private static NettyServer server(HighWaterStore store, SigningKeys keys, boolean immediate, boolean requestSigned,
             boolean coalescing) {
+        return server(store, keys, immediate, requestSigned, coalescing, null);
+    }
+
+    /** The filter on {@code store}; with {@code idempotency}, it answers keyed requests from their first response. */
+    private static NettyServer server(HighWaterStore store, SigningKeys keys, boolean immediate, boolean requestSigned,
+            boolean coalescing, io.fenceguard.admission.IdempotencyStore idempotency) {
         RouterFunction<ServerResponse> routes = RouterFunctions.route()
                 .PUT("/accounts/{id}", request -> request.bodyToMono(String.class).then(ServerResponse.ok().bodyValue("ok")))
                 .build();
@@ -194,7 +200,8 @@ public final class WebFluxGuardBenchmark {
             }
             FencingWebFilter filter = FencingWebFilter.of(fence, refusal -> { },
                     immediate ? Schedulers.immediate() : Schedulers.boundedElastic());
-            builder.filter(coalescing ? filter : filter.withoutCoalescing());
+            filter = coalescing ? filter : filter.withoutCoalescing();
+            builder.filter(idempotency == null ? filter : filter.withIdempotency(idempotency));
         }
         HttpHandler handler = builder.build();
         return NettyServer.start(handler);
@@ -216,7 +223,17 @@ public final class WebFluxGuardBenchmark {
                 "no filter, handler: one PostgreSQL query", "no filter, handler: one Redis script call",
                 "no filter, request-signed requests", "no filter, handler: one Redis script call, async",
                 "Redis store (Lettuce), compact, non-blocking", "R2DBC store (PostgreSQL), compact, non-blocking",
-                "no filter, handler: one R2DBC query, async"};
+                "no filter, handler: one R2DBC query, async",
+                "Redis store (Lettuce), request-signed, non-blocking", "R2DBC store (PostgreSQL), request-signed, non-blocking",
+                "Redis store (Lettuce), request-signed + key, non-blocking"};
+        // the rows whose requests are signed per request (those with "+ key" also carry an idempotency key each)
+        java.util.Set<String> requestSigned = java.util.Set.of("in-memory store, request-signed",
+                "JDBC store (PostgreSQL), request-signed", "Redis store, request-signed", "no filter, request-signed requests",
+                "Redis store (Lettuce), request-signed, non-blocking", "R2DBC store (PostgreSQL), request-signed, non-blocking",
+                "Redis store (Lettuce), request-signed + key, non-blocking");
+        java.util.Set<String> unfenced = java.util.Set.of("no filter", "no filter, handler: one PostgreSQL query",
+                "no filter, handler: one Redis script call", "no filter, handler: one Redis script call, async",
+                "no filter, handler: one R2DBC query, async");
         List<NettyServer> servers = new ArrayList<>();
         List<Runnable> closing = new ArrayList<>();
         ExecutorService clients = Executors.newFixedThreadPool(THREADS, named("bench-client"));
@@ -269,6 +286,12 @@ public final class WebFluxGuardBenchmark {
                     c -> reactor.core.publisher.Flux.from(c.createStatement("SELECT 1").execute())
                             .concatMap(r -> r.map((row, meta) -> 1)).then(),
                     io.r2dbc.spi.Connection::close)));
+            // request-signed on the stores answering without blocking; then with an idempotency key per request
+            RedisHighWaterStore lettuceMarks = RedisHighWaterStore.of(
+                    io.fenceguard.redis.springdata.SpringDataRedisScriptClient.of(lettuce), keyPrefix);
+            servers.add(server(lettuceMarks, keys, false, true));
+            servers.add(server(io.fenceguard.reactor.webflux.r2dbc.R2dbcHighWaterStore.of(r2dbcPool), keys, false, true));
+            servers.add(server(lettuceMarks, keys, false, true, true, lettuceMarks));
             // a token of now, as a clock-floor lease mints it: not below the floor the Redis store set when it started
             long token = Math.max(System.currentTimeMillis() * 1000,
                     redisMarks.floor().map(FencingToken::value).orElse(0L));
@@ -280,14 +303,26 @@ public final class WebFluxGuardBenchmark {
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(REQUEST_TIMEOUT).executor(Executors.newFixedThreadPool(2, named("bench-client-io"))).build();
             List<Supplier<HttpRequest>> requests = new ArrayList<>();
+            if (servers.size() != names.length) {
+                throw new IllegalStateException(servers.size() + " servers for " + names.length + " names");
+            }
+            AtomicLong idempotencyKeys = new AtomicLong();
             for (int i = 0; i < servers.size(); i++) {
                 URI uri = URI.create(servers.get(i).baseUrl() + "/accounts/" + account);
-                if (i == 0 || i == 9 || i == 10 || i == 12 || i == 15) {
+                if (unfenced.contains(names[i])) {
                     HttpRequest plain = request(uri, Map.of());
                     requests.add(() -> plain);
-                } else if (i <= 3 || i == 7 || i == 8 || i == 13 || i == 14) {
+                } else if (!requestSigned.contains(names[i])) {
                     HttpRequest fenced = request(uri, Map.of("Fencing-Token", compact));
                     requests.add(() -> fenced);
+                } else if (names[i].contains("+ key")) {
+                    // a key of its own per request, as a client sends each new operation
+                    requests.add(() -> {
+                        Map<String, String> headers = new java.util.HashMap<>(
+                                signatures.sign("PUT", uri, FenceHeader.of(fence).value(), BODY));
+                        headers.put("Idempotency-Key", account + "-" + idempotencyKeys.incrementAndGet());
+                        return request(uri, headers);
+                    });
                 } else {
                     // signed per request on the client thread, as a signing client does: a nonce each time
                     requests.add(() -> request(uri, signatures.sign("PUT", uri, FenceHeader.of(fence).value(), BODY)));
