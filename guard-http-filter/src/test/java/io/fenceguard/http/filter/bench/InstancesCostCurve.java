@@ -39,6 +39,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -131,7 +132,7 @@ public final class InstancesCostCurve {
     }
 
     /** One measured variant: a store mode served by 1 or 2 instances. */
-    private record Variant(StoreMode mode, int instances, Supplier<HttpRequest> requests) {
+    private record Variant(StoreMode mode, int instances, Spread requests) {
 
         String name() {
             return mode.label + ", " + instances + (instances == 1 ? " instance" : " instances");
@@ -171,7 +172,7 @@ public final class InstancesCostCurve {
                             URI uri = URI.create("http://127.0.0.1:" + process.port(mode) + "/accounts/bench");
                             targets.add(mode.requestSigned ? signed(uri, signer, unsigned) : fixed(uri, compact));
                         }
-                        variants.add(new Variant(mode, count, spread(targets)));
+                        variants.add(new Variant(mode, count, new Spread(targets)));
                     }
                 }
                 measure(variants, processes, driver, redis, postgresLocal);
@@ -234,14 +235,23 @@ public final class InstancesCostCurve {
                 rates[i][round] = got.latencies().length * 1e9 / slice.toNanos();
             }
         }
+        for (Variant variant : variants) {
+            long[] made = variant.requests().made();
+            for (int k = 0; k < made.length; k++) {
+                if (made[k] == 0) {
+                    throw new IllegalStateException(variant.name() + ": instance " + processes.get(k).name
+                            + " was sent no request; the load was not spread");
+                }
+            }
+        }
         BenchChart chart = BenchChart.named("instances", "Two application instances against one on the same stores:"
                 + " admitted PUTs through the servlet filter, " + THREADS + " client threads in all", "application instances")
                 .withLinearX();
         BenchChart.Panel throughput = chart.panel("admitted PUTs/s");
         BenchChart.Panel storePanel = chart.panel("store server CPU µs per request");
         BenchChart.Panel instancesPanel = chart.panel("instances' CPU µs per request");
-        System.out.printf("%-42s %10s %8s %16s %14s %16s%n", "variant", "req/s", "2 / 1", "rounds req/s",
-                "store CPU µs", "instances CPU µs");
+        System.out.printf("%-42s %10s %8s %16s %14s %16s  %s%n", "variant", "req/s", "2 / 1", "rounds req/s",
+                "store CPU µs", "instances CPU µs", "requests per instance (warm-up included)");
         double[] median = new double[n];
         for (int i = 0; i < n; i++) {
             median[i] = median(rates[i]);
@@ -254,10 +264,11 @@ public final class InstancesCostCurve {
             double instancesMicros = answered[i] == 0 ? Double.NaN : instancesCpu[i] / 1e3 / answered[i];
             double singleStoreMicros = !storeCpuKnown[single] || answered[single] == 0 ? Double.NaN
                     : storeCpu[single] / 1e3 / answered[single];
-            System.out.printf("%-42s %10.0f %8s %16s %14.1f %16.1f%n", variant.name(), median[i],
+            System.out.printf("%-42s %10.0f %8s %16s %14.1f %16.1f  %s%n", variant.name(), median[i],
                     Double.isNaN(ratio) ? "–" : String.format("%.2f", ratio),
                     String.format("%.0f..%.0f", Arrays.stream(rates[i]).min().orElse(0),
-                            Arrays.stream(rates[i]).max().orElse(0)), storeMicros, instancesMicros);
+                            Arrays.stream(rates[i]).max().orElse(0)), storeMicros, instancesMicros,
+                    Arrays.toString(variant.requests().made()));
             throughput.point(variant.mode().label, variant.instances(), median[i]);
             storePanel.point(variant.mode().label, variant.instances(), storeMicros);
             instancesPanel.point(variant.mode().label, variant.instances(), instancesMicros);
@@ -292,16 +303,32 @@ public final class InstancesCostCurve {
     /**
      * The client threads spread over the instances: each thread sends every request to one instance, the threads
      * taking the instances in turn (8 threads, 2 instances: 4 each), as callers behind a balancer that keeps each
-     * connection on one instance.
+     * connection on one instance. Counts the requests made for each instance.
      */
-    private static Supplier<HttpRequest> spread(List<Supplier<HttpRequest>> instances) {
-        if (instances.size() == 1) {
-            return instances.get(0);
+    private static final class Spread implements Supplier<HttpRequest> {
+
+        private final List<Supplier<HttpRequest>> instances;
+        private final LongAdder[] made;
+        private final AtomicInteger next = new AtomicInteger();
+        private final ThreadLocal<Integer> own = ThreadLocal.withInitial(() -> next.getAndIncrement());
+
+        Spread(List<Supplier<HttpRequest>> instances) {
+            this.instances = List.copyOf(instances);
+            this.made = new LongAdder[instances.size()];
+            Arrays.setAll(made, i -> new LongAdder());
         }
-        AtomicInteger next = new AtomicInteger();
-        ThreadLocal<Supplier<HttpRequest>> own = ThreadLocal.withInitial(
-                () -> instances.get(next.getAndIncrement() % instances.size()));
-        return () -> own.get().get();
+
+        @Override
+        public HttpRequest get() {
+            int instance = own.get() % instances.size();
+            made[instance].increment();
+            return instances.get(instance).get();
+        }
+
+        /** The requests made so far for each instance. */
+        long[] made() {
+            return Arrays.stream(made).mapToLong(LongAdder::sum).toArray();
+        }
     }
 
     private static Supplier<HttpRequest> fixed(URI uri, String header) {
