@@ -19,7 +19,8 @@ import javax.imageio.ImageIO;
 
 /**
  * A cost curve of a benchmark run as a PNG: panels stacked over one x axis (logarithmic: resources or held leases
- * grow by powers of ten), a line per series. Plain Java2D, so a run needs no plotting tool. Written to
+ * grow by powers of ten; linear with {@link #withLinearX()}: a few counts, such as application instances), a line
+ * per series. Plain Java2D, so a run needs no plotting tool. Written to
  * {@code target/bench-NAME.png} of the build's root (beside the run's table) and, with {@code -Dbench.docs}, copied
  * into that directory, where the benchmark document shows it.
  */
@@ -38,6 +39,7 @@ public final class BenchChart {
     private final String title;
     private final String xLabel;
     private final List<Panel> panels = new ArrayList<>();
+    private boolean linearX;
 
     private BenchChart(String name, String title, String xLabel) {
         this.name = name;
@@ -48,6 +50,15 @@ public final class BenchChart {
     /** A chart written as {@code bench-NAME.png}, with {@code title} above and {@code xLabel} under its x axis. */
     public static BenchChart named(String name, String title, String xLabel) {
         return new BenchChart(name, title, xLabel);
+    }
+
+    /**
+     * A linear x axis in place of the logarithmic one, ticks at whole numbers: for a few counts (1 and 2 application
+     * instances), which a logarithmic axis would crowd into its first decade. Answers this chart.
+     */
+    public BenchChart withLinearX() {
+        linearX = true;
+        return this;
     }
 
     /** Adds a panel whose y axis reads {@code yLabel}; its series are added to what it answers. */
@@ -98,9 +109,9 @@ public final class BenchChart {
                 g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, size));
             } while (g.getFontMetrics().stringWidth(title) > WIDTH - 20 && --size > 9);
             g.drawString(title, 10, 24);
-            double[] xRange = range(0);
+            XAxis xAxis = xAxis();
             for (int p = 0; p < panels.size(); p++) {
-                draw(g, panels.get(p), TOP + p * (PANEL_HEIGHT + GAP), xRange, p == panels.size() - 1);
+                draw(g, panels.get(p), TOP + p * (PANEL_HEIGHT + GAP), xAxis, p == panels.size() - 1);
             }
         } finally {
             g.dispose();
@@ -122,7 +133,62 @@ public final class BenchChart {
         }
     }
 
-    /** Min and max of coordinate {@code axis} over every panel's points. */
+    /**
+     * The x axis of the points: from the power of ten at or below the least x to the one at or above the greatest
+     * (at least one decade), or linear with half a unit (a tenth of the span, if more) on either side.
+     */
+    XAxis xAxis() {
+        double[] range = range(0);
+        if (linearX) {
+            double pad = Math.max(0.5, (range[1] - range[0]) / 10);
+            return new XAxis(false, range[0] - pad, range[1] + pad);
+        }
+        double max = Math.max(range[1], range[0] * 10);
+        return new XAxis(true, Math.floor(Math.log10(range[0])), Math.ceil(Math.log10(max)));
+    }
+
+    /** The x axis: {@code low} and {@code high} in decades when {@code logarithmic}, else in x's own units. */
+    record XAxis(boolean logarithmic, double low, double high) {
+
+        /** Where {@code x} lies on the axis, 0 at its left end and 1 at its right. */
+        double fraction(double x) {
+            return logarithmic ? (Math.log10(x) - low) / Math.max(1, high - low) : (x - low) / (high - low);
+        }
+
+        /** The x values of the ticks: each power of ten, or each whole number (five steps over a longer span). */
+        double[] ticks() {
+            if (logarithmic) {
+                double[] ticks = new double[(int) (high - low) + 1];
+                for (int i = 0; i < ticks.length; i++) {
+                    ticks[i] = Math.pow(10, low + i);
+                }
+                return ticks;
+            }
+            double first = Math.ceil(low);
+            double last = Math.floor(high);
+            if (last - first > 20) {
+                double[] ticks = new double[6];
+                for (int i = 0; i < ticks.length; i++) {
+                    ticks[i] = low + (high - low) * i / 5;
+                }
+                return ticks;
+            }
+            double[] ticks = new double[(int) (last - first) + 1];
+            for (int i = 0; i < ticks.length; i++) {
+                ticks[i] = first + i;
+            }
+            return ticks;
+        }
+
+        String label(double tick) {
+            if (logarithmic) {
+                return "10^" + Math.round(Math.log10(tick));
+            }
+            return tick == Math.rint(tick) ? String.format("%,.0f", tick) : format(tick);
+        }
+    }
+
+    /** Min and max of coordinate {@code axis} over every panel's points ({1, 10} without points). */
     private double[] range(int axis) {
         double min = Double.POSITIVE_INFINITY;
         double max = Double.NEGATIVE_INFINITY;
@@ -134,10 +200,10 @@ public final class BenchChart {
                 }
             }
         }
-        return min > max ? new double[] {1, 10} : new double[] {min, Math.max(max, min * 10)};
+        return min > max ? new double[] {1, 10} : new double[] {min, max};
     }
 
-    private void draw(Graphics2D g, Panel panel, int top, double[] xRange, boolean last) {
+    private void draw(Graphics2D g, Panel panel, int top, XAxis xAxis, boolean last) {
         int width = WIDTH - LEFT - RIGHT;
         double yMax = 0;
         double yMin = 0;
@@ -150,8 +216,6 @@ public final class BenchChart {
         // From zero, or from below it when a figure is negative (a difference, say).
         yMax = yMax <= 0 ? 1 : niceCeiling(yMax);
         yMin = yMin < 0 ? -niceCeiling(-yMin) : 0;
-        double logMin = Math.floor(Math.log10(xRange[0]));
-        double logMax = Math.ceil(Math.log10(xRange[1]));
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
         FontMetrics metrics = g.getFontMetrics();
         g.setColor(new Color(0xdddddd));
@@ -159,8 +223,8 @@ public final class BenchChart {
             int y = top + PANEL_HEIGHT - i * PANEL_HEIGHT / 4;
             g.drawLine(LEFT, y, LEFT + width, y);
         }
-        for (double e = logMin; e <= logMax; e++) {
-            int x = LEFT + (int) ((e - logMin) / Math.max(1, logMax - logMin) * width);
+        for (double tick : xAxis.ticks()) {
+            int x = LEFT + (int) (xAxis.fraction(tick) * width);
             g.drawLine(x, top, x, top + PANEL_HEIGHT);
         }
         g.setColor(Color.BLACK);
@@ -170,9 +234,9 @@ public final class BenchChart {
             String label = format(yMin + (yMax - yMin) * i / 4);
             g.drawString(label, LEFT - 6 - metrics.stringWidth(label), y + 4);
         }
-        for (double e = logMin; e <= logMax; e++) {
-            int x = LEFT + (int) ((e - logMin) / Math.max(1, logMax - logMin) * width);
-            String label = "10^" + (int) e;
+        for (double tick : xAxis.ticks()) {
+            int x = LEFT + (int) (xAxis.fraction(tick) * width);
+            String label = xAxis.label(tick);
             g.drawString(label, x - metrics.stringWidth(label) / 2, top + PANEL_HEIGHT + 16);
         }
         if (last) {
@@ -189,7 +253,7 @@ public final class BenchChart {
             g.setStroke(new BasicStroke(2f));
             int[] previous = null;
             for (double[] point : series.getValue()) {
-                int x = LEFT + (int) ((Math.log10(point[0]) - logMin) / Math.max(1, logMax - logMin) * width);
+                int x = LEFT + (int) (xAxis.fraction(point[0]) * width);
                 int y = top + PANEL_HEIGHT - (int) ((point[1] - yMin) / (yMax - yMin) * PANEL_HEIGHT);
                 g.fillOval(x - 4, y - 4, 8, 8);
                 if (previous != null) {

@@ -75,4 +75,25 @@ class BenchTableTest {
         assertThat(image.getHeight()).isGreaterThan(2 * 260);
         assertThat(Files.readAllBytes(root.resolve("docs/bench-curve.png"))).isEqualTo(Files.readAllBytes(png));
     }
+
+    @Test
+    void aLinearAxisSpreadsAFewCountsWhereALogarithmicOneCrowdsThem() {
+        BenchChart logarithmic = BenchChart.named("log", "a curve", "instances");
+        logarithmic.panel("requests/s").point("JDBC", 1, 500).point("JDBC", 2, 900);
+        BenchChart linear = BenchChart.named("linear", "a curve", "instances").withLinearX();
+        linear.panel("requests/s").point("JDBC", 1, 500).point("JDBC", 2, 900);
+
+        BenchChart.XAxis log = logarithmic.xAxis();
+        BenchChart.XAxis lin = linear.xAxis();
+
+        // Logarithmic: one decade, 1 at its left end, 2 at 0.30 of it.
+        assertThat(log.fraction(1)).isEqualTo(0.0);
+        assertThat(log.fraction(2)).isCloseTo(Math.log10(2), org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(log.ticks()).containsExactly(1, 10);
+        // Linear: half a unit on either side, ticks at 1 and 2.
+        assertThat(lin.fraction(1)).isEqualTo(0.25);
+        assertThat(lin.fraction(2)).isEqualTo(0.75);
+        assertThat(lin.ticks()).containsExactly(1, 2);
+        assertThat(lin.label(2)).isEqualTo("2");
+    }
 }
