@@ -56,7 +56,7 @@ import reactor.core.scheduler.Schedulers;
  * presenting the same fence at the same time are answered by one store call
  * ({@link InboundFence#coalescingAdmissions()}). A request with an idempotency key is admitted on the event loop too
  * when the store also keeps the keys without blocking ({@link NonBlockingAdmissionStore#idempotentAdmissions()}: Redis
- * through Lettuce or Redisson, given to {@link #withIdempotency} as well): its key claimed with the admission, its
+ * through Lettuce or Redisson, R2DBC, given to {@link #withIdempotency} as well): its key claimed with the admission, its
  * response recorded and a failed request's claim forgotten by the store's non-blocking calls; otherwise there.
  *
  * <p>When the fence verifies request signatures ({@link InboundFence#withRequestSignatures}), a fenced request

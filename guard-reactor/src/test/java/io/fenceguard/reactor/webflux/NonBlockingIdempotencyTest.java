@@ -18,12 +18,17 @@ import io.fenceguard.admission.TokenBound;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
+import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
+import io.fenceguard.reactor.r2dbc.TestR2dbc;
+import io.fenceguard.reactor.webflux.r2dbc.R2dbcHighWaterStore;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.redis.springdata.SpringDataRedisScriptClient;
 import io.fenceguard.test.support.RedisProcess;
 import io.fenceguard.test.support.TestRedisson;
 import io.fenceguard.test.support.TestServers;
+import io.r2dbc.postgresql.PostgresqlConnectionConfiguration;
+import io.r2dbc.postgresql.PostgresqlConnectionFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -46,6 +51,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.http.HttpStatus;
@@ -59,13 +66,14 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Idempotency keys through the WebFlux filter on the Redis store's non-blocking calls (Spring Data Redis on Lettuce),
- * served by a real Reactor Netty server, as {@link IdempotencyWebFilterTest} on the blocking ones: the key claimed
+ * Idempotency keys through the WebFlux filter on a store's non-blocking calls (Redis through Spring Data Redis on
+ * Lettuce; PostgreSQL through R2DBC), served by a real Reactor Netty server, as {@link IdempotencyWebFilterTest} on the blocking ones: the key claimed
  * with the admission on the server's event loop, the response recorded and a failed request's claim forgotten
  * without a thread waiting, the filter's scheduler for blocking work never starting a thread; the same answers (a
  * retry from the first response, 409 while the first runs, 422 for a reused key, 400 for a malformed one, eight
- * concurrent sends applied once); records shared with a blocking store on the same keys; and a frozen Redis
- * (SIGSTOP) failing the keyed request closed.
+ * concurrent sends applied once); records shared with a blocking store on the same keys (Redis through Redisson;
+ * the JDBC store on the same tables); and a frozen Redis (SIGSTOP) or an unreachable PostgreSQL failing the keyed
+ * request closed, nothing recorded.
  */
 class NonBlockingIdempotencyTest {
 
@@ -75,6 +83,36 @@ class NonBlockingIdempotencyTest {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private final List<AutoCloseable> opened = new ArrayList<>();
+
+    /** A store keeping keys without blocking, and the threads its client answers on. */
+    enum Backend {
+        REDIS("lettuce-nioEventLoop-.*"),
+        R2DBC("reactor-tcp-.*");
+
+        /** The client's I/O threads, where a response may be recorded when the admission's answer resumed there. */
+        final String clientThreads;
+
+        Backend(String clientThreads) {
+            this.clientThreads = clientThreads;
+        }
+    }
+
+    /** A store of {@code backend} whose calls do not block, on fresh keys (Redis) or the shared tables (PostgreSQL). */
+    private HighWaterStore nonBlocking(Backend backend, String prefix) {
+        return switch (backend) {
+            case REDIS -> redis(lettuce(TestServers.redis().host(), TestServers.redis().port()), prefix);
+            case R2DBC -> R2dbcHighWaterStore.of(TestR2dbc.r2dbc());
+        };
+    }
+
+    /** A blocking store of {@code backend} on the same keys or tables as {@link #nonBlocking}'s. */
+    private static IdempotentAdmissionStore blocking(Backend backend, String prefix) {
+        return switch (backend) {
+            case REDIS -> RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()), prefix,
+                    TokenBound.atMost(FLOOR));
+            case R2DBC -> JdbcHighWaterStore.of(TestR2dbc.jdbc());
+        };
+    }
 
     @AfterEach
     void tearDown() throws Exception {
@@ -90,9 +128,9 @@ class NonBlockingIdempotencyTest {
     private static final class RecordingStore implements IdempotentAdmissionStore, NonceStore {
 
         final List<String> calls = new CopyOnWriteArrayList<>();
-        private final RedisHighWaterStore store;
+        private final HighWaterStore store;
 
-        RecordingStore(RedisHighWaterStore store) {
+        RecordingStore(HighWaterStore store) {
             this.store = store;
         }
 
@@ -202,10 +240,10 @@ class NonBlockingIdempotencyTest {
         }
     }
 
-    @Test
-    void keysAreClaimedRecordedAndForgottenOnTheEventLoopWithTheSameAnswers() throws Exception {
-        RecordingStore recording = new RecordingStore(redis(lettuce(TestServers.redis().host(), TestServers.redis().port()),
-                prefix()));
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void keysAreClaimedRecordedAndForgottenOnTheEventLoopWithTheSameAnswers(Backend backend) throws Exception {
+        RecordingStore recording = new RecordingStore(nonBlocking(backend, prefix()));
         AtomicInteger applied = new AtomicInteger();
         CountDownLatch entered = new CountDownLatch(1);
         CompletableFuture<Void> release = new CompletableFuture<>();
@@ -265,25 +303,25 @@ class NonBlockingIdempotencyTest {
         assertThat(applied.get()).as("eight concurrent sends of one key").isEqualTo(5);
 
         // Claims are made on the server's event loop; a response is recorded (or a claim forgotten) where the
-        // handler answered: the event loop, or Lettuce's I/O thread when the admission's answer resumed it there.
+        // handler answered: the event loop, or the client's I/O thread when the admission's answer resumed it there.
         assertThat(recording.calls).as("the store's calls")
                 .anySatisfy(call -> assertThat(call).startsWith("complete on"))
                 .anySatisfy(call -> assertThat(call).startsWith("abandon on"))
                 .allSatisfy(call -> assertThat(call).satisfiesAnyOf(
                         on -> assertThat(on).contains(" on reactor-http").endsWith("(non-blocking)"),
-                        on -> assertThat(on).matches("(complete|abandon) on lettuce-nioEventLoop-.*")));
+                        on -> assertThat(on).matches("(complete|abandon) on " + backend.clientThreads)));
         assertThat(recording.calls).filteredOn(call -> call.startsWith("admitClaiming"))
                 .as("one claim with the admission per request with a well-formed key, on the event loop").hasSize(17)
                 .allSatisfy(call -> assertThat(call).contains(" on reactor-http").endsWith("(non-blocking)"));
         assertThat(threadsNamed(BLOCKING_THREADS)).as("threads of the filter's scheduler for blocking work").isZero();
     }
 
-    @Test
-    void claimsAndResponsesAreSharedWithABlockingStoreOnTheSameKeys() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void claimsAndResponsesAreSharedWithABlockingStoreOnTheSameKeys(Backend backend) throws Exception {
         String prefix = prefix();
-        RedisHighWaterStore nonBlocking = redis(lettuce(TestServers.redis().host(), TestServers.redis().port()), prefix);
-        RedisHighWaterStore blocking = RedisHighWaterStore.of(RedissonScriptClient.of(TestRedisson.shared()), prefix,
-                TokenBound.atMost(FLOOR));
+        HighWaterStore nonBlocking = nonBlocking(backend, prefix);
+        IdempotentAdmissionStore blocking = blocking(backend, prefix);
         AtomicInteger applied = new AtomicInteger();
         NettyServer server = start(new RecordingStore(nonBlocking),
                 request -> request.bodyToMono(String.class).then(answer(request, applied)));
@@ -338,6 +376,28 @@ class NonBlockingIdempotencyTest {
             assertThat(post(server, id, 5, "k-3", "{\"amount\":7}").statusCode()).as("thawed, the store answers again")
                     .isEqualTo(201);
         }
+    }
+
+    @Test
+    void anUnreachablePostgresFailsTheKeyedRequestClosedRecordingNothing() throws Exception {
+        R2dbcHighWaterStore unreachable = R2dbcHighWaterStore.of(new PostgresqlConnectionFactory(
+                PostgresqlConnectionConfiguration.builder().host("127.0.0.1").port(1).username("nobody")
+                        .connectTimeout(Duration.ofSeconds(2)).build()));
+        AtomicInteger applied = new AtomicInteger();
+        NettyServer server = start(new RecordingStore(unreachable),
+                request -> request.bodyToMono(String.class).then(answer(request, applied)));
+        String id = account();
+
+        HttpResponse<String> refused = post(server, id, 5, "k-1", "{\"amount\":7}");
+
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(503);
+        assertThat(refused.body()).contains("urn:fenceguard:store-unavailable").contains("account:" + id);
+        assertThat(applied.get()).as("the refused request did not run").isZero();
+        JdbcHighWaterStore tables = JdbcHighWaterStore.of(TestR2dbc.jdbc());
+        Fence fence = new Fence(ResourceName.of("account:" + id), FencingToken.of(FLOOR + 5));
+        assertThat(tables.claim(fence, "k-1", fingerprint(id, "{\"amount\":7}")).kind())
+                .as("no claim was recorded: the key is free").isEqualTo(IdempotencyStore.Claim.Kind.FIRST);
+        assertThat(threadsNamed(BLOCKING_THREADS)).as("threads of the filter's scheduler for blocking work").isZero();
     }
 
     private static Mono<ServerResponse> answer(ServerRequest request, AtomicInteger applied) {

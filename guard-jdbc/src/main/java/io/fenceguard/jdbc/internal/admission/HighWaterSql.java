@@ -83,9 +83,8 @@ public abstract class HighWaterSql {
     /** Inserts the claim of {@code key}; answers whether it was inserted (false: the key is there already). */
     public boolean insertIdempotencyClaim(Connection connection, String idempotencyTable, Fence presented, String key,
             String fingerprint) throws SQLException {
-        String insert = "INSERT INTO " + idempotencyTable + " (resource, idem_key, fingerprint, token, created_at) "
-                + "VALUES (?, ?, ?, ?, ?)" + (abortsOnError() ? " ON CONFLICT (resource, idem_key) DO NOTHING" : "");
-        try (PreparedStatement claim = connection.prepareStatement(insert)) {
+        try (PreparedStatement claim = connection.prepareStatement(insertClaimStatement(idempotencyTable,
+                abortsOnError()))) {
             claim.setString(1, presented.resource().value());
             claim.setString(2, key);
             claim.setString(3, fingerprint);
@@ -100,6 +99,36 @@ public abstract class HighWaterSql {
         }
     }
 
+    /**
+     * The insert of a key's claim (parameters: resource, key, fingerprint, token, created at), doing nothing on a
+     * conflict when {@code ignoringConflict}.
+     */
+    public static String insertClaimStatement(String idempotencyTable, boolean ignoringConflict) {
+        return "INSERT INTO " + idempotencyTable + " (resource, idem_key, fingerprint, token, created_at) "
+                + "VALUES (?, ?, ?, ?, ?)" + (ignoringConflict ? " ON CONFLICT (resource, idem_key) DO NOTHING" : "");
+    }
+
+    /** The read of a key's claim (parameters: resource, key; columns as {@link IdempotencyRow}'s). */
+    public static String readClaimStatement(String idempotencyTable) {
+        return "SELECT fingerprint, created_at, status, content_type, body FROM " + idempotencyTable
+                + " WHERE resource = ? AND idem_key = ?";
+    }
+
+    /** The recording of a key's response (parameters: status, content type, body, resource, key). */
+    public static String completeClaimStatement(String idempotencyTable) {
+        return "UPDATE " + idempotencyTable + " SET status = ?, content_type = ?, body = ? WHERE resource = ? AND idem_key = ?";
+    }
+
+    /** The delete of a key's claim still in progress (parameters: resource, key, made before). */
+    public static String deleteClaimStatement(String idempotencyTable) {
+        return "DELETE FROM " + idempotencyTable + " WHERE resource = ? AND idem_key = ? AND status IS NULL AND created_at < ?";
+    }
+
+    /** The delete of keys recorded before a time (parameter: that time). */
+    public static String purgeClaimsStatement(String idempotencyTable) {
+        return "DELETE FROM " + idempotencyTable + " WHERE created_at < ?";
+    }
+
     /** The claim of {@code key}: fingerprint, created_at, and the recorded response (status null while in progress). */
     public record IdempotencyRow(String fingerprint, java.time.Instant created, Integer status, String contentType,
             byte[] body) {
@@ -107,8 +136,7 @@ public abstract class HighWaterSql {
 
     public IdempotencyRow readIdempotencyClaim(Connection connection, String idempotencyTable, String resource, String key)
             throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement("SELECT fingerprint, created_at, status, content_type, "
-                + "body FROM " + idempotencyTable + " WHERE resource = ? AND idem_key = ?")) {
+        try (PreparedStatement select = connection.prepareStatement(readClaimStatement(idempotencyTable))) {
             select.setString(1, resource);
             select.setString(2, key);
             try (ResultSet rows = select.executeQuery()) {
@@ -125,8 +153,7 @@ public abstract class HighWaterSql {
 
     public void completeIdempotencyClaim(Connection connection, String idempotencyTable, String resource, String key,
             int status, String contentType, byte[] body) throws SQLException {
-        try (PreparedStatement update = connection.prepareStatement("UPDATE " + idempotencyTable
-                + " SET status = ?, content_type = ?, body = ? WHERE resource = ? AND idem_key = ?")) {
+        try (PreparedStatement update = connection.prepareStatement(completeClaimStatement(idempotencyTable))) {
             update.setInt(1, status);
             update.setString(2, contentType);
             update.setBytes(3, body);
@@ -139,8 +166,7 @@ public abstract class HighWaterSql {
     /** Deletes the claim of {@code key} if it is still in progress and was made before {@code before}. */
     public int deleteIdempotencyClaim(Connection connection, String idempotencyTable, String resource, String key,
             java.time.Instant before) throws SQLException {
-        try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + idempotencyTable
-                + " WHERE resource = ? AND idem_key = ? AND status IS NULL AND created_at < ?")) {
+        try (PreparedStatement delete = connection.prepareStatement(deleteClaimStatement(idempotencyTable))) {
             delete.setString(1, resource);
             delete.setString(2, key);
             delete.setTimestamp(3, java.sql.Timestamp.from(before));
@@ -151,8 +177,7 @@ public abstract class HighWaterSql {
     /** Deletes keys recorded before {@code before}. */
     public void purgeIdempotencyClaims(Connection connection, String idempotencyTable, java.time.Instant before)
             throws SQLException {
-        try (PreparedStatement purge = connection.prepareStatement("DELETE FROM " + idempotencyTable
-                + " WHERE created_at < ?")) {
+        try (PreparedStatement purge = connection.prepareStatement(purgeClaimsStatement(idempotencyTable))) {
             purge.setTimestamp(1, java.sql.Timestamp.from(before));
             purge.executeUpdate();
         }

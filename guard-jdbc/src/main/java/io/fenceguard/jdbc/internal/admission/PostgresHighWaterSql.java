@@ -20,7 +20,7 @@ import java.sql.SQLException;
  * marks only grow, so either answer is a valid order of the concurrent admissions). Only when the snapshot
  * predates a concurrent claim does a follow-up read decide, as before: one round trip otherwise.
  */
-final class PostgresHighWaterSql extends HighWaterSql {
+public final class PostgresHighWaterSql extends HighWaterSql {
     private final String upsert;
     /** The nonces' guard against commits lost with their unflushed WAL ({@link NonceSince}). */
     private final NonceSince nonceSince;
@@ -28,7 +28,15 @@ final class PostgresHighWaterSql extends HighWaterSql {
     PostgresHighWaterSql(String table, String sinceCandidate) {
         super(table);
         this.nonceSince = new NonceSince(sinceCandidate, table);
-        this.upsert = "WITH " + markClaim("") + " SELECT (SELECT token FROM claimed), (SELECT token FROM previous)";
+        this.upsert = markStatement(table);
+    }
+
+    /**
+     * The statement of {@link #admit} on {@code table}: parameters resource, resource, token, token; columns the
+     * claimed token ({@code null}: not claimed) and the snapshot mark ({@code null}: none).
+     */
+    public static String markStatement(String table) {
+        return "WITH " + markClaim(table, "") + " SELECT (SELECT token FROM claimed), (SELECT token FROM previous)";
     }
 
     /**
@@ -37,6 +45,10 @@ final class PostgresHighWaterSql extends HighWaterSql {
      * token, token.
      */
     private String markClaim(String when) {
+        return markClaim(table, when);
+    }
+
+    private static String markClaim(String table, String when) {
         return "previous AS (SELECT token FROM " + table + " WHERE resource = ?), "
                 + "claimed AS (INSERT INTO " + table + " AS hw (resource, token) "
                 + "SELECT ?, ? WHERE " + when + "NOT EXISTS (SELECT 1 FROM previous WHERE token >= ?) "
@@ -210,17 +222,9 @@ final class PostgresHighWaterSql extends HighWaterSql {
             purgeNoncesNowAndThen(connection, nonceTable);
             since = nonceSince.table(connection);
         }
-        String fresh = nonce == null ? "" : "EXISTS (SELECT 1 FROM fresh) AND ";
         // Its commit waits for the flush (a key's claim must outlive a crash), but its nonce may be one an earlier
         // admission committed without waiting: the same check of the signature's creation time.
-        String statement = (nonce == null ? "WITH " : freshNonce(nonceTable, since) + ", ") + markClaim(fresh) + ", keyed AS (INSERT INTO " + idempotencyTable
-                + " (resource, idem_key, fingerprint, token, created_at) SELECT ?, ?, ?, ?, ? WHERE " + fresh
-                + "(EXISTS (SELECT 1 FROM claimed) OR EXISTS (SELECT 1 FROM previous WHERE token = ?)) "
-                + "ON CONFLICT (resource, idem_key) DO NOTHING RETURNING 1) "
-                + "SELECT " + (nonce == null ? "1" : "(SELECT count(*) FROM fresh)")
-                + ", (SELECT token FROM claimed), (SELECT token FROM previous), (SELECT count(*) FROM keyed), "
-                + "f.fingerprint, f.created_at, f.status, f.content_type, f.body FROM (SELECT 1) AS one "
-                + "LEFT JOIN " + idempotencyTable + " AS f ON f.resource = ? AND f.idem_key = ?";
+        String statement = admitClaimingStatement(table, nonceTable, idempotencyTable, nonce != null, since);
         Admission admission;
         try (PreparedStatement claim = connection.prepareStatement(statement)) {
             int at = nonce == null ? 1 : bindNonce(claim, nonce, since != null);
@@ -251,6 +255,29 @@ final class PostgresHighWaterSql extends HighWaterSql {
             }
         }
         return new ClaimedRow(false, reread(connection, presented), false, null);
+    }
+
+    /**
+     * The statement of {@link #admitClaiming} on {@code table} and the tables next to it, with a nonce when
+     * {@code signed} (checked against the {@link NonceSince} table {@code since}, {@code null}: none). Parameters:
+     * the nonce's ({@code signed}: value, expiry, and with {@code since} the signature's creation in epoch seconds),
+     * resource, resource, token, token (the mark), resource, key, fingerprint, token, created at (the claim), token
+     * (the continued mark), resource, key (the key's row). Columns: fresh nonces (1 when not {@code signed}), claimed
+     * token, snapshot mark, whether the key was claimed, and the key's row: fingerprint, created at, status, content
+     * type, body.
+     */
+    public static String admitClaimingStatement(String table, String nonceTable, String idempotencyTable,
+            boolean signed, String since) {
+        String fresh = signed ? "EXISTS (SELECT 1 FROM fresh) AND " : "";
+        return (signed ? freshNonce(nonceTable, since) + ", " : "WITH ") + markClaim(table, fresh)
+                + ", keyed AS (INSERT INTO " + idempotencyTable
+                + " (resource, idem_key, fingerprint, token, created_at) SELECT ?, ?, ?, ?, ? WHERE " + fresh
+                + "(EXISTS (SELECT 1 FROM claimed) OR EXISTS (SELECT 1 FROM previous WHERE token = ?)) "
+                + "ON CONFLICT (resource, idem_key) DO NOTHING RETURNING 1) "
+                + "SELECT " + (signed ? "(SELECT count(*) FROM fresh)" : "1")
+                + ", (SELECT token FROM claimed), (SELECT token FROM previous), (SELECT count(*) FROM keyed), "
+                + "f.fingerprint, f.created_at, f.status, f.content_type, f.body FROM (SELECT 1) AS one "
+                + "LEFT JOIN " + idempotencyTable + " AS f ON f.resource = ? AND f.idem_key = ?";
     }
 
     /**

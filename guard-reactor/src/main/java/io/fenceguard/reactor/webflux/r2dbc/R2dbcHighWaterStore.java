@@ -1,15 +1,21 @@
 package io.fenceguard.reactor.webflux.r2dbc;
 
 import io.fenceguard.admission.Admission;
+import io.fenceguard.admission.IdempotentAdmissionStore;
 import io.fenceguard.admission.NonBlockingAdmissionStore;
+import io.fenceguard.admission.NonBlockingIdempotencyStore;
 import io.fenceguard.admission.NonceStore;
 import io.fenceguard.admission.SignedAdmissionStore;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FenceguardException;
 import io.fenceguard.core.FencingToken;
+import io.fenceguard.core.ResourceName;
 import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
+import io.fenceguard.jdbc.admission.PostgresAdmissionStatements;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.Readable;
+import io.r2dbc.spi.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -18,67 +24,114 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 import org.springframework.r2dbc.core.DatabaseClient;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * High-water marks and request-signature nonces on PostgreSQL through R2DBC, in the JDBC store's tables
- * ({@link JdbcHighWaterStore#DEFAULT_TABLE} and {@link JdbcHighWaterStore#NONCE_TABLE}, created by the {@code db}
- * module's migrations): what the WebFlux filter needs to join the admission to the handler's R2DBC transaction
+ * High-water marks, request-signature nonces and idempotency keys on PostgreSQL through R2DBC, in the JDBC store's
+ * tables ({@link JdbcHighWaterStore#DEFAULT_TABLE}, {@link JdbcHighWaterStore#NONCE_TABLE} and
+ * {@link JdbcHighWaterStore#IDEMPOTENCY_TABLE}, created by the {@code db} module's migrations) with its statements
+ * ({@link PostgresAdmissionStatements}): what the WebFlux filter needs to join the admission to the handler's R2DBC transaction
  * ({@link R2dbcAdmissionTransaction}). Within {@link #joining}, the mark's conditional upsert and the nonce's insert
  * are statements of the given connection: they commit or roll back with the handler's writes, and the mark's row
  * stays locked until then (handlers of one resource run one at a time). Outside, each admission takes a connection
  * of its own and commits at once.
  *
- * <p>The calls of the {@code SignedAdmissionStore} and {@code NonceStore} interfaces block (at most
- * {@link #CALL_TIMEOUT} each): make them off the event loop. {@link #nonBlocking()} answers the same calls without
- * blocking, with the same statements, for callers on the event loop: the WebFlux filter's.
+ * <p>Idempotency keys as {@link JdbcHighWaterStore} keeps them on PostgreSQL, so that JDBC and R2DBC instances share
+ * claims and recorded responses: a keyed request's nonce, admission and key's claim in one statement
+ * ({@link #admitClaiming}); a claim left unanswered outside a transaction for {@link JdbcHighWaterStore#IN_PROGRESS_TIMEOUT}
+ * taken over by a retry; responses kept for {@link #withIdempotencyRetention} and purged now and then.
+ *
+ * <p>The calls of the {@code IdempotentAdmissionStore} and {@code NonceStore} interfaces block (at most
+ * {@link #CALL_TIMEOUT} each): make them off the event loop. {@link #nonBlocking()} answers the same calls, and its
+ * {@link NonBlockingAdmissionStore#idempotentAdmissions()} the idempotency calls, without blocking, with the same
+ * statements, for callers on the event loop: the WebFlux filter's.
  * Fails closed: when PostgreSQL cannot answer, a {@link FenceguardException} is thrown and the request is refused.
- * Idempotency keys are not kept here: use the JDBC or Redis store for them.
  */
-public final class R2dbcHighWaterStore implements SignedAdmissionStore, NonceStore {
+public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, NonceStore {
 
     /** The longest wait for one statement's answer. */
     public static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
-    private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
     private final ConnectionFactory connectionFactory;
     private final String table;
-    private final String upsert;
-    private final String nonceInsert;
+    private final Statements sql;
+    private final Duration retention;
     /** The connection of the transaction the calls on this thread join, within {@link #joining}. */
     private final ThreadLocal<Connection> joined = new ThreadLocal<>();
-    private final NonBlockingAdmissionStore nonBlocking = new NonBlocking();
+    private final NonBlocking nonBlocking = new NonBlocking();
     private final DatabaseClient client;
 
-    private R2dbcHighWaterStore(ConnectionFactory connectionFactory, String table) {
+    private R2dbcHighWaterStore(ConnectionFactory connectionFactory, Statements sql, Duration retention) {
         this.connectionFactory = connectionFactory;
         this.client = DatabaseClient.create(connectionFactory);
-        this.table = table;
-        int dot = table.indexOf('.');
-        String nonceTable = (dot < 0 ? "" : table.substring(0, dot + 1)) + JdbcHighWaterStore.NONCE_TABLE;
-        // As the JDBC store's: a snapshot of the mark, and the upsert that only replaces a lower token.
-        this.upsert = "WITH previous AS (SELECT token FROM " + table + " WHERE resource = $1), "
-                + "claimed AS (INSERT INTO " + table + " AS hw (resource, token) "
-                + "SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM previous WHERE token >= $2) "
-                + "ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = CURRENT_TIMESTAMP "
-                + "WHERE hw.token < EXCLUDED.token RETURNING token) "
-                + "SELECT (SELECT token FROM claimed) AS claimed, (SELECT token FROM previous) AS previous";
-        this.nonceInsert = "INSERT INTO " + nonceTable + " (nonce, expires_at) VALUES ($1, $2) "
-                + "ON CONFLICT (nonce) DO NOTHING RETURNING nonce";
+        this.table = sql.table;
+        this.sql = sql;
+        this.retention = retention;
     }
 
-    /** The store on {@code table} (optionally schema-qualified; the nonce table next to it) of {@code connectionFactory}. */
+    /**
+     * The JDBC store's statements ({@link PostgresAdmissionStatements}) with PostgreSQL's {@code $n} markers, and the
+     * nonce's insert of this store's own (the JDBC store's takes the unlogged table of its dialect into account).
+     */
+    private record Statements(String table, String mark, String current, String nonceInsert, String signedClaiming,
+            String claiming, String insertClaim, String readClaim, String completeClaim, String deleteClaim,
+            String purgeClaims) {
+
+        static Statements on(String table) {
+            PostgresAdmissionStatements jdbc = PostgresAdmissionStatements.on(table);
+            return new Statements(table, numbered(jdbc.mark()), "SELECT token FROM " + table + " WHERE resource = $1",
+                    "INSERT INTO " + jdbc.nonceTable() + " (nonce, expires_at) VALUES ($1, $2) "
+                            + "ON CONFLICT (nonce) DO NOTHING RETURNING nonce",
+                    numbered(jdbc.admitClaiming(true)), numbered(jdbc.admitClaiming(false)),
+                    numbered(jdbc.insertClaim()), numbered(jdbc.readClaim()), numbered(jdbc.completeClaim()),
+                    numbered(jdbc.deleteClaim()), numbered(jdbc.purgeClaims()));
+        }
+
+        /** {@code jdbcSql} with its {@code ?} numbered {@code $1}, {@code $2}, …: the statements quote nothing. */
+        private static String numbered(String jdbcSql) {
+            if (jdbcSql.indexOf('\'') >= 0 || jdbcSql.indexOf('"') >= 0 || jdbcSql.contains("$")) {
+                throw new IllegalStateException("a statement with quotes or $ is not numbered mechanically: " + jdbcSql);
+            }
+            StringBuilder numbered = new StringBuilder(jdbcSql.length() + 32);
+            int marker = 0;
+            for (int i = 0; i < jdbcSql.length(); i++) {
+                char c = jdbcSql.charAt(i);
+                if (c == '?') {
+                    numbered.append('$').append(++marker);
+                } else {
+                    numbered.append(c);
+                }
+            }
+            return numbered.toString();
+        }
+    }
+
+    /** The store on {@code table} (optionally schema-qualified; the nonce and idempotency tables next to it) of {@code connectionFactory}. */
     public static R2dbcHighWaterStore of(ConnectionFactory connectionFactory, String table) {
         Objects.requireNonNull(connectionFactory, "connectionFactory");
-        if (table == null || !TABLE.matcher(table).matches()) {
-            throw new IllegalArgumentException("a high-water table is an SQL identifier, optionally schema-qualified, got '"
-                    + table + "'");
+        return new R2dbcHighWaterStore(connectionFactory, Statements.on(table), JdbcHighWaterStore.RETENTION);
+    }
+
+    /**
+     * This store keeping recorded responses for {@code retention} (default {@link JdbcHighWaterStore#RETENTION}), as
+     * {@link JdbcHighWaterStore#withIdempotencyRetention}: at least {@link JdbcHighWaterStore#IN_PROGRESS_TIMEOUT}.
+     */
+    public R2dbcHighWaterStore withIdempotencyRetention(Duration retention) {
+        Objects.requireNonNull(retention, "retention");
+        if (retention.compareTo(JdbcHighWaterStore.IN_PROGRESS_TIMEOUT) < 0) {
+            throw new IllegalArgumentException("an idempotency retention is at least "
+                    + JdbcHighWaterStore.IN_PROGRESS_TIMEOUT + " (a claim may be in progress that long), got " + retention);
         }
-        return new R2dbcHighWaterStore(connectionFactory, table);
+        return new R2dbcHighWaterStore(connectionFactory, sql, retention);
+    }
+
+    /** How long recorded responses answer retries. */
+    public Duration idempotencyRetention() {
+        return retention;
     }
 
     public static R2dbcHighWaterStore of(ConnectionFactory connectionFactory) {
@@ -122,17 +175,46 @@ public final class R2dbcHighWaterStore implements SignedAdmissionStore, NonceSto
     }
 
     /**
+     * The nonce ({@code null}: none), the admission and, when the token is admitted, the key's claim in the JDBC
+     * store's one statement; a claim it cannot decide (as one older than
+     * {@link JdbcHighWaterStore#IN_PROGRESS_TIMEOUT} to take over) is made by {@link #claim} after it.
+     */
+    @Override
+    public ClaimedAdmission admitClaiming(Fence presented, Nonce nonce, String key, String fingerprint) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        return call(presented, connection -> admitClaiming(connection, presented, nonce, key, fingerprint));
+    }
+
+    @Override
+    public Claim claim(Fence presented, String key, String fingerprint) {
+        return keyCall(presented.resource(), presented.token(), connection -> claim(connection, presented, key, fingerprint));
+    }
+
+    @Override
+    public void complete(ResourceName resource, String key, RecordedResponse response) {
+        Objects.requireNonNull(response, "response");
+        keyCall(resource, null, connection -> complete(connection, resource, key, response));
+    }
+
+    @Override
+    public void abandon(ResourceName resource, String key) {
+        keyCall(resource, null, connection -> abandon(connection, resource, key));
+    }
+
+    /**
      * The same calls without blocking, for the event loop: each on the connection of the Spring transaction in the
      * subscriber's Reactor Context (committing or rolling back with it), else on a connection of its own that
      * commits at once (a stage has no Context: outside any transaction). Each answers within {@link #CALL_TIMEOUT}
-     * or fails with a {@link FenceguardException}.
+     * or fails with a {@link FenceguardException}. Its {@link NonBlockingAdmissionStore#idempotentAdmissions()} are
+     * this store's idempotency calls, on the same terms.
      */
     @Override
     public Optional<NonBlockingAdmissionStore> nonBlocking() {
         return Optional.of(nonBlocking);
     }
 
-    private final class NonBlocking implements NonBlockingAdmissionStore {
+    private final class NonBlocking implements NonBlockingAdmissionStore, NonBlockingIdempotencyStore {
 
         @Override
         public CompletionStage<Admission> admit(Fence presented) {
@@ -154,10 +236,46 @@ public final class R2dbcHighWaterStore implements SignedAdmissionStore, NonceSto
             return answer(null, connection -> fresh(connection, nonce, expires));
         }
 
+        @Override
+        public Optional<NonBlockingIdempotencyStore> idempotentAdmissions() {
+            return Optional.of(this);
+        }
+
+        @Override
+        public CompletionStage<ClaimedAdmission> admitClaiming(Fence presented, SignedAdmissionStore.Nonce nonce,
+                String key, String fingerprint) {
+            Objects.requireNonNull(presented, "presented");
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(fingerprint, "fingerprint");
+            return answer(presented, connection -> R2dbcHighWaterStore.this.admitClaiming(connection, presented, nonce,
+                    key, fingerprint));
+        }
+
+        @Override
+        public CompletionStage<Void> complete(ResourceName resource, String key, RecordedResponse response) {
+            Objects.requireNonNull(resource, "resource");
+            Objects.requireNonNull(response, "response");
+            return keyAnswer(resource, connection -> R2dbcHighWaterStore.this.complete(connection, resource, key,
+                    response));
+        }
+
+        @Override
+        public CompletionStage<Void> abandon(ResourceName resource, String key) {
+            Objects.requireNonNull(resource, "resource");
+            return keyAnswer(resource, connection -> R2dbcHighWaterStore.this.abandon(connection, resource, key));
+        }
+
         private <T> CompletionStage<T> answer(Fence presented, Function<Connection, Mono<T>> statement) {
             // Spring's client finds the transaction's connection in the Context, or opens and closes one.
             return client.inConnection(statement).timeout(CALL_TIMEOUT)
                     .onErrorMap(e -> !(e instanceof FenceguardException), e -> unavailable(presented, e))
+                    .toFuture();
+        }
+
+        private CompletionStage<Void> keyAnswer(ResourceName resource, Function<Connection, Mono<Void>> statement) {
+            return client.inConnection(statement).timeout(CALL_TIMEOUT)
+                    .onErrorMap(e -> !(e instanceof FenceguardException), e -> unavailable("idempotency store",
+                            resource, null, e))
                     .toFuture();
         }
 
@@ -173,58 +291,249 @@ public final class R2dbcHighWaterStore implements SignedAdmissionStore, NonceSto
     }
 
     private Mono<Boolean> fresh(Connection connection, String nonce, Instant expires) {
-        return Flux.from(connection.createStatement(nonceInsert).bind("$1", nonce)
-                        .bind("$2", LocalDateTime.ofInstant(expires, ZoneId.systemDefault())).execute())
-                .concatMap(result -> result.map((row, meta) -> row.get(0, String.class)))
+        return rows(statement(connection, sql.nonceInsert(), nonce, local(expires)), row -> row.get(0, String.class))
                 .hasElements();
     }
 
     private Mono<Admission> mark(Connection connection, Fence presented) {
-        return Flux.from(connection.createStatement(upsert).bind("$1", presented.resource().value())
-                        .bind("$2", presented.token().value()).execute())
-                .concatMap(result -> result.map((row, meta) -> new Long[] {row.get("claimed", Long.class),
-                        row.get("previous", Long.class)}))
+        String resource = presented.resource().value();
+        long token = presented.token().value();
+        return rows(statement(connection, sql.mark(), resource, resource, token, token),
+                        row -> Optional.ofNullable(decided(presented, row.get(0, Long.class), row.get(1, Long.class))))
                 .next()
-                .flatMap(row -> {
-                    if (row[0] != null) {
-                        return Mono.just(Admission.claimed(presented));
-                    }
-                    if (row[1] != null && !presented.token().isNewerThan(FencingToken.of(row[1]))) {
-                        return Mono.just(Admission.of(presented, FencingToken.of(row[1])));
-                    }
-                    // The snapshot predates a concurrent claim: the mark as it is now decides.
-                    return current(connection, presented);
-                });
+                .flatMap(decided -> decided.map(Mono::just).orElseGet(() -> current(connection, presented)));
+    }
+
+    /**
+     * The admission from the upsert's claimed token and snapshot mark, or {@code null} when the snapshot predates a
+     * concurrent claim and the mark as it is now must decide.
+     */
+    private static Admission decided(Fence presented, Long claimed, Long previous) {
+        if (claimed != null) {
+            return Admission.claimed(presented);
+        }
+        if (previous != null && !presented.token().isNewerThan(FencingToken.of(previous))) {
+            return Admission.of(presented, FencingToken.of(previous));
+        }
+        return null;
     }
 
     private Mono<Admission> current(Connection connection, Fence presented) {
-        return Flux.from(connection.createStatement("SELECT token FROM " + table + " WHERE resource = $1")
-                        .bind("$1", presented.resource().value()).execute())
-                .concatMap(result -> result.map((row, meta) -> row.get(0, Long.class)))
+        return rows(statement(connection, sql.current(), presented.resource().value()), row -> row.get(0, Long.class))
                 .next()
                 .map(token -> Admission.of(presented, FencingToken.of(token)))
                 .switchIfEmpty(Mono.error(() -> new IllegalStateException("high-water row for '" + presented.resource()
                         + "' vanished; refusing")));
     }
 
+    /** What the one statement of {@link #admitClaiming} answered. */
+    private record ClaimingRow(boolean replayed, Long claimed, Long previous, boolean keyed, KeyRow first) {
+    }
+
+    /** A key's row: fingerprint, when claimed, and the recorded response ({@code status} null while in progress). */
+    private record KeyRow(String fingerprint, Instant created, Integer status, String contentType, byte[] body) {
+
+        static KeyRow of(Readable row, int first) {
+            String fingerprint = row.get(first, String.class);
+            return fingerprint == null ? null : new KeyRow(fingerprint, instant(row.get(first + 1, LocalDateTime.class)),
+                    row.get(first + 2, Integer.class), row.get(first + 3, String.class), row.get(first + 4, byte[].class));
+        }
+    }
+
+    private Mono<ClaimedAdmission> admitClaiming(Connection connection, Fence presented, Nonce nonce, String key,
+            String fingerprint) {
+        boolean inTransaction = !connection.isAutoCommit();
+        String resource = presented.resource().value();
+        long token = presented.token().value();
+        java.util.List<Object> values = new java.util.ArrayList<>();
+        if (nonce != null) {
+            values.add(nonce.value());
+            values.add(local(nonce.expires()));
+        }
+        values.addAll(java.util.List.of(resource, resource, token, token, resource, key, fingerprint, token,
+                local(Instant.now()), token, resource, key));
+        Mono<ClaimingRow> decided = rows(statement(connection, nonce == null ? sql.claiming() : sql.signedClaiming(),
+                        values.toArray()),
+                row -> new ClaimingRow(row.get(0, Long.class) == 0, row.get(1, Long.class), row.get(2, Long.class),
+                        row.get(3, Long.class) == 1, KeyRow.of(row, 4)))
+                .next();
+        return purgeNowAndThen(connection, inTransaction).then(decided).flatMap(row -> {
+            if (row.replayed()) {
+                return Mono.just(ClaimedAdmission.replayed());
+            }
+            Admission admission = decided(presented, row.claimed(), row.previous());
+            if (admission == null) {
+                // The snapshot predates a concurrent claim: the mark as it is now decides, and the key is claimed apart.
+                return current(connection, presented).flatMap(current -> claimedIfAdmitted(connection, current,
+                        presented, key, fingerprint));
+            }
+            if (!admission.admitted()) {
+                return Mono.just(new ClaimedAdmission(admission, null));
+            }
+            Claim known = row.keyed() ? Claim.first()
+                    : row.first() == null ? null : answer(row.first(), fingerprint, inTransaction, Instant.now());
+            return known != null ? Mono.just(new ClaimedAdmission(admission, known))
+                    : claim(connection, presented, key, fingerprint).map(claim -> new ClaimedAdmission(admission, claim));
+        });
+    }
+
+    private Mono<ClaimedAdmission> claimedIfAdmitted(Connection connection, Admission admission, Fence presented,
+            String key, String fingerprint) {
+        return !admission.admitted() ? Mono.just(new ClaimedAdmission(admission, null))
+                : claim(connection, presented, key, fingerprint).map(claim -> new ClaimedAdmission(admission, claim));
+    }
+
+    /**
+     * What a key's existing claim answers a request with {@code fingerprint}, as the JDBC store's; {@code null} when
+     * an unanswered claim made outside a transaction is older than {@link JdbcHighWaterStore#IN_PROGRESS_TIMEOUT}, so
+     * that a retry may take it over.
+     */
+    private static Claim answer(KeyRow first, String fingerprint, boolean inTransaction, Instant now) {
+        if (!first.fingerprint().equals(fingerprint)) {
+            return Claim.otherRequest();
+        }
+        if (first.status() != null) {
+            return Claim.completed(new RecordedResponse(first.status(), first.contentType(),
+                    first.body() == null ? new byte[0] : first.body()));
+        }
+        return inTransaction || first.created().isAfter(now.minus(JdbcHighWaterStore.IN_PROGRESS_TIMEOUT))
+                ? Claim.inProgress() : null;
+    }
+
+    /** The key's claim, as the JDBC store's: inserted, else answered from the first one's row, or taken over. */
+    private Mono<Claim> claim(Connection connection, Fence presented, String key, String fingerprint) {
+        boolean inTransaction = !connection.isAutoCommit();
+        Instant now = Instant.now();
+        return purgeNowAndThen(connection, inTransaction)
+                .then(claimAttempt(connection, presented, key, fingerprint, inTransaction, now, 0));
+    }
+
+    private Mono<Claim> claimAttempt(Connection connection, Fence presented, String key, String fingerprint,
+            boolean inTransaction, Instant now, int attempt) {
+        if (attempt == 3) {
+            return Mono.just(Claim.inProgress());
+        }
+        String resource = presented.resource().value();
+        return updated(statement(connection, sql.insertClaim(), resource, key, fingerprint, presented.token().value(),
+                local(Instant.now()))).flatMap(inserted -> {
+            if (inserted == 1) {
+                return Mono.just(Claim.first());
+            }
+            return rows(statement(connection, sql.readClaim(), resource, key), row -> KeyRow.of(row, 0)).next()
+                    .map(Optional::of).defaultIfEmpty(Optional.empty())
+                    .flatMap(first -> {
+                        if (first.isEmpty()) {
+                            // abandoned in between: claim again
+                            return claimAttempt(connection, presented, key, fingerprint, inTransaction, now, attempt + 1);
+                        }
+                        Claim answer = answer(first.get(), fingerprint, inTransaction, now);
+                        if (answer != null) {
+                            return Mono.just(answer);
+                        }
+                        return updated(statement(connection, sql.deleteClaim(), resource, key,
+                                local(now.minus(JdbcHighWaterStore.IN_PROGRESS_TIMEOUT))))
+                                .flatMap(deleted -> deleted == 0 ? Mono.just(Claim.inProgress())
+                                        : claimAttempt(connection, presented, key, fingerprint, inTransaction, now,
+                                                attempt + 1));
+                    });
+        });
+    }
+
+    private Mono<Void> complete(Connection connection, ResourceName resource, String key, RecordedResponse response) {
+        return updated(statement(connection, sql.completeClaim(), response.status(),
+                response.contentType() == null ? new NullOf(String.class) : response.contentType(),
+                response.body() == null ? new NullOf(byte[].class) : response.body(), resource.value(), key)).then();
+    }
+
+    private Mono<Void> abandon(Connection connection, ResourceName resource, String key) {
+        return updated(statement(connection, sql.deleteClaim(), resource.value(), key,
+                local(Instant.now().plusSeconds(1)))).then();
+    }
+
+    /** Deletes claims past their retention on one call in 256, outside transactions, as the JDBC store does. */
+    private Mono<Void> purgeNowAndThen(Connection connection, boolean inTransaction) {
+        if (inTransaction || ThreadLocalRandom.current().nextInt(256) != 0) {
+            return Mono.empty();
+        }
+        return purgeClaims(connection);
+    }
+
+    /** Deletes the keys recorded longer ago than the retention. */
+    private Mono<Void> purgeClaims(Connection connection) {
+        return updated(statement(connection, sql.purgeClaims(), local(Instant.now().minus(retention)))).then();
+    }
+
+    /** A null of {@code type} to bind. */
+    private record NullOf(Class<?> type) {
+    }
+
+    /** {@code text} with {@code values} bound to its markers in order. */
+    private static Statement statement(Connection connection, String text, Object... values) {
+        Statement statement = connection.createStatement(text);
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] instanceof NullOf nullOf) {
+                statement.bindNull(i, nullOf.type());
+            } else {
+                statement.bind(i, values[i]);
+            }
+        }
+        return statement;
+    }
+
+    private static <T> Flux<T> rows(Statement statement, Function<Readable, T> row) {
+        return Flux.from(statement.execute()).concatMap(result -> result.map(row));
+    }
+
+    private static Mono<Long> updated(Statement statement) {
+        return Flux.from(statement.execute()).concatMap(result -> result.getRowsUpdated()).reduce(0L, Long::sum);
+    }
+
+    /** A TIMESTAMP column's value, in the application's time zone as the JDBC store binds it. */
+    private static LocalDateTime local(Instant instant) {
+        return LocalDateTime.ofInstant(instant, ZoneId.systemDefault());
+    }
+
+    private static Instant instant(LocalDateTime local) {
+        return local.atZone(ZoneId.systemDefault()).toInstant();
+    }
+
     /** {@code statement} on the joined connection, else on a connection of its own that commits at once. */
     private <T> T call(Fence presented, Function<Connection, Mono<T>> statement) {
-        Connection connection = joined.get();
-        Mono<T> answer = connection != null ? statement.apply(connection)
-                : Mono.usingWhen(connectionFactory.create(), statement, Connection::close);
         try {
-            return answer.block(CALL_TIMEOUT);
+            return blocked(statement);
         } catch (RuntimeException e) {
             throw unavailable(presented, e);
         }
     }
 
+    /** As {@link #call}, a failure as the idempotency store being unavailable for {@code resource}. */
+    private <T> T keyCall(ResourceName resource, FencingToken token, Function<Connection, Mono<T>> statement) {
+        try {
+            return blocked(statement);
+        } catch (RuntimeException e) {
+            throw unavailable("idempotency store", resource, token, e);
+        }
+    }
+
+    private <T> T blocked(Function<Connection, Mono<T>> statement) {
+        Connection connection = joined.get();
+        Mono<T> answer = connection != null ? statement.apply(connection)
+                : Mono.usingWhen(connectionFactory.create(), statement, Connection::close);
+        return answer.block(CALL_TIMEOUT);
+    }
+
     private static FenceguardException unavailable(Fence presented, Throwable cause) {
+        return presented == null ? unavailable("high-water store", null, null, cause)
+                : unavailable("high-water store", presented.resource(), presented.token(), cause);
+    }
+
+    /** {@code what} (the high-water or idempotency store) unavailable for {@code resource} ({@code null}: none). */
+    private static FenceguardException unavailable(String what, ResourceName resource, FencingToken token,
+            Throwable cause) {
         String reason = cause instanceof java.util.concurrent.TimeoutException
                 ? "no answer within " + CALL_TIMEOUT.toMillis() + " ms" : cause.getMessage();
-        return new FenceguardException("high-water store unavailable" + (presented == null ? "" : " for '"
-                + presented.resource() + "'") + ": " + reason,
-                presented == null ? null : presented.resource(), presented == null ? null : presented.token(), cause);
+        return new FenceguardException(what + " unavailable" + (resource == null ? "" : " for '" + resource + "'")
+                + ": " + reason, resource, token, cause);
     }
 
     @Override

@@ -132,15 +132,16 @@ public class FenceguardReactiveAutoConfiguration {
         @ConditionalOnMissingBean
         HighWaterStore highWaterStore(FenceguardHttpProperties properties, BeanFactory beans, TokenBound bound) {
             FenceguardHttpProperties.Store store = properties.getStore();
-            // On R2DBC without a DataSource, the JDBC store's tables through R2DBC: admitted without blocking. (Redis
-            // through Lettuce or Redisson is so by itself.) Idempotency keys are kept by the JDBC store only.
-            if (store.getType() == FenceguardHttpProperties.StoreType.JDBC && !properties.getServer().isIdempotency()
+            // On R2DBC without a DataSource, the JDBC store's tables through R2DBC: admitted, and idempotency keys
+            // claimed, without blocking. (Redis through Lettuce or Redisson is so by itself.)
+            if (store.getType() == FenceguardHttpProperties.StoreType.JDBC
                     && beans.getBeanProvider(javax.sql.DataSource.class).getIfAvailable() == null
                     && ClassUtils.isPresent("io.fenceguard.reactor.webflux.r2dbc.R2dbcHighWaterStore",
                             WebFluxServer.class.getClassLoader())) {
                 ConnectionFactory r2dbc = beans.getBeanProvider(ConnectionFactory.class).getIfUnique();
                 if (r2dbc != null) {
-                    return R2dbcHighWaterStore.of(r2dbc, store.getTable());
+                    return R2dbcHighWaterStore.of(r2dbc, store.getTable())
+                            .withIdempotencyRetention(store.getIdempotencyRetention());
                 }
             }
             return HttpServerSupport.highWaterStore(properties, beans, bound);
@@ -165,8 +166,10 @@ public class FenceguardReactiveAutoConfiguration {
         @ConditionalOnMissingBean
         FencingWebFilter fencingWebFilter(InboundFence fence, HighWaterStore store, FenceguardHttpProperties properties,
                 ObjectProvider<RefusalListener> listeners) {
-            // The in-memory store never blocks: checked on the event loop. The others go to boundedElastic.
-            FencingWebFilter filter = FencingWebFilter.of(fence, RefusalListener.all(listeners.orderedStream().toList()), store instanceof InMemoryHighWaterStore
+            // The in-memory store (decorated or not) never blocks: checked on the event loop. The others go to
+            // boundedElastic for what they cannot answer without blocking.
+            FencingWebFilter filter = FencingWebFilter.of(fence, RefusalListener.all(listeners.orderedStream().toList()),
+                    store.backend() instanceof InMemoryHighWaterStore
                     ? Schedulers.immediate() : Schedulers.boundedElastic())
                     .withOrder(properties.getServer().getFilterOrder())
                     .withMaxSignedBodyBytes((int) Math.min(Integer.MAX_VALUE,

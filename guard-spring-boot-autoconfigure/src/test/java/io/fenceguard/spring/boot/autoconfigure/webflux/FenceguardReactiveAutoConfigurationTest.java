@@ -244,4 +244,45 @@ class FenceguardReactiveAutoConfigurationTest {
                     assertThat(context.getBean(InboundFence.class).checksWithoutBlocking()).isTrue();
                 });
     }
+
+    @Test
+    void withIdempotencyAReactiveAppOnR2dbcWithoutADataSourceKeepsItsKeysThroughR2dbcWithoutBlocking() {
+        new ReactiveWebApplicationContextRunner().withConfiguration(fenceguard)
+                .withUserConfiguration(WebFlux.class, FencedController.class, R2dbcFactory.class)
+                .withPropertyValues("fenceguard.lease.store=memory", "fenceguard.http.signing.keys.k1=" + KEY,
+                        "fenceguard.http.store.type=jdbc", "fenceguard.http.server.idempotency=true",
+                        "fenceguard.http.store.idempotency-retention=2h")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    io.fenceguard.admission.HighWaterStore store = context.getBean(io.fenceguard.admission.HighWaterStore.class);
+                    assertThat(store.backend()).isInstanceOfSatisfying(
+                            io.fenceguard.reactor.webflux.r2dbc.R2dbcHighWaterStore.class,
+                            r2dbc -> assertThat(r2dbc.idempotencyRetention()).as("the configured retention")
+                                    .isEqualTo(java.time.Duration.ofHours(2)));
+                    assertThat(store.idempotentAdmissions()).as("keys claimed with the admission").isPresent();
+                    assertThat(store.nonBlocking().flatMap(io.fenceguard.admission.NonBlockingAdmissionStore::idempotentAdmissions))
+                            .as("and without blocking, offered through any decorator").isPresent();
+                    assertThat(context.getBean(InboundFence.class).checksWithoutBlocking()).isTrue();
+                    assertThat(context).hasSingleBean(FencingWebFilter.class);
+                });
+    }
+
+    @Test
+    void withIdempotencyAndTwoConnectionFactoriesTheR2dbcStoreIsNotChosen() {
+        new ReactiveWebApplicationContextRunner().withConfiguration(fenceguard)
+                .withUserConfiguration(WebFlux.class, FencedController.class, R2dbcFactory.class, SecondR2dbcFactory.class)
+                .withPropertyValues("fenceguard.lease.store=memory", "fenceguard.http.signing.keys.k1=" + KEY,
+                        "fenceguard.http.store.type=jdbc", "fenceguard.http.server.idempotency=true")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("needs exactly one DataSource bean"));
+    }
+
+    /** A second ConnectionFactory bean: which one keeps the marks is then the application's choice. */
+    @Configuration(proxyBeanMethods = false)
+    static class SecondR2dbcFactory {
+        @org.springframework.context.annotation.Bean
+        io.r2dbc.spi.ConnectionFactory otherConnectionFactory() {
+            return new R2dbcFactory().connectionFactory();
+        }
+    }
 }

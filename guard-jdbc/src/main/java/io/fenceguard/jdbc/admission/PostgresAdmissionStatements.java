@@ -1,0 +1,103 @@
+package io.fenceguard.jdbc.admission;
+
+import io.fenceguard.jdbc.internal.admission.HighWaterSql;
+import io.fenceguard.jdbc.internal.admission.PostgresHighWaterSql;
+import java.util.regex.Pattern;
+
+/**
+ * The texts of {@link JdbcHighWaterStore}'s statements on PostgreSQL for its marks and idempotency keys, for a store
+ * that keeps them in the same tables through another client (R2DBC): the same statements, so that both kinds of
+ * instance share marks, claims and recorded responses. Placeholders are JDBC's {@code ?}, in the order each method
+ * names; timestamps are {@code TIMESTAMP} columns in the application's time zone, as the JDBC store binds them.
+ */
+public final class PostgresAdmissionStatements {
+
+    private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
+    private final String table;
+    private final String nonceTable;
+    private final String idempotencyTable;
+
+    private PostgresAdmissionStatements(String table) {
+        this.table = table;
+        int dot = table.indexOf('.');
+        String schema = dot < 0 ? "" : table.substring(0, dot + 1);
+        this.nonceTable = schema + JdbcHighWaterStore.NONCE_TABLE;
+        this.idempotencyTable = schema + JdbcHighWaterStore.IDEMPOTENCY_TABLE;
+    }
+
+    /** The statements of the store on the mark table {@code table} (optionally schema-qualified; the others next to it). */
+    public static PostgresAdmissionStatements on(String table) {
+        if (table == null || !TABLE.matcher(table).matches()) {
+            throw new IllegalArgumentException("a high-water table is an SQL identifier, optionally schema-qualified, got '"
+                    + table + "'");
+        }
+        return new PostgresAdmissionStatements(table);
+    }
+
+    /** The mark table. */
+    public String table() {
+        return table;
+    }
+
+    /** The nonce table next to the marks ({@link JdbcHighWaterStore#NONCE_TABLE}). */
+    public String nonceTable() {
+        return nonceTable;
+    }
+
+    /** The idempotency table next to the marks ({@link JdbcHighWaterStore#IDEMPOTENCY_TABLE}). */
+    public String idempotencyTable() {
+        return idempotencyTable;
+    }
+
+    /**
+     * The admission: parameters resource, resource, token, token; columns the claimed token ({@code null}: not
+     * claimed) and the mark as the statement's snapshot saw it ({@code null}: none). When neither decides (the
+     * snapshot predates a concurrent claim), a read of the mark does.
+     */
+    public String mark() {
+        return PostgresHighWaterSql.markStatement(table);
+    }
+
+    /**
+     * The nonce (when {@code signed}), the admission and, when the token is admitted, the key's claim in one
+     * statement. Parameters: when {@code signed} the nonce and its expiry; then resource, resource, token, token (the
+     * mark); resource, key, fingerprint, token, created at (the claim); token; resource, key. Columns: the fresh
+     * nonces' count (0: a replay; 1 when not {@code signed}), the claimed token, the snapshot mark, the count of
+     * claimed keys (1: this request claimed it), and the key's row as the snapshot saw it (fingerprint, created at,
+     * status, content type, body; all {@code null} when there was none).
+     */
+    public String admitClaiming(boolean signed) {
+        return PostgresHighWaterSql.admitClaimingStatement(table, nonceTable, idempotencyTable, signed, null);
+    }
+
+    /** A key's claim, nothing on a conflict: parameters resource, key, fingerprint, token, created at. */
+    public String insertClaim() {
+        return HighWaterSql.insertClaimStatement(idempotencyTable, true);
+    }
+
+    /** A key's row: parameters resource, key; columns fingerprint, created at, status, content type, body. */
+    public String readClaim() {
+        return HighWaterSql.readClaimStatement(idempotencyTable);
+    }
+
+    /** The first response recorded: parameters status, content type, body, resource, key. */
+    public String completeClaim() {
+        return HighWaterSql.completeClaimStatement(idempotencyTable);
+    }
+
+    /** A claim still in progress deleted: parameters resource, key, made before. */
+    public String deleteClaim() {
+        return HighWaterSql.deleteClaimStatement(idempotencyTable);
+    }
+
+    /** The keys recorded before a time deleted: parameter that time. */
+    public String purgeClaims() {
+        return HighWaterSql.purgeClaimsStatement(idempotencyTable);
+    }
+
+    @Override
+    public String toString() {
+        return "PostgresAdmissionStatements[" + table + "]";
+    }
+}
