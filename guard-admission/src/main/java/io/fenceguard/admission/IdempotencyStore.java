@@ -8,8 +8,8 @@ import io.fenceguard.core.ResourceName;
  * request is answered from its first result instead of being applied twice. A key belongs to its
  * resource and to the request it first came with (its fingerprint: method, path, body digest); the
  * token of that first request is recorded with it. Kept in the high-water store's backend:
- * {@link InMemoryHighWaterStore}, {@code JdbcHighWaterStore} and {@code RedisHighWaterStore} implement it (the
- * last deciding a claim with its admission, {@link IdempotentAdmissionStore}). Fails closed: when the store cannot
+ * {@link InMemoryHighWaterStore}, {@code JdbcHighWaterStore}, {@code R2dbcHighWaterStore} and {@code RedisHighWaterStore}
+ * implement it (the last three deciding a claim with its admission, {@link IdempotentAdmissionStore}). Fails closed: when the store cannot
  * answer it throws, and the request is refused.
  *
  * <p>Exactly once needs the record to commit with the handler's effects: {@code JdbcHighWaterStore}

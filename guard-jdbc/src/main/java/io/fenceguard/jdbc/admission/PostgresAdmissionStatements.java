@@ -17,6 +17,7 @@ public final class PostgresAdmissionStatements {
     private final String table;
     private final String nonceTable;
     private final String idempotencyTable;
+    private final String nonceSinceTable;
 
     private PostgresAdmissionStatements(String table) {
         this.table = table;
@@ -24,6 +25,7 @@ public final class PostgresAdmissionStatements {
         String schema = dot < 0 ? "" : table.substring(0, dot + 1);
         this.nonceTable = schema + JdbcHighWaterStore.NONCE_TABLE;
         this.idempotencyTable = schema + JdbcHighWaterStore.IDEMPOTENCY_TABLE;
+        this.nonceSinceTable = schema + JdbcHighWaterStore.NONCE_SINCE_TABLE;
     }
 
     /** The statements of the store on the mark table {@code table} (optionally schema-qualified; the others next to it). */
@@ -43,6 +45,47 @@ public final class PostgresAdmissionStatements {
     /** The nonce table next to the marks ({@link JdbcHighWaterStore#NONCE_TABLE}). */
     public String nonceTable() {
         return nonceTable;
+    }
+
+    /**
+     * The unlogged table next to the marks ({@link JdbcHighWaterStore#NONCE_SINCE_TABLE}) whose one row says since when
+     * every nonce committed without waiting for its WAL flush is still there: a store on these tables that finds it
+     * there and unlogged ({@link #unlogged()}) must use the statements that check it, or a nonce that another instance
+     * committed without its flush and a crash took away would be fresh again to it.
+     */
+    public String nonceSinceTable() {
+        return nonceSinceTable;
+    }
+
+    /** Whether a table is there and unlogged: parameter its name; one row, {@code u}, when it is. */
+    public String unlogged() {
+        return PostgresHighWaterSql.unloggedStatement();
+    }
+
+    /**
+     * A request-signed admission in one statement: the nonce and, only when it was new, the admission. Parameters: the
+     * nonce and its expiry, with {@code sinceChecked} the signature's creation in epoch seconds (checked against
+     * {@link #nonceSinceTable()}); then resource, resource, token, token. Columns: the fresh nonces' count (0: a
+     * replay), the claimed token, the snapshot mark, and with {@code withoutFlush} one more. With
+     * {@code sinceChecked} and {@code withoutFlush} a commit that leaves the mark as it was does not wait for its WAL
+     * flush, as the JDBC store's: only for a statement that commits by itself, never in a caller's transaction.
+     */
+    public String signedMark(boolean sinceChecked, boolean withoutFlush) {
+        return PostgresHighWaterSql.signedMarkStatement(table, nonceTable, sinceChecked ? nonceSinceTable : null,
+                withoutFlush);
+    }
+
+    /**
+     * A nonce's first use: parameters the nonce, its expiry and, with {@code sinceChecked}, the signature's creation in
+     * epoch seconds; one column, the fresh nonces' count (0: used before).
+     */
+    public String firstUse(boolean sinceChecked) {
+        return PostgresHighWaterSql.firstUseStatement(nonceTable, sinceChecked ? nonceSinceTable : null);
+    }
+
+    /** The nonces that expired deleted: parameter the time. */
+    public String purgeNonces() {
+        return PostgresHighWaterSql.purgeNoncesStatement(nonceTable);
     }
 
     /** The idempotency table next to the marks ({@link JdbcHighWaterStore#IDEMPOTENCY_TABLE}). */
@@ -68,7 +111,16 @@ public final class PostgresAdmissionStatements {
      * status, content type, body; all {@code null} when there was none).
      */
     public String admitClaiming(boolean signed) {
-        return PostgresHighWaterSql.admitClaimingStatement(table, nonceTable, idempotencyTable, signed, null);
+        return admitClaiming(signed, false);
+    }
+
+    /**
+     * {@link #admitClaiming(boolean)}, the nonce checked against {@link #nonceSinceTable()} when {@code sinceChecked}:
+     * then the signature's creation in epoch seconds follows the nonce's expiry among the parameters.
+     */
+    public String admitClaiming(boolean signed, boolean sinceChecked) {
+        return PostgresHighWaterSql.admitClaimingStatement(table, nonceTable, idempotencyTable, signed,
+                signed && sinceChecked ? nonceSinceTable : null);
     }
 
     /** A key's claim, nothing on a conflict: parameters resource, key, fingerprint, token, created at. */

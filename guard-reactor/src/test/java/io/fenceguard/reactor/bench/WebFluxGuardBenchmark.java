@@ -264,11 +264,7 @@ public final class WebFluxGuardBenchmark {
                     .toCompletableFuture().join()));
             // the unfenced server again, sent request-signed requests: what signing and the longer header cost alone
             servers.add(server(null, keys, true, false));
-            // the same Redis call without leaving the event loop: what a store answering asynchronously could reach
-            servers.add(roundTripServer(() -> reactor.core.publisher.Mono.fromCompletionStage(() -> scripts.evalAsync(
-                    "return 1", io.fenceguard.redis.RedisScriptClient.Reply.LONG, List.of(roundTripKey), List.of(),
-                    REQUEST_TIMEOUT.toNanos()))));
-            // the filter on stores answering without blocking, and one call of R2DBC's on the event loop, pooled
+            // the stores answering without blocking talk to Redis through Lettuce (Spring Data Redis, as Boot's default)
             org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory lettuce =
                     new org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory(
                             new org.springframework.data.redis.connection.RedisStandaloneConfiguration(
@@ -276,8 +272,14 @@ public final class WebFluxGuardBenchmark {
             lettuce.afterPropertiesSet();
             lettuce.start();
             closing.add(lettuce::destroy);
-            servers.add(server(RedisHighWaterStore.of(io.fenceguard.redis.springdata.SpringDataRedisScriptClient.of(lettuce),
-                    keyPrefix), keys, false, false));
+            io.fenceguard.redis.RedisScriptClient lettuceScripts =
+                    io.fenceguard.redis.springdata.SpringDataRedisScriptClient.of(lettuce);
+            // the same Redis call without leaving the event loop, through that client: what such a store could reach
+            servers.add(roundTripServer(() -> reactor.core.publisher.Mono.fromCompletionStage(() -> lettuceScripts.evalAsync(
+                    "return 1", io.fenceguard.redis.RedisScriptClient.Reply.LONG, List.of(roundTripKey), List.of(),
+                    REQUEST_TIMEOUT.toNanos()))));
+            // the filter on stores answering without blocking, and one call of R2DBC's on the event loop, pooled
+            servers.add(server(RedisHighWaterStore.of(lettuceScripts, keyPrefix), keys, false, false));
             io.r2dbc.pool.ConnectionPool r2dbcPool = new io.r2dbc.pool.ConnectionPool(
                     io.r2dbc.pool.ConnectionPoolConfiguration.builder(TestR2dbc.r2dbc()).maxSize(THREADS).build());
             closing.add(r2dbcPool::dispose);
@@ -287,8 +289,7 @@ public final class WebFluxGuardBenchmark {
                             .concatMap(r -> r.map((row, meta) -> 1)).then(),
                     io.r2dbc.spi.Connection::close)));
             // request-signed on the stores answering without blocking; then with an idempotency key per request
-            RedisHighWaterStore lettuceMarks = RedisHighWaterStore.of(
-                    io.fenceguard.redis.springdata.SpringDataRedisScriptClient.of(lettuce), keyPrefix);
+            RedisHighWaterStore lettuceMarks = RedisHighWaterStore.of(lettuceScripts, keyPrefix);
             servers.add(server(lettuceMarks, keys, false, true));
             servers.add(server(io.fenceguard.reactor.webflux.r2dbc.R2dbcHighWaterStore.of(r2dbcPool), keys, false, true));
             servers.add(server(lettuceMarks, keys, false, true, true, lettuceMarks));

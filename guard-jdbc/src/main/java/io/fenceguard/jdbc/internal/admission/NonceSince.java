@@ -20,6 +20,9 @@ final class NonceSince {
      */
     private static final long MARGIN_SECONDS = 2 * io.fenceguard.admission.RequestSignatures.CLOCK_SKEW.toSeconds();
 
+    /** One row, {@code u}, when the table its parameter names is there and unlogged. */
+    static final String UNLOGGED = "SELECT relpersistence::text FROM pg_class WHERE oid = to_regclass(?)";
+
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NonceSince.class);
 
     private final String candidate;
@@ -54,8 +57,7 @@ final class NonceSince {
 
     /** Whether {@code table} exists and is unlogged. */
     private static boolean isUnlogged(Connection connection, String table) throws SQLException {
-        try (PreparedStatement query = connection.prepareStatement(
-                "SELECT relpersistence FROM pg_class WHERE oid = to_regclass(?)")) {
+        try (PreparedStatement query = connection.prepareStatement(UNLOGGED)) {
             query.setString(1, table);
             try (ResultSet rows = query.executeQuery()) {
                 return rows.next() && "u".equals(rows.getString(1));

@@ -281,6 +281,42 @@ public final class PostgresHighWaterSql extends HighWaterSql {
     }
 
     /**
+     * One nonce and, only when it was new, the upsert of {@link #admit}: one statement. Parameters: the nonce's value,
+     * expiry and, with the {@link NonceSince} table {@code since}, the signature's creation in epoch seconds; then
+     * resource, resource, token, token. Columns: fresh nonces (0: a replay), claimed token, snapshot mark. With
+     * {@code since} and {@code withoutFlush}, a commit that leaves the mark as it was does not wait for its WAL flush.
+     */
+    public static String signedMarkStatement(String table, String nonceTable, String since, boolean withoutFlush) {
+        return freshNonce(nonceTable, since) + ", " + markClaim(table, "EXISTS (SELECT 1 FROM fresh) AND ")
+                + " SELECT (SELECT count(*) FROM fresh), (SELECT token FROM claimed), (SELECT token FROM previous)"
+                + (since != null && withoutFlush ? ", " + unflushedUnlessClaimed() : "");
+    }
+
+    /**
+     * One nonce inserted: parameters as {@link #signedMarkStatement}'s first ones; one column, the fresh nonces
+     * (0: used before). Its commit waits for its flush.
+     */
+    public static String firstUseStatement(String nonceTable, String since) {
+        return freshNonce(nonceTable, since) + " SELECT (SELECT count(*) FROM fresh)";
+    }
+
+    /** The query that tells whether the table named by its one parameter is there and unlogged: one row, {@code u}. */
+    public static String unloggedStatement() {
+        return NonceSince.UNLOGGED;
+    }
+
+    /** The nonces expired before its one parameter deleted. */
+    public static String purgeNoncesStatement(String nonceTable) {
+        return "DELETE FROM " + nonceTable + " WHERE expires_at < ?";
+    }
+
+    /** A column that lets the statement's commit skip its WAL flush unless it claimed the mark. */
+    private static String unflushedUnlessClaimed() {
+        return "set_config('synchronous_commit', CASE WHEN EXISTS "
+                + "(SELECT 1 FROM claimed) THEN current_setting('synchronous_commit') ELSE 'off' END, true)";
+    }
+
+    /**
      * With the {@link NonceSince} table there: the nonce inserted in a commit that does not wait for its WAL flush (the
      * commit of the transaction it guards, joined by the handler's writes, flushes it), refused as used when its
      * signature may predate a loss of such commits.
@@ -357,8 +393,7 @@ public final class PostgresHighWaterSql extends HighWaterSql {
                 + "WHERE " + NonceSince.createdAfter("c") + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce), "
                 + markClaim("EXISTS (SELECT 1 FROM fresh) AND ")
                 + " SELECT (SELECT array_agg(nonce) FROM fresh), (SELECT token FROM claimed), "
-                + "(SELECT token FROM previous), set_config('synchronous_commit', CASE WHEN EXISTS "
-                + "(SELECT 1 FROM claimed) THEN current_setting('synchronous_commit') ELSE 'off' END, true)";
+                + "(SELECT token FROM previous), " + unflushedUnlessClaimed();
     }
 
     private Admission upsert(Connection connection, Fence presented) throws SQLException {

@@ -26,7 +26,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
-import org.springframework.r2dbc.core.DatabaseClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -55,6 +56,7 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
 
     /** The longest wait for one statement's answer. */
     public static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+    private static final Logger log = LoggerFactory.getLogger(R2dbcHighWaterStore.class);
 
     private final ConnectionFactory connectionFactory;
     private final String table;
@@ -63,44 +65,59 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
     /** The connection of the transaction the calls on this thread join, within {@link #joining}. */
     private final ThreadLocal<Connection> joined = new ThreadLocal<>();
     private final NonBlocking nonBlocking = new NonBlocking();
-    private final DatabaseClient client;
+    /**
+     * Whether the nonce-since table is there and unlogged (then every statement with a nonce checks it), looked for at
+     * the first statement with a nonce; {@code null} until then.
+     */
+    private volatile Boolean nonceSinceChecked;
 
     private R2dbcHighWaterStore(ConnectionFactory connectionFactory, Statements sql, Duration retention) {
         this.connectionFactory = connectionFactory;
-        this.client = DatabaseClient.create(connectionFactory);
         this.table = sql.table;
         this.sql = sql;
         this.retention = retention;
     }
 
     /**
-     * The JDBC store's statements ({@link PostgresAdmissionStatements}) with PostgreSQL's {@code $n} markers, and the
-     * nonce's insert of this store's own (the JDBC store's takes the unlogged table of its dialect into account).
+     * The JDBC store's statements ({@link PostgresAdmissionStatements}) with PostgreSQL's {@code $n} markers; those
+     * with a nonce in two forms, without and with the check of the nonce-since table ({@code [1]}), and the signed
+     * admission's checked form also without waiting for its WAL flush ({@code signedMark[2]}).
      */
-    private record Statements(String table, String mark, String current, String nonceInsert, String signedClaiming,
-            String claiming, String insertClaim, String readClaim, String completeClaim, String deleteClaim,
-            String purgeClaims) {
+    private record Statements(String table, String nonceSinceTable, String mark, String current, String[] signedMark,
+            String[] firstUse, String[] signedClaiming, String claiming, String insertClaim, String readClaim,
+            String completeClaim, String deleteClaim, String purgeClaims, String purgeNonces, String unlogged) {
 
         static Statements on(String table) {
             PostgresAdmissionStatements jdbc = PostgresAdmissionStatements.on(table);
-            return new Statements(table, numbered(jdbc.mark()), "SELECT token FROM " + table + " WHERE resource = $1",
-                    "INSERT INTO " + jdbc.nonceTable() + " (nonce, expires_at) VALUES ($1, $2) "
-                            + "ON CONFLICT (nonce) DO NOTHING RETURNING nonce",
-                    numbered(jdbc.admitClaiming(true)), numbered(jdbc.admitClaiming(false)),
-                    numbered(jdbc.insertClaim()), numbered(jdbc.readClaim()), numbered(jdbc.completeClaim()),
-                    numbered(jdbc.deleteClaim()), numbered(jdbc.purgeClaims()));
+            return new Statements(table, jdbc.nonceSinceTable(), numbered(jdbc.mark()),
+                    "SELECT token FROM " + table + " WHERE resource = $1",
+                    new String[] {numbered(jdbc.signedMark(false, false)), numbered(jdbc.signedMark(true, false)),
+                            numbered(jdbc.signedMark(true, true))},
+                    new String[] {numbered(jdbc.firstUse(false)), numbered(jdbc.firstUse(true))},
+                    new String[] {numbered(jdbc.admitClaiming(true, false)), numbered(jdbc.admitClaiming(true, true))},
+                    numbered(jdbc.admitClaiming(false)), numbered(jdbc.insertClaim()), numbered(jdbc.readClaim()),
+                    numbered(jdbc.completeClaim()), numbered(jdbc.deleteClaim()), numbered(jdbc.purgeClaims()),
+                    numbered(jdbc.purgeNonces()), numbered(jdbc.unlogged()));
         }
 
-        /** {@code jdbcSql} with its {@code ?} numbered {@code $1}, {@code $2}, …: the statements quote nothing. */
+        /**
+         * {@code jdbcSql} with its {@code ?} markers numbered {@code $1}, {@code $2}, …; a {@code ?} within a string
+         * literal is text. The statements use neither {@code $} nor quoted identifiers.
+         */
         private static String numbered(String jdbcSql) {
-            if (jdbcSql.indexOf('\'') >= 0 || jdbcSql.indexOf('"') >= 0 || jdbcSql.contains("$")) {
-                throw new IllegalStateException("a statement with quotes or $ is not numbered mechanically: " + jdbcSql);
+            if (jdbcSql.indexOf('"') >= 0 || jdbcSql.contains("$")) {
+                throw new IllegalStateException("a statement with quoted identifiers or $ is not numbered mechanically: "
+                        + jdbcSql);
             }
             StringBuilder numbered = new StringBuilder(jdbcSql.length() + 32);
             int marker = 0;
+            boolean literal = false;
             for (int i = 0; i < jdbcSql.length(); i++) {
                 char c = jdbcSql.charAt(i);
-                if (c == '?') {
+                if (c == '\'') {
+                    literal = !literal;   // a doubled quote inside a literal toggles twice
+                }
+                if (c == '?' && !literal) {
                     numbered.append('$').append(++marker);
                 } else {
                     numbered.append(c);
@@ -121,12 +138,7 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
      * {@link JdbcHighWaterStore#withIdempotencyRetention}: at least {@link JdbcHighWaterStore#IN_PROGRESS_TIMEOUT}.
      */
     public R2dbcHighWaterStore withIdempotencyRetention(Duration retention) {
-        Objects.requireNonNull(retention, "retention");
-        if (retention.compareTo(JdbcHighWaterStore.IN_PROGRESS_TIMEOUT) < 0) {
-            throw new IllegalArgumentException("an idempotency retention is at least "
-                    + JdbcHighWaterStore.IN_PROGRESS_TIMEOUT + " (a claim may be in progress that long), got " + retention);
-        }
-        return new R2dbcHighWaterStore(connectionFactory, sql, retention);
+        return new R2dbcHighWaterStore(connectionFactory, sql, io.fenceguard.admission.IdempotencyRetention.checked(retention));
     }
 
     /** How long recorded responses answer retries. */
@@ -166,7 +178,14 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
 
     @Override
     public Optional<Admission> admit(Fence presented, String nonce, Instant expires) {
-        return call(presented, connection -> markIfFresh(connection, presented, nonce, expires));
+        return admit(presented, new Nonce(nonce, expires));
+    }
+
+    /** As {@code admit(presented, nonce, expires)}, the signature's creation time checked as the JDBC store checks it. */
+    @Override
+    public Optional<Admission> admit(Fence presented, Nonce nonce) {
+        Objects.requireNonNull(nonce, "nonce");
+        return call(presented, connection -> markIfFresh(connection, presented, nonce));
     }
 
     @Override
@@ -203,9 +222,9 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
     }
 
     /**
-     * The same calls without blocking, for the event loop: each on the connection of the Spring transaction in the
-     * subscriber's Reactor Context (committing or rolling back with it), else on a connection of its own that
-     * commits at once (a stage has no Context: outside any transaction). Each answers within {@link #CALL_TIMEOUT}
+     * The same calls without blocking, for the event loop: each on a connection of its own that commits at once (an
+     * answer as a stage has no Reactor Context, so no transaction of the caller's to join: the filter joins the
+     * handler's transaction through {@link #joining} instead). Each answers within {@link #CALL_TIMEOUT}
      * or fails with a {@link FenceguardException}. Its {@link NonBlockingAdmissionStore#idempotentAdmissions()} are
      * this store's idempotency calls, on the same terms.
      */
@@ -226,7 +245,7 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
         public CompletionStage<Optional<Admission>> admit(Fence presented, SignedAdmissionStore.Nonce nonce) {
             Objects.requireNonNull(presented, "presented");
             Objects.requireNonNull(nonce, "nonce");
-            return answer(presented, connection -> markIfFresh(connection, presented, nonce.value(), nonce.expires()));
+            return answer(presented, connection -> markIfFresh(connection, presented, nonce));
         }
 
         @Override
@@ -266,14 +285,13 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
         }
 
         private <T> CompletionStage<T> answer(Fence presented, Function<Connection, Mono<T>> statement) {
-            // Spring's client finds the transaction's connection in the Context, or opens and closes one.
-            return client.inConnection(statement).timeout(CALL_TIMEOUT)
+            return ownConnection(statement).timeout(CALL_TIMEOUT)
                     .onErrorMap(e -> !(e instanceof FenceguardException), e -> unavailable(presented, e))
                     .toFuture();
         }
 
         private CompletionStage<Void> keyAnswer(ResourceName resource, Function<Connection, Mono<Void>> statement) {
-            return client.inConnection(statement).timeout(CALL_TIMEOUT)
+            return ownConnection(statement).timeout(CALL_TIMEOUT)
                     .onErrorMap(e -> !(e instanceof FenceguardException), e -> unavailable("idempotency store",
                             resource, null, e))
                     .toFuture();
@@ -285,14 +303,79 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
         }
     }
 
-    private Mono<Optional<Admission>> markIfFresh(Connection connection, Fence presented, String nonce, Instant expires) {
-        return fresh(connection, nonce, expires)
-                .flatMap(fresh -> fresh ? mark(connection, presented).map(Optional::of) : Mono.just(Optional.empty()));
+    /**
+     * The nonce and, when it was new, the admission, in the JDBC store's one statement: with the nonce-since table
+     * there, a signature that may predate a loss of unflushed nonces is a replay, and a statement that commits by
+     * itself does not wait for its WAL flush unless it claimed the mark (as the JDBC store's).
+     */
+    private Mono<Optional<Admission>> markIfFresh(Connection connection, Fence presented, Nonce nonce) {
+        boolean ownCommit = connection.isAutoCommit();
+        String resource = presented.resource().value();
+        long token = presented.token().value();
+        return sinceChecked(connection).flatMap(checked -> {
+            java.util.List<Object> values = nonceValues(nonce, checked);
+            values.addAll(java.util.List.of(resource, resource, token, token));
+            String text = sql.signedMark()[!checked ? 0 : ownCommit ? 2 : 1];
+            return purgeNoncesNowAndThen(connection, !ownCommit)
+                    .then(rows(statement(connection, text, values.toArray()), row -> new Long[] {row.get(0, Long.class),
+                            row.get(1, Long.class), row.get(2, Long.class)}).next());
+        }).flatMap(row -> {
+            if (row[0] == 0) {
+                return Mono.just(Optional.<Admission>empty());
+            }
+            Admission decided = decided(presented, row[1], row[2]);
+            return (decided != null ? Mono.just(decided) : current(connection, presented)).map(Optional::of);
+        });
     }
 
+    /** A nonce's first use; its signature's creation unknown, taken as early as its expiry allows. */
     private Mono<Boolean> fresh(Connection connection, String nonce, Instant expires) {
-        return rows(statement(connection, sql.nonceInsert(), nonce, local(expires)), row -> row.get(0, String.class))
-                .hasElements();
+        Nonce known = new Nonce(nonce, expires);
+        return sinceChecked(connection).flatMap(checked -> purgeNoncesNowAndThen(connection, !connection.isAutoCommit())
+                .then(rows(statement(connection, sql.firstUse()[checked ? 1 : 0], nonceValues(known, checked).toArray()),
+                        row -> row.get(0, Long.class)).next()))
+                .map(count -> count == 1);
+    }
+
+    /** The nonce's parameters: value, expiry and, when the nonce-since table is checked, the creation in epoch seconds. */
+    private static java.util.List<Object> nonceValues(Nonce nonce, boolean sinceChecked) {
+        java.util.List<Object> values = new java.util.ArrayList<>(16);
+        values.add(nonce.value());
+        values.add(local(nonce.expires()));
+        if (sinceChecked) {
+            values.add(nonce.created().getEpochSecond());
+        }
+        return values;
+    }
+
+    /**
+     * Whether the JDBC store's nonce-since table is there and unlogged: asked once. When it is, JDBC instances on these
+     * tables may commit nonces without waiting for their flush, and this store's nonces must be checked against it.
+     */
+    private Mono<Boolean> sinceChecked(Connection connection) {
+        Boolean known = nonceSinceChecked;
+        if (known != null) {
+            return Mono.just(known);
+        }
+        return rows(statement(connection, sql.unlogged(), sql.nonceSinceTable()), row -> row.get(0, String.class))
+                .next()
+                .map("u"::equals)
+                .defaultIfEmpty(false)
+                .doOnNext(there -> {
+                    if (nonceSinceChecked == null && !there) {
+                        log.info("high-water store on {}: no unlogged table {} (fenceguard's migration V7), so every "
+                                + "request-signed admission waits for its own WAL flush", table, sql.nonceSinceTable());
+                    }
+                    nonceSinceChecked = there;
+                });
+    }
+
+    /** Deletes expired nonces on one call in 256, outside transactions, as the JDBC store does. */
+    private Mono<Void> purgeNoncesNowAndThen(Connection connection, boolean inTransaction) {
+        if (inTransaction || ThreadLocalRandom.current().nextInt(256) != 0) {
+            return Mono.empty();
+        }
+        return updated(statement(connection, sql.purgeNonces(), local(Instant.now()))).then();
     }
 
     private Mono<Admission> mark(Connection connection, Fence presented) {
@@ -345,18 +428,18 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
         boolean inTransaction = !connection.isAutoCommit();
         String resource = presented.resource().value();
         long token = presented.token().value();
-        java.util.List<Object> values = new java.util.ArrayList<>();
-        if (nonce != null) {
-            values.add(nonce.value());
-            values.add(local(nonce.expires()));
-        }
-        values.addAll(java.util.List.of(resource, resource, token, token, resource, key, fingerprint, token,
-                local(Instant.now()), token, resource, key));
-        Mono<ClaimingRow> decided = rows(statement(connection, nonce == null ? sql.claiming() : sql.signedClaiming(),
-                        values.toArray()),
-                row -> new ClaimingRow(row.get(0, Long.class) == 0, row.get(1, Long.class), row.get(2, Long.class),
-                        row.get(3, Long.class) == 1, KeyRow.of(row, 4)))
-                .next();
+        // A keyed statement's commit waits for its flush (the claim must outlive a crash); its nonce is checked as any.
+        Mono<Boolean> checked = nonce == null ? Mono.just(false) : sinceChecked(connection);
+        Mono<ClaimingRow> decided = checked.flatMap(sinceChecked -> {
+            java.util.List<Object> values = nonce == null ? new java.util.ArrayList<>() : nonceValues(nonce, sinceChecked);
+            values.addAll(java.util.List.of(resource, resource, token, token, resource, key, fingerprint, token,
+                    local(Instant.now()), token, resource, key));
+            String text = nonce == null ? sql.claiming() : sql.signedClaiming()[sinceChecked ? 1 : 0];
+            Mono<Void> purged = nonce == null ? Mono.empty() : purgeNoncesNowAndThen(connection, inTransaction);
+            return purged.then(rows(statement(connection, text, values.toArray()),
+                    row -> new ClaimingRow(row.get(0, Long.class) == 0, row.get(1, Long.class), row.get(2, Long.class),
+                            row.get(3, Long.class) == 1, KeyRow.of(row, 4))).next());
+        });
         return purgeNowAndThen(connection, inTransaction).then(decided).flatMap(row -> {
             if (row.replayed()) {
                 return Mono.just(ClaimedAdmission.replayed());
@@ -517,9 +600,13 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
 
     private <T> T blocked(Function<Connection, Mono<T>> statement) {
         Connection connection = joined.get();
-        Mono<T> answer = connection != null ? statement.apply(connection)
-                : Mono.usingWhen(connectionFactory.create(), statement, Connection::close);
+        Mono<T> answer = connection != null ? statement.apply(connection) : ownConnection(statement);
         return answer.block(CALL_TIMEOUT);
+    }
+
+    /** {@code statement} on a connection of its own, which commits at once and is closed after. */
+    private <T> Mono<T> ownConnection(Function<Connection, Mono<T>> statement) {
+        return Mono.usingWhen(connectionFactory.create(), statement, Connection::close);
     }
 
     private static FenceguardException unavailable(Fence presented, Throwable cause) {
