@@ -174,10 +174,16 @@ public final class PostgresHighWaterSql extends HighWaterSql {
         for (Nonce nonce : nonces) {
             distinct.putIfAbsent(nonce.value(), nonce);
         }
+        String since = nonceSince.table(connection);
+        if (distinct.size() == 1) {
+            // One nonce (most groups, and every uncoalesced admission): bound as values, not arrays.
+            Admission one = admitSigned(connection, nonceTable, since, presented, distinct.values().iterator().next());
+            return SignedAdmissionStore.groupAnswers(freshInOrder(nonces.stream().map(Nonce::value).toList(),
+                    one == null ? java.util.Set.of() : distinct.keySet()), one);
+        }
         java.util.Set<String> fresh = new java.util.HashSet<>();
         Admission decided = null;
         boolean reread = false;
-        String since = nonceSince.table(connection);
         try (PreparedStatement claim = connection.prepareStatement(signedGroupUpsert(nonceTable, since))) {
             claim.setArray(1, connection.createArrayOf("text", distinct.keySet().toArray()));
             claim.setArray(2, connection.createArrayOf("timestamp", distinct.values().stream()
@@ -205,6 +211,30 @@ public final class PostgresHighWaterSql extends HighWaterSql {
         }
         return SignedAdmissionStore.groupAnswers(freshInOrder(nonces.stream().map(Nonce::value).toList(), fresh),
                 decided);
+    }
+
+    /**
+     * One request-signed admission in {@link #signedMarkStatement}'s one statement, committed as a group's: the
+     * admission, or {@code null} when the nonce was used before.
+     */
+    private Admission admitSigned(Connection connection, String nonceTable, String since, Fence presented, Nonce nonce)
+            throws SQLException {
+        boolean reread;
+        try (PreparedStatement claim = connection.prepareStatement(signedMarkStatement(table, nonceTable, since, true))) {
+            bindMark(claim, bindNonce(claim, nonce, since != null), presented);
+            try (ResultSet rows = claim.executeQuery()) {
+                rows.next();
+                if (rows.getLong(1) == 0) {
+                    return null;
+                }
+                Admission decided = decided(rows, 2, presented);
+                if (decided != null) {
+                    return decided;
+                }
+                reread = true;
+            }
+        }
+        return reread ? reread(connection, presented) : null;
     }
 
     /**
