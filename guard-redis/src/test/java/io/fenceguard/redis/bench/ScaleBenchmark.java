@@ -277,13 +277,7 @@ public final class ScaleBenchmark {
 
     /** CPU time of the Redis server so far (INFO cpu: user + system). */
     private static long redisCpuNanos(RedisProcess redis) {
-        double seconds = 0;
-        for (String line : String.valueOf(redis.call("INFO", "cpu")).split("\r?\n")) {
-            if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
-                seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
-            }
-        }
-        return (long) (seconds * 1e9);
+        return ProcessCpu.redisServerNanos(String.valueOf(redis.call("INFO", "cpu")));
     }
 
     private static int[] ints(String property, String fallback) {

@@ -359,15 +359,7 @@ public final class InstancesCostCurve {
     /** CPU time of the Redis server so far (INFO cpu: user + system), -1 when it cannot be read. */
     private static long redisCpuNanos(JedisPool redis) {
         try (Jedis connection = redis.getResource()) {
-            double seconds = 0;
-            int found = 0;
-            for (String line : connection.info("cpu").split("\r?\n")) {
-                if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
-                    seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
-                    found++;
-                }
-            }
-            return found == 2 ? (long) (seconds * 1e9) : -1;
+            return ProcessCpu.redisServerNanos(connection.info("cpu"));
         } catch (RuntimeException e) {
             return -1;
         }

@@ -86,4 +86,20 @@ public final class ProcessCpu {
         }
         return sum;
     }
+
+    /**
+     * A Redis server's CPU time so far from the text of its {@code INFO cpu} (user + system, as
+     * {@code used_cpu_user} and {@code used_cpu_sys}); -1 when the text lacks either.
+     */
+    public static long redisServerNanos(String infoCpu) {
+        double seconds = 0;
+        int found = 0;
+        for (String line : infoCpu.split("\r?\n")) {
+            if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+                found++;
+            }
+        }
+        return found == 2 ? (long) (seconds * 1e9) : -1;
+    }
 }
