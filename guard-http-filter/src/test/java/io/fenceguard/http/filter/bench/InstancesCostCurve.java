@@ -57,7 +57,8 @@ import redis.clients.jedis.resps.ScanResult;
  * started once; the load driver in this JVM gives the same total of client threads to one instance, or half to each
  * of two. Beside each figure the store server's CPU per request (PostgreSQL: its processes' from /proc when it runs on
  * this machine, any other client's work included; Redis: {@code INFO cpu}) and the instances' (their processes' CPU).
- * Warm-up of every variant, then rounds in a rotating order; throughput is the median over rounds. A picture
+ * Warm-up of each instance alone with every store and signing, then of every variant; then rounds in a rotating
+ * order; throughput is the median over rounds. A picture
  * ({@code bench-instances.png}, {@link BenchChart}) and rows of the table; the JVM always exits: 0 with figures, 1 on
  * a failure, 3 when the deadline passed (the instances end with it: they stop when their input closes).
  *
@@ -165,6 +166,9 @@ public final class InstancesCostCurve {
                     process.awaitPorts();
                 }
                 List<Variant> variants = new ArrayList<>();
+                // Every instance warmed up alone with every store and signing first: the one-instance variants are
+                // served by A only, and B would otherwise still be compiling in the two-instance ones.
+                List<Spread> eachAlone = new ArrayList<>();
                 for (StoreMode mode : StoreMode.values()) {
                     for (int count : INSTANCE_COUNTS) {
                         List<Supplier<HttpRequest>> targets = new ArrayList<>();
@@ -174,6 +178,14 @@ public final class InstancesCostCurve {
                         }
                         variants.add(new Variant(mode, count, new Spread(targets)));
                     }
+                    for (InstanceProcess process : processes) {
+                        URI uri = URI.create("http://127.0.0.1:" + process.port(mode) + "/accounts/bench");
+                        eachAlone.add(new Spread(List.of(mode.requestSigned ? signed(uri, signer, unsigned)
+                                : fixed(uri, compact))));
+                    }
+                }
+                for (Spread alone : eachAlone) {
+                    driver.drive(alone, WARMUP);
                 }
                 measure(variants, processes, driver, redis, postgresLocal);
             } finally {
