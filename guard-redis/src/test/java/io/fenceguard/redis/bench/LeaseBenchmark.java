@@ -195,6 +195,10 @@ public final class LeaseBenchmark {
         lettuce.start();
         LeaseBenchmark bench = new LeaseBenchmark(redisson, jedis, lettuce, prefix);
         bench.lettuceAloneClient = RedisClient.create(url);
+        // The client options Spring Data Redis gives its Lettuce client by default (a timeout on every command), so that
+        // "Lettuce alone" is the same client as the one the Spring path runs on.
+        bench.lettuceAloneClient.setOptions(io.lettuce.core.ClientOptions.builder()
+                .timeoutOptions(io.lettuce.core.TimeoutOptions.enabled()).build());
         bench.lettuceAloneConnection = bench.lettuceAloneClient.connect();
         bench.lettuceAlone = bench.lettuceAloneConnection.sync();
         bench.acquireSha = bench.lettuceAlone.scriptLoad(LeaseScriptTexts.acquire());
