@@ -60,7 +60,7 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
 
     private final ConnectionFactory connectionFactory;
     private final String table;
-    private final Statements sql;
+    private final R2dbcStatements sql;
     private final Duration retention;
     /** The connection of the transaction the calls on this thread join, within {@link #joining}. */
     private final ThreadLocal<Connection> joined = new ThreadLocal<>();
@@ -71,66 +71,17 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
      */
     private volatile Boolean nonceSinceChecked;
 
-    private R2dbcHighWaterStore(ConnectionFactory connectionFactory, Statements sql, Duration retention) {
+    private R2dbcHighWaterStore(ConnectionFactory connectionFactory, R2dbcStatements sql, Duration retention) {
         this.connectionFactory = connectionFactory;
-        this.table = sql.table;
+        this.table = sql.table();
         this.sql = sql;
         this.retention = retention;
-    }
-
-    /**
-     * The JDBC store's statements ({@link PostgresAdmissionStatements}) with PostgreSQL's {@code $n} markers; those
-     * with a nonce in two forms, without and with the check of the nonce-since table ({@code [1]}), and the signed
-     * admission's checked form also without waiting for its WAL flush ({@code signedMark[2]}).
-     */
-    private record Statements(String table, String nonceSinceTable, String mark, String current, String[] signedMark,
-            String[] firstUse, String[] signedClaiming, String claiming, String insertClaim, String readClaim,
-            String completeClaim, String deleteClaim, String purgeClaims, String purgeNonces, String unlogged) {
-
-        static Statements on(String table) {
-            PostgresAdmissionStatements jdbc = PostgresAdmissionStatements.on(table);
-            return new Statements(table, jdbc.nonceSinceTable(), numbered(jdbc.mark()),
-                    "SELECT token FROM " + table + " WHERE resource = $1",
-                    new String[] {numbered(jdbc.signedMark(false, false)), numbered(jdbc.signedMark(true, false)),
-                            numbered(jdbc.signedMark(true, true))},
-                    new String[] {numbered(jdbc.firstUse(false)), numbered(jdbc.firstUse(true))},
-                    new String[] {numbered(jdbc.admitClaiming(true, false)), numbered(jdbc.admitClaiming(true, true))},
-                    numbered(jdbc.admitClaiming(false)), numbered(jdbc.insertClaim()), numbered(jdbc.readClaim()),
-                    numbered(jdbc.completeClaim()), numbered(jdbc.deleteClaim()), numbered(jdbc.purgeClaims()),
-                    numbered(jdbc.purgeNonces()), numbered(jdbc.unlogged()));
-        }
-
-        /**
-         * {@code jdbcSql} with its {@code ?} markers numbered {@code $1}, {@code $2}, …; a {@code ?} within a string
-         * literal is text. The statements use neither {@code $} nor quoted identifiers.
-         */
-        private static String numbered(String jdbcSql) {
-            if (jdbcSql.indexOf('"') >= 0 || jdbcSql.contains("$")) {
-                throw new IllegalStateException("a statement with quoted identifiers or $ is not numbered mechanically: "
-                        + jdbcSql);
-            }
-            StringBuilder numbered = new StringBuilder(jdbcSql.length() + 32);
-            int marker = 0;
-            boolean literal = false;
-            for (int i = 0; i < jdbcSql.length(); i++) {
-                char c = jdbcSql.charAt(i);
-                if (c == '\'') {
-                    literal = !literal;   // a doubled quote inside a literal toggles twice
-                }
-                if (c == '?' && !literal) {
-                    numbered.append('$').append(++marker);
-                } else {
-                    numbered.append(c);
-                }
-            }
-            return numbered.toString();
-        }
     }
 
     /** The store on {@code table} (optionally schema-qualified; the nonce and idempotency tables next to it) of {@code connectionFactory}. */
     public static R2dbcHighWaterStore of(ConnectionFactory connectionFactory, String table) {
         Objects.requireNonNull(connectionFactory, "connectionFactory");
-        return new R2dbcHighWaterStore(connectionFactory, Statements.on(table), JdbcHighWaterStore.RETENTION);
+        return new R2dbcHighWaterStore(connectionFactory, R2dbcStatements.on(table), JdbcHighWaterStore.RETENTION);
     }
 
     /**
