@@ -106,19 +106,26 @@ public final class JdbcHighWaterStore implements IdempotentAdmissionStore, Nonce
     /** The store on {@code table} (optionally schema-qualified), in the dialect of the database behind {@code dataSource}. */
     public static JdbcHighWaterStore of(DataSource dataSource, String table) {
         Objects.requireNonNull(dataSource, "dataSource");
+        String prefix = schemaPrefix(table);
+        try (Connection connection = dataSource.getConnection()) {
+            return new JdbcHighWaterStore(dataSource, HighWaterSql.forDatabase(connection, table, prefix + NONCE_SINCE_TABLE),
+                    prefix + NONCE_TABLE, prefix + IDEMPOTENCY_TABLE, null, RETENTION);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not connect to the high-water store's database", e);
+        }
+    }
+
+    /**
+     * The schema of {@code table} with its dot ({@code ""} when unqualified), where the tables next to it are; the name
+     * checked to be an SQL identifier, optionally schema-qualified.
+     */
+    static String schemaPrefix(String table) {
         if (table == null || !TABLE.matcher(table).matches()) {
             throw new IllegalArgumentException("a high-water table is an SQL identifier, optionally schema-qualified, got '"
                     + table + "'");
         }
-        try (Connection connection = dataSource.getConnection()) {
-            int dot = table.indexOf('.');
-            String nonceTable = (dot < 0 ? "" : table.substring(0, dot + 1)) + NONCE_TABLE;
-            String prefix = dot < 0 ? "" : table.substring(0, dot + 1);
-            return new JdbcHighWaterStore(dataSource, HighWaterSql.forDatabase(connection, table, prefix + NONCE_SINCE_TABLE),
-                    nonceTable, prefix + IDEMPOTENCY_TABLE, null, RETENTION);
-        } catch (SQLException e) {
-            throw new IllegalStateException("could not connect to the high-water store's database", e);
-        }
+        int dot = table.indexOf('.');
+        return dot < 0 ? "" : table.substring(0, dot + 1);
     }
 
     public static JdbcHighWaterStore of(DataSource dataSource) {

@@ -2,7 +2,6 @@ package io.fenceguard.jdbc.admission;
 
 import io.fenceguard.jdbc.internal.admission.HighWaterSql;
 import io.fenceguard.jdbc.internal.admission.PostgresHighWaterSql;
-import java.util.regex.Pattern;
 
 /**
  * The texts of {@link JdbcHighWaterStore}'s statements on PostgreSQL for its marks and idempotency keys, for a store
@@ -12,17 +11,13 @@ import java.util.regex.Pattern;
  */
 public final class PostgresAdmissionStatements {
 
-    private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
-
     private final String table;
     private final String nonceTable;
     private final String idempotencyTable;
     private final String nonceSinceTable;
 
-    private PostgresAdmissionStatements(String table) {
+    private PostgresAdmissionStatements(String table, String schema) {
         this.table = table;
-        int dot = table.indexOf('.');
-        String schema = dot < 0 ? "" : table.substring(0, dot + 1);
         this.nonceTable = schema + JdbcHighWaterStore.NONCE_TABLE;
         this.idempotencyTable = schema + JdbcHighWaterStore.IDEMPOTENCY_TABLE;
         this.nonceSinceTable = schema + JdbcHighWaterStore.NONCE_SINCE_TABLE;
@@ -30,11 +25,7 @@ public final class PostgresAdmissionStatements {
 
     /** The statements of the store on the mark table {@code table} (optionally schema-qualified; the others next to it). */
     public static PostgresAdmissionStatements on(String table) {
-        if (table == null || !TABLE.matcher(table).matches()) {
-            throw new IllegalArgumentException("a high-water table is an SQL identifier, optionally schema-qualified, got '"
-                    + table + "'");
-        }
-        return new PostgresAdmissionStatements(table);
+        return new PostgresAdmissionStatements(table, JdbcHighWaterStore.schemaPrefix(table));
     }
 
     /** The mark table. */
@@ -85,7 +76,7 @@ public final class PostgresAdmissionStatements {
 
     /** The nonces that expired deleted: parameter the time. */
     public String purgeNonces() {
-        return PostgresHighWaterSql.purgeNoncesStatement(nonceTable);
+        return HighWaterSql.purgeNoncesStatement(nonceTable);
     }
 
     /** The idempotency table next to the marks ({@link JdbcHighWaterStore#IDEMPOTENCY_TABLE}). */

@@ -124,6 +124,11 @@ public abstract class HighWaterSql {
         return "DELETE FROM " + idempotencyTable + " WHERE resource = ? AND idem_key = ? AND status IS NULL AND created_at < ?";
     }
 
+    /** The delete of nonces expired before a time (parameter: that time). */
+    public static String purgeNoncesStatement(String nonceTable) {
+        return "DELETE FROM " + nonceTable + " WHERE expires_at < ?";
+    }
+
     /** The delete of keys recorded before a time (parameter: that time). */
     public static String purgeClaimsStatement(String idempotencyTable) {
         return "DELETE FROM " + idempotencyTable + " WHERE created_at < ?";
@@ -276,7 +281,7 @@ public abstract class HighWaterSql {
     /** Deletes the expired nonces on one call in 256: the table stays bounded without a job of its own. */
     protected static void purgeNoncesNowAndThen(Connection connection, String nonceTable) throws SQLException {
         if (java.util.concurrent.ThreadLocalRandom.current().nextInt(256) == 0) {
-            try (PreparedStatement purge = connection.prepareStatement("DELETE FROM " + nonceTable + " WHERE expires_at < ?")) {
+            try (PreparedStatement purge = connection.prepareStatement(purgeNoncesStatement(nonceTable))) {
                 purge.setTimestamp(1, java.sql.Timestamp.from(java.time.Instant.now()));
                 purge.executeUpdate();
             }

@@ -335,11 +335,6 @@ public final class PostgresHighWaterSql extends HighWaterSql {
         return NonceSince.UNLOGGED;
     }
 
-    /** The nonces expired before its one parameter deleted. */
-    public static String purgeNoncesStatement(String nonceTable) {
-        return "DELETE FROM " + nonceTable + " WHERE expires_at < ?";
-    }
-
     /** A column that lets the statement's commit skip its WAL flush unless it claimed the mark. */
     private static String unflushedUnlessClaimed() {
         return "set_config('synchronous_commit', CASE WHEN EXISTS "

@@ -321,14 +321,6 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
                 });
     }
 
-    /** Deletes expired nonces on one call in 256, outside transactions, as the JDBC store does. */
-    private Mono<Void> purgeNoncesNowAndThen(Connection connection, boolean inTransaction) {
-        if (inTransaction || ThreadLocalRandom.current().nextInt(256) != 0) {
-            return Mono.empty();
-        }
-        return updated(statement(connection, sql.purgeNonces(), local(Instant.now()))).then();
-    }
-
     private Mono<Admission> mark(Connection connection, Fence presented) {
         String resource = presented.resource().value();
         long token = presented.token().value();
@@ -486,15 +478,20 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
 
     /** Deletes claims past their retention on one call in 256, outside transactions, as the JDBC store does. */
     private Mono<Void> purgeNowAndThen(Connection connection, boolean inTransaction) {
+        return nowAndThen(connection, inTransaction, sql.purgeClaims(), Instant.now().minus(retention));
+    }
+
+    /** Deletes expired nonces on one call in 256, outside transactions, as the JDBC store does. */
+    private Mono<Void> purgeNoncesNowAndThen(Connection connection, boolean inTransaction) {
+        return nowAndThen(connection, inTransaction, sql.purgeNonces(), Instant.now());
+    }
+
+    /** {@code purge} of the rows older than {@code before} on one call in 256, outside transactions. */
+    private static Mono<Void> nowAndThen(Connection connection, boolean inTransaction, String purge, Instant before) {
         if (inTransaction || ThreadLocalRandom.current().nextInt(256) != 0) {
             return Mono.empty();
         }
-        return purgeClaims(connection);
-    }
-
-    /** Deletes the keys recorded longer ago than the retention. */
-    private Mono<Void> purgeClaims(Connection connection) {
-        return updated(statement(connection, sql.purgeClaims(), local(Instant.now().minus(retention)))).then();
+        return updated(statement(connection, purge, local(before))).then();
     }
 
     /** A null of {@code type} to bind. */
