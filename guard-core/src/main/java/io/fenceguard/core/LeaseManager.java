@@ -54,7 +54,7 @@ public final class LeaseManager implements AutoCloseable {
         this.clientId = config.clientName() + "-" + UUID.randomUUID().toString().substring(0, 8);
         this.watchdog = new Watchdog(clientId, provider);
         this.events = LossEvents.on(listenerExecutor, clientId);
-        this.releaseRequests = new ReleaseRequests(provider, held, observers, events);
+        this.releaseRequests = new ReleaseRequests(provider, held, observers);
     }
 
     public static LeaseManager of(LeaseProvider provider) {

@@ -2,8 +2,9 @@ package io.fenceguard.core;
 
 /**
  * Told when another party asks the holder of a lease to release it ({@link LeaseManager#requestRelease}). The
- * holder decides: nothing is released unless the listener closes the lease. Runs on the manager's event executor;
- * never told once the lease is lost or released.
+ * holder decides: nothing is released unless the listener closes the lease. Runs on the manager's event executor,
+ * one request at a time and in the order the lock store passed them on; never told once the lease is lost or
+ * released.
  */
 @FunctionalInterface
 public interface ReleaseRequestListener {

@@ -1,7 +1,6 @@
 package io.fenceguard.core;
 
 import io.fenceguard.core.internal.LeaseState;
-import io.fenceguard.core.internal.LossEvents;
 import io.fenceguard.core.spi.LeaseProvider;
 import io.fenceguard.core.spi.ReleaseRequestChannel;
 import java.lang.System.Logger.Level;
@@ -20,13 +19,11 @@ final class ReleaseRequests {
     private final LeaseProvider provider;
     private final HeldLeases held;
     private final LeaseObservers observers;
-    private final LossEvents events;
 
-    ReleaseRequests(LeaseProvider provider, HeldLeases held, LeaseObservers observers, LossEvents events) {
+    ReleaseRequests(LeaseProvider provider, HeldLeases held, LeaseObservers observers) {
         this.provider = provider;
         this.held = held;
         this.observers = observers;
-        this.events = events;
     }
 
     /** See {@link LeaseManager#requestRelease(ResourceName, String)}. */
@@ -75,9 +72,6 @@ final class ReleaseRequests {
             return;
         }
         log.log(Level.INFO, () -> "release of " + lease + " requested: " + reason);
-        state.releaseRequested(reason);
-        if (!observers.isEmpty()) {
-            events.dispatch(() -> observers.releaseRequested(lease, reason));
-        }
+        state.releaseRequested(reason, observers.isEmpty() ? null : () -> observers.releaseRequested(lease, reason));
     }
 }

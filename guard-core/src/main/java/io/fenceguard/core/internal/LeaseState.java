@@ -30,6 +30,8 @@ public final class LeaseState {
     private final long atRiskNanos;
     private final List<RiskRegistration> riskListeners;
     private final List<Consumer<String>> releaseRequestListeners;
+    /** Release requests are told in the order the store heard them. */
+    private final LossEvents.Lane releaseRequestLane;
 
     private volatile long deadlineNanos;
     private volatile LeaseLossReason lost;
@@ -75,6 +77,7 @@ public final class LeaseState {
         this.driftNanos = leaseNanos / 100 + 2_000_000L;
         this.deadlineNanos = sentAtNanos + leaseNanos - driftNanos;
         this.events = events;
+        this.releaseRequestLane = presented ? null : events.lane();
     }
 
     public Fence fence() {
@@ -211,13 +214,23 @@ public final class LeaseState {
         return !releaseRequestListeners.isEmpty();
     }
 
-    /** A release of this lease was asked for: each listener is told on the events executor, unless the lease is gone. */
-    public void releaseRequested(String reason) {
+    /**
+     * A release of this lease was asked for: each listener, then {@code observers} (when not null), is told on the
+     * events executor unless the lease is gone by then; requests are told one after another, in the order they came.
+     */
+    public void releaseRequested(String reason, Runnable observers) {
         if (lost != null || released) {
             return;
         }
         for (Consumer<String> listener : releaseRequestListeners) {
-            dispatchWhileHeld(() -> listener.accept(reason));
+            releaseRequestLane.dispatch(() -> {
+                if (lost == null && !released) {
+                    listener.accept(reason);
+                }
+            });
+        }
+        if (observers != null) {
+            releaseRequestLane.dispatch(observers);
         }
     }
 

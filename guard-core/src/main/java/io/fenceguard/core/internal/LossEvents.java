@@ -1,10 +1,13 @@
 package io.fenceguard.core.internal;
 
 import java.lang.System.Logger.Level;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -40,13 +43,7 @@ public final class LossEvents implements AutoCloseable {
 
     /** A listener is told even when the executor refuses (shut down): on a thread of its own then. */
     public void dispatch(Runnable listener) {
-        Runnable isolated = () -> {
-            try {
-                listener.run();
-            } catch (Throwable t) {
-                failed("a lease listener", t);
-            }
-        };
+        Runnable isolated = () -> runIsolated(listener);
         try {
             executor.execute(isolated);
         } catch (RejectedExecutionException e) {
@@ -54,6 +51,11 @@ public final class LossEvents implements AutoCloseable {
             t.setDaemon(true);
             t.start();
         }
+    }
+
+    /** Tasks told one after another in the order given, on this executor: for events whose order means something. */
+    public Lane lane() {
+        return new Lane();
     }
 
     public void failed(String what, Throwable t) {
@@ -64,6 +66,52 @@ public final class LossEvents implements AutoCloseable {
     public void close() {
         if (owned != null) {
             owned.shutdown();
+        }
+    }
+
+    private void runIsolated(Runnable listener) {
+        try {
+            listener.run();
+        } catch (Throwable t) {
+            failed("a lease listener", t);
+        }
+    }
+
+    /**
+     * One task at a time, in the order dispatched, each still on the events executor: a lease's release requests
+     * reach its listeners in the order the store told them. A slow listener holds back only its own lane.
+     */
+    public final class Lane {
+
+        private final Queue<Runnable> waiting = new ConcurrentLinkedQueue<>();
+        private final AtomicBoolean draining = new AtomicBoolean();
+
+        private Lane() {
+        }
+
+        public void dispatch(Runnable listener) {
+            waiting.add(listener);
+            drainUnlessDraining();
+        }
+
+        private void drainUnlessDraining() {
+            if (draining.compareAndSet(false, true)) {
+                LossEvents.this.dispatch(this::drain);
+            }
+        }
+
+        private void drain() {
+            try {
+                for (Runnable next = waiting.poll(); next != null; next = waiting.poll()) {
+                    runIsolated(next);
+                }
+            } finally {
+                draining.set(false);
+                // one added after the last poll but before the flag fell would wait for the next dispatch
+                if (!waiting.isEmpty()) {
+                    drainUnlessDraining();
+                }
+            }
         }
     }
 }
