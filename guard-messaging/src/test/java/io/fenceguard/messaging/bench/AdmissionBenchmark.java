@@ -10,6 +10,7 @@ import io.fenceguard.messaging.MessageHeaders;
 import io.fenceguard.messaging.kafka.FencingConsumerInterceptor;
 import io.fenceguard.messaging.kafka.FencingRecordInterceptor;
 import io.fenceguard.redis.RedisHighWaterStore;
+import io.fenceguard.redis.RedisScriptClient;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.test.support.TestServers;
 import io.fenceguard.test.support.bench.BenchTable;
@@ -23,8 +24,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerInterceptor;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.redisson.Redisson;
@@ -44,7 +49,11 @@ import org.springframework.kafka.test.utils.ContainerTestUtils;
  * fenced records on Spring Kafka's embedded broker, consumed by a listener container without the
  * {@link FencingRecordInterceptor} (the anchor), with it on the in-memory high-water store and with it on
  * the Redis store ({@code GUARD_TEST_REDIS_URL}), record by record and per poll (a {@link FencingConsumerInterceptor}
- * admitting each poll, of the consumer's default size, in one call). Rounds alternate the variants; each round consumes
+ * admitting each poll, of the consumer's default size, in one call). The per-poll admission's ceiling is the same
+ * consumer without admission whose poll makes one call to the Redis server through the same client (a trivial
+ * script): what one round trip per poll costs on this machine, whatever the admission does; its row's "vs floor" is
+ * the median of the rounds' ceiling time over its own (1.0: the admission costs no more than the round trip).
+ * Rounds alternate the variants; each round consumes
  * {@code bench.messaging.records} records and is timed from the first record the listener sees to the last. The
  * first {@code bench.messaging.warmup} rounds are not counted. Each variant's ratio is the median of its rounds'
  * ratios to the anchor's time in the same round: the JIT still compiles round after round, and a ratio within
@@ -53,13 +62,15 @@ import org.springframework.kafka.test.utils.ContainerTestUtils;
  */
 public final class AdmissionBenchmark {
 
-    private static final int RECORDS = Integer.getInteger("bench.messaging.records", 20_000);
+    private static final int RECORDS = Integer.getInteger("bench.messaging.records", 50_000);
     private static final int ROUNDS = Integer.getInteger("bench.messaging.rounds", 4);
     private static final int WARMUP = Integer.getInteger("bench.messaging.warmup", 2);
     private static final int DEADLINE = Integer.getInteger("bench.messaging.deadline", 600);
 
     /** The Redis store with each poll admitted in one call ({@link FencingConsumerInterceptor}). */
     private static final String BATCHED = "admission, Redis store, per poll";
+    /** No admission; each poll makes one call to the Redis server: the per-poll admission's ceiling. */
+    private static final String ONE_CALL = "no admission, one Redis call per poll";
 
     private static final AtomicLong SINGLE_CALLS = new AtomicLong();
     private static final AtomicLong BATCH_CALLS = new AtomicLong();
@@ -101,6 +112,7 @@ public final class AdmissionBenchmark {
         String run = UUID.randomUUID().toString().substring(0, 8);
         Map<String, HighWaterStore> variants = new LinkedHashMap<>();
         variants.put("no admission (anchor)", null);
+        variants.put(ONE_CALL, null);
         variants.put("admission, in-memory store", InMemoryHighWaterStore.create());
         RedisHighWaterStore redisStore = RedisHighWaterStore.of(RedissonScriptClient.of(redisson), "fg-bench-" + run + ":");
         variants.put("admission, Redis store", redisStore);
@@ -140,20 +152,31 @@ public final class AdmissionBenchmark {
         String anchorName = "no admission (anchor)";
         Map<String, List<Double>> ratios = new LinkedHashMap<>();
         variants.keySet().forEach(name -> ratios.put(name, new ArrayList<>()));
+        List<Double> ceilingRatios = new ArrayList<>();
+        RedissonScriptClient oneCallClient = RedissonScriptClient.of(redisson);
+        Runnable oneCall = () -> oneCallClient.eval(ONE_CALL_SCRIPT, RedisScriptClient.Reply.LONG,
+                List.of("fg-bench-" + run + ":one-call"), List.of(), 0).toCompletableFuture().join();
         int round = 0;
         for (int r = 1 - WARMUP; r <= ROUNDS; r++) {
             double anchorThisRound = Double.NaN;
+            double ceilingThisRound = Double.NaN;
             for (Map.Entry<String, HighWaterStore> variant : variants.entrySet()) {
                 String topic = "fg-bench-" + run + "-" + round++;
                 broker.addTopics(topic);
                 double perRecord = consume(broker, template, topic, variant.getValue(), variant.getKey().equals(BATCHED),
-                        "account:bench-" + run);
+                        variant.getKey().equals(ONE_CALL) ? oneCall : null, "account:bench-" + run);
                 if (variant.getKey().equals(anchorName)) {
                     anchorThisRound = perRecord;
+                }
+                if (variant.getKey().equals(ONE_CALL)) {
+                    ceilingThisRound = perRecord;
                 }
                 if (r > 0) {
                     micros.get(variant.getKey()).add(perRecord);
                     ratios.get(variant.getKey()).add(perRecord / anchorThisRound);
+                    if (variant.getKey().equals(BATCHED)) {
+                        ceilingRatios.add(ceilingThisRound / perRecord);
+                    }
                 }
                 System.out.printf("  round %d %-34s %8.2f µs/record %6.2f × this round's anchor%s%n", r, variant.getKey(),
                         perRecord, perRecord / anchorThisRound, r <= 0 ? " (warm-up)" : "");
@@ -172,8 +195,13 @@ public final class AdmissionBenchmark {
             System.out.printf("%-36s %12.2f %14.0f %12.2f %8.2f %7.2f..%-7.2f%n", e.getKey(), m, 1e6 / m, m - anchor, ratio,
                     each.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
                     each.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN));
-            BenchTable.row("messaging", "Kafka consumer, " + e.getKey(), m, "µs/record", anchorName, ratio, Double.NaN);
+            BenchTable.row("messaging", "Kafka consumer, " + e.getKey(), m, "µs/record", anchorName, ratio,
+                    e.getKey().equals(BATCHED) ? median(ceilingRatios) : Double.NaN);
         }
+        System.out.printf("per poll against its ceiling (%s): %.2f (median of the rounds' ceiling time over its own;"
+                + " rounds %.2f..%.2f)%n", ONE_CALL, median(ceilingRatios),
+                ceilingRatios.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
+                ceilingRatios.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN));
         if (BATCH_CALLS.get() > 0) {
             System.out.printf("per poll: %d store calls for %d fences (%.0f per call, %.0f µs per call), %d records"
                     + " admitted on their own%n", BATCH_CALLS.get(), BATCH_FENCES.get(),
@@ -187,7 +215,7 @@ public final class AdmissionBenchmark {
     }
 
     private static double consume(EmbeddedKafkaKraftBroker broker, KafkaTemplate<String, String> template, String topic,
-            HighWaterStore store, boolean perPoll, String resource) throws Exception {
+            HighWaterStore store, boolean perPoll, Runnable callPerPoll, String resource) throws Exception {
         CountDownLatch done = new CountDownLatch(RECORDS);
         AtomicLong first = new AtomicLong();
         AtomicLong last = new AtomicLong();
@@ -207,6 +235,10 @@ public final class AdmissionBenchmark {
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class));
         if (perPoll) {
             consumerProps.putAll(FencingConsumerInterceptor.configs(MessageAdmission.of(store)));
+        }
+        if (callPerPoll != null) {
+            consumerProps.put(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, OneCallPerPoll.class.getName());
+            consumerProps.put(OneCallPerPoll.CALL_CONFIG, callPerPoll);
         }
         KafkaMessageListenerContainer<String, String> container = new KafkaMessageListenerContainer<>(
                 new DefaultKafkaConsumerFactory<>(consumerProps), properties);
@@ -265,6 +297,38 @@ public final class AdmissionBenchmark {
         double batch = (System.nanoTime() - start) / 1e3 / calls;
         System.out.printf("Redis store alone: admit %.1f µs per call; admitAll of 500 resources %.1f µs per call (%.2f µs per fence)%n",
                 single, batch, batch / 500);
+    }
+
+    /** The script of the ceiling's one call per poll: a read of one key, as an admission reads its mark. */
+    private static final String ONE_CALL_SCRIPT = "return redis.call('exists', KEYS[1])";
+
+    /** The ceiling's consumer interceptor: one call to the Redis server per poll, where the admission would be. */
+    public static final class OneCallPerPoll<K, V> implements ConsumerInterceptor<K, V> {
+
+        static final String CALL_CONFIG = "fenceguard.bench.call-per-poll";
+
+        private Runnable call;
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+            call = (Runnable) configs.get(CALL_CONFIG);
+        }
+
+        @Override
+        public ConsumerRecords<K, V> onConsume(ConsumerRecords<K, V> records) {
+            if (!records.isEmpty()) {
+                call.run();
+            }
+            return records;
+        }
+
+        @Override
+        public void onCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        }
+
+        @Override
+        public void close() {
+        }
     }
 
     private static double median(List<Double> values) {
