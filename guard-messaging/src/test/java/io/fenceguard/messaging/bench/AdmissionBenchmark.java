@@ -13,8 +13,10 @@ import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.redis.RedisScriptClient;
 import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.test.support.TestServers;
+import io.fenceguard.test.support.bench.BenchDeadline;
 import io.fenceguard.test.support.bench.BenchTable;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -81,17 +83,8 @@ public final class AdmissionBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Thread watchdog = new Thread(() -> {
-            try {
-                Thread.sleep(TimeUnit.SECONDS.toMillis(DEADLINE));
-                System.err.println("messaging benchmark: deadline of " + DEADLINE + " s passed; stopping");
-                Runtime.getRuntime().halt(3);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "bench-deadline");
-        watchdog.setDaemon(true);
-        watchdog.start();
+        BenchDeadline.after(Duration.ofSeconds(DEADLINE))
+                .start(System.err, "messaging benchmark: deadline of %d s passed; stopping%n", DEADLINE);
         int status = 0;
         try {
             run();

@@ -23,6 +23,7 @@ import io.fenceguard.redis.redisson.RedissonScriptClient;
 import io.fenceguard.test.support.JdbcEndpoint;
 import io.fenceguard.test.support.TestRedisson;
 import io.fenceguard.test.support.TestServers;
+import io.fenceguard.test.support.bench.BenchDeadline;
 import io.fenceguard.test.support.bench.BenchTable;
 import io.fenceguard.test.support.bench.ProcessCpu;
 import java.net.URI;
@@ -128,7 +129,8 @@ public final class WebFluxGuardBenchmark {
     }
 
     public static void main(String[] args) {
-        startDeadline();
+        BenchDeadline.after(DEADLINE)
+                .start(System.err, "%nWebFlux benchmark: deadline of %d s passed; stopping.%n", DEADLINE.toSeconds());
         int status = 1;
         try {
             status = run();
@@ -140,21 +142,6 @@ public final class WebFluxGuardBenchmark {
             System.err.flush();
             System.exit(status);
         }
-    }
-
-    private static void startDeadline() {
-        Thread deadline = new Thread(() -> {
-            try {
-                Thread.sleep(DEADLINE.toMillis());
-            } catch (InterruptedException e) {
-                return;
-            }
-            System.err.printf("%nWebFlux benchmark: deadline of %d s passed; stopping.%n", DEADLINE.toSeconds());
-            System.err.flush();
-            Runtime.getRuntime().halt(3);
-        }, "bench-deadline");
-        deadline.setDaemon(true);
-        deadline.start();
     }
 
     private static NettyServer server(HighWaterStore store, SigningKeys keys, boolean immediate, boolean requestSigned) {

@@ -16,6 +16,7 @@ import io.fenceguard.http.filter.support.Instances;
 import io.fenceguard.http.filter.support.TestApp;
 import io.fenceguard.http.filter.support.TestWiring;
 import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
+import io.fenceguard.test.support.bench.BenchDeadline;
 import io.fenceguard.test.support.bench.BenchTable;
 import io.fenceguard.test.support.bench.ProcessCpu;
 import java.net.URI;
@@ -75,8 +76,8 @@ public final class HttpGuardBenchmark {
     /** A run whose requests fail every attempt more often than this has no figures worth printing. */
     private static final double MAX_FAILED_SHARE = 0.01;
 
-    /** When the JVM is stopped, whatever the benchmark is doing (nanoTime); moved out once the rows are known. */
-    private static volatile long deadlineAt = System.nanoTime() + deadline(12).toNanos();
+    /** When the JVM is stopped, whatever the benchmark is doing; moved out once the rows are known. */
+    private static final BenchDeadline DEADLINE = BenchDeadline.after(deadline(12));
 
     /**
      * {@code bench.http.deadline} seconds; unset or 0: two minutes for start-up and shutdown plus 3 × the load of
@@ -97,7 +98,7 @@ public final class HttpGuardBenchmark {
 
     /** Runs the benchmark with {@code extension}'s rows after this module's, then exits the JVM. */
     public static void main(Extension extension) {
-        startDeadline();
+        DEADLINE.start(System.err, "%nHTTP benchmark: its deadline passed; stopping.%n");
         int status = 1;
         try {
             status = run(extension);
@@ -110,24 +111,6 @@ public final class HttpGuardBenchmark {
             // Exits even while application contexts or client threads are still running.
             System.exit(status);
         }
-    }
-
-    /** A daemon that stops the JVM at the deadline, whatever the benchmark or its shutdown is doing. */
-    private static void startDeadline() {
-        Thread deadline = new Thread(() -> {
-            try {
-                for (long left; (left = deadlineAt - System.nanoTime()) > 0; ) {
-                    Thread.sleep(Math.max(1, left / 1_000_000));
-                }
-            } catch (InterruptedException e) {
-                return;
-            }
-            System.err.printf("%nHTTP benchmark: its deadline passed; stopping.%n");
-            System.err.flush();
-            Runtime.getRuntime().halt(3);
-        }, "bench-deadline");
-        deadline.setDaemon(true);
-        deadline.start();
     }
 
     /** One endpoint of the table: its name, its request and the row it is compared with (its anchor). */
@@ -385,7 +368,7 @@ public final class HttpGuardBenchmark {
             postgres.createWritesTable();
             rows = selected(rows);
             Duration deadline = deadline(rows.size());
-            deadlineAt = System.nanoTime() + deadline.toNanos();
+            DEADLINE.moveTo(deadline);
 
             System.out.printf("%nfenceguard HTTP benchmark: PUT /accounts/bench, %d client threads (java.net.http, "
                     + "HTTP/1.1), %.1f s per endpoint in %d rounds after %.1f s warm-up each; JDBC store on %s%n",

@@ -15,6 +15,7 @@ import io.fenceguard.http.filter.support.TestWiring;
 import io.fenceguard.redis.RedisHighWaterStore;
 import io.fenceguard.redis.springdata.SpringDataRedisScriptClient;
 import io.fenceguard.test.support.bench.BenchChart;
+import io.fenceguard.test.support.bench.BenchDeadline;
 import io.fenceguard.test.support.bench.BenchTable;
 import io.fenceguard.test.support.bench.ProcessCpu;
 import java.io.BufferedReader;
@@ -396,21 +397,8 @@ public final class InstancesCostCurve {
 
     /** A daemon that stops the JVM at the deadline, whatever the benchmark or its shutdown is doing. */
     private static void startDeadline(String what, Duration deadline) {
-        long at = System.nanoTime() + deadline.toNanos();
-        Thread thread = new Thread(() -> {
-            try {
-                for (long left; (left = at - System.nanoTime()) > 0; ) {
-                    Thread.sleep(Math.max(1, left / 1_000_000));
-                }
-            } catch (InterruptedException e) {
-                return;
-            }
-            System.out.printf("%n%s: its deadline of %d s passed; stopping.%n", what, deadline.toSeconds());
-            System.out.flush();
-            Runtime.getRuntime().halt(3);
-        }, "bench-deadline");
-        thread.setDaemon(true);
-        thread.start();
+        BenchDeadline.after(deadline)
+                .start(System.out, "%n%s: its deadline of %d s passed; stopping.%n", what, deadline.toSeconds());
     }
 
     private static Duration seconds(String property, String fallback) {

@@ -124,7 +124,7 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
 
     @Override
     public Admission admit(Fence presented) {
-        return call(presented, connection -> mark(connection, presented));
+        return call(highWater(presented), connection -> mark(connection, presented));
     }
 
     @Override
@@ -136,12 +136,12 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
     @Override
     public Optional<Admission> admit(Fence presented, Nonce nonce) {
         Objects.requireNonNull(nonce, "nonce");
-        return call(presented, connection -> markIfFresh(connection, presented, nonce));
+        return call(highWater(presented), connection -> markIfFresh(connection, presented, nonce));
     }
 
     @Override
     public boolean firstUse(String nonce, Instant expires) {
-        return call(null, connection -> fresh(connection, nonce, expires));
+        return call(highWater(null), connection -> fresh(connection, nonce, expires));
     }
 
     /**
@@ -153,23 +153,24 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
     public ClaimedAdmission admitClaiming(Fence presented, Nonce nonce, String key, String fingerprint) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
-        return call(presented, connection -> admitClaiming(connection, presented, nonce, key, fingerprint));
+        return call(highWater(presented), connection -> admitClaiming(connection, presented, nonce, key, fingerprint));
     }
 
     @Override
     public Claim claim(Fence presented, String key, String fingerprint) {
-        return keyCall(presented.resource(), presented.token(), connection -> claim(connection, presented, key, fingerprint));
+        return call(idempotency(presented.resource(), presented.token()),
+                connection -> claim(connection, presented, key, fingerprint));
     }
 
     @Override
     public void complete(ResourceName resource, String key, RecordedResponse response) {
         Objects.requireNonNull(response, "response");
-        keyCall(resource, null, connection -> complete(connection, resource, key, response));
+        call(idempotency(resource, null), connection -> complete(connection, resource, key, response));
     }
 
     @Override
     public void abandon(ResourceName resource, String key) {
-        keyCall(resource, null, connection -> abandon(connection, resource, key));
+        call(idempotency(resource, null), connection -> abandon(connection, resource, key));
     }
 
     /**
@@ -189,21 +190,21 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
         @Override
         public CompletionStage<Admission> admit(Fence presented) {
             Objects.requireNonNull(presented, "presented");
-            return answer(presented, connection -> mark(connection, presented));
+            return answer(highWater(presented), connection -> mark(connection, presented));
         }
 
         @Override
         public CompletionStage<Optional<Admission>> admit(Fence presented, SignedAdmissionStore.Nonce nonce) {
             Objects.requireNonNull(presented, "presented");
             Objects.requireNonNull(nonce, "nonce");
-            return answer(presented, connection -> markIfFresh(connection, presented, nonce));
+            return answer(highWater(presented), connection -> markIfFresh(connection, presented, nonce));
         }
 
         @Override
         public CompletionStage<Boolean> firstUse(String nonce, Instant expires) {
             Objects.requireNonNull(nonce, "nonce");
             Objects.requireNonNull(expires, "expires");
-            return answer(null, connection -> fresh(connection, nonce, expires));
+            return answer(highWater(null), connection -> fresh(connection, nonce, expires));
         }
 
         @Override
@@ -217,34 +218,33 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
             Objects.requireNonNull(presented, "presented");
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(fingerprint, "fingerprint");
-            return answer(presented, connection -> R2dbcHighWaterStore.this.admitClaiming(connection, presented, nonce,
-                    key, fingerprint));
+            return answer(highWater(presented), connection -> R2dbcHighWaterStore.this.admitClaiming(connection,
+                    presented, nonce, key, fingerprint));
         }
 
         @Override
         public CompletionStage<Void> complete(ResourceName resource, String key, RecordedResponse response) {
             Objects.requireNonNull(resource, "resource");
             Objects.requireNonNull(response, "response");
-            return keyAnswer(resource, connection -> R2dbcHighWaterStore.this.complete(connection, resource, key,
-                    response));
+            return answer(idempotency(resource, null), connection -> R2dbcHighWaterStore.this.complete(connection,
+                    resource, key, response));
         }
 
         @Override
         public CompletionStage<Void> abandon(ResourceName resource, String key) {
             Objects.requireNonNull(resource, "resource");
-            return keyAnswer(resource, connection -> R2dbcHighWaterStore.this.abandon(connection, resource, key));
+            return answer(idempotency(resource, null),
+                    connection -> R2dbcHighWaterStore.this.abandon(connection, resource, key));
         }
 
-        private <T> CompletionStage<T> answer(Fence presented, Function<Connection, Mono<T>> statement) {
+        /**
+         * {@code statement} on a connection of its own; a failure other than a {@link FenceguardException} as
+         * {@code unavailable} names it.
+         */
+        private <T> CompletionStage<T> answer(Function<Throwable, FenceguardException> unavailable,
+                Function<Connection, Mono<T>> statement) {
             return ownConnection(statement).timeout(CALL_TIMEOUT)
-                    .onErrorMap(e -> !(e instanceof FenceguardException), e -> unavailable(presented, e))
-                    .toFuture();
-        }
-
-        private CompletionStage<Void> keyAnswer(ResourceName resource, Function<Connection, Mono<Void>> statement) {
-            return ownConnection(statement).timeout(CALL_TIMEOUT)
-                    .onErrorMap(e -> !(e instanceof FenceguardException), e -> unavailable("idempotency store",
-                            resource, null, e))
+                    .onErrorMap(e -> !(e instanceof FenceguardException), unavailable)
                     .toFuture();
         }
 
@@ -528,28 +528,18 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
         return local.atZone(ZoneId.systemDefault()).toInstant();
     }
 
-    /** {@code statement} on the joined connection, else on a connection of its own that commits at once. */
-    private <T> T call(Fence presented, Function<Connection, Mono<T>> statement) {
+    /**
+     * {@code statement} on the joined connection, else on a connection of its own that commits at once; a failure as
+     * {@code unavailable} names it.
+     */
+    private <T> T call(Function<Throwable, FenceguardException> unavailable, Function<Connection, Mono<T>> statement) {
         try {
-            return blocked(statement);
+            Connection connection = joined.get();
+            Mono<T> answer = connection != null ? statement.apply(connection) : ownConnection(statement);
+            return answer.block(CALL_TIMEOUT);
         } catch (RuntimeException e) {
-            throw unavailable(presented, e);
+            throw unavailable.apply(e);
         }
-    }
-
-    /** As {@link #call}, a failure as the idempotency store being unavailable for {@code resource}. */
-    private <T> T keyCall(ResourceName resource, FencingToken token, Function<Connection, Mono<T>> statement) {
-        try {
-            return blocked(statement);
-        } catch (RuntimeException e) {
-            throw unavailable("idempotency store", resource, token, e);
-        }
-    }
-
-    private <T> T blocked(Function<Connection, Mono<T>> statement) {
-        Connection connection = joined.get();
-        Mono<T> answer = connection != null ? statement.apply(connection) : ownConnection(statement);
-        return answer.block(CALL_TIMEOUT);
     }
 
     /** {@code statement} on a connection of its own, which commits at once and is closed after. */
@@ -557,9 +547,15 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
         return Mono.usingWhen(connectionFactory.create(), statement, Connection::close);
     }
 
-    private static FenceguardException unavailable(Fence presented, Throwable cause) {
-        return presented == null ? unavailable("high-water store", null, null, cause)
-                : unavailable("high-water store", presented.resource(), presented.token(), cause);
+    /** A failure as the high-water store being unavailable for {@code presented} ({@code null}: none). */
+    private static Function<Throwable, FenceguardException> highWater(Fence presented) {
+        return presented == null ? cause -> unavailable("high-water store", null, null, cause)
+                : cause -> unavailable("high-water store", presented.resource(), presented.token(), cause);
+    }
+
+    /** A failure as the idempotency store being unavailable for {@code resource} ({@code null}: none) and {@code token}. */
+    private static Function<Throwable, FenceguardException> idempotency(ResourceName resource, FencingToken token) {
+        return cause -> unavailable("idempotency store", resource, token, cause);
     }
 
     /** {@code what} (the high-water or idempotency store) unavailable for {@code resource} ({@code null}: none). */
