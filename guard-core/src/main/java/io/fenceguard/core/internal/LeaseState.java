@@ -30,8 +30,8 @@ public final class LeaseState {
     private final long atRiskNanos;
     private final List<RiskRegistration> riskListeners;
     private final List<Consumer<String>> releaseRequestListeners;
-    /** Release requests are told in the order the store heard them. */
-    private final LossEvents.Lane releaseRequestLane;
+    /** Release requests are told in the order the store heard them; made with the first listener. */
+    private volatile LossEvents.Lane releaseRequestLane;
 
     private volatile long deadlineNanos;
     private volatile LeaseLossReason lost;
@@ -77,7 +77,6 @@ public final class LeaseState {
         this.driftNanos = leaseNanos / 100 + 2_000_000L;
         this.deadlineNanos = sentAtNanos + leaseNanos - driftNanos;
         this.events = events;
-        this.releaseRequestLane = presented ? null : events.lane();
     }
 
     public Fence fence() {
@@ -197,6 +196,9 @@ public final class LeaseState {
      */
     public boolean onReleaseRequested(Consumer<String> listener) {
         synchronized (this) {
+            if (releaseRequestLane == null) {
+                releaseRequestLane = events.lane();
+            }
             releaseRequestListeners.add(listener);
             return releaseRequestListeners.size() == 1;
         }
@@ -219,18 +221,19 @@ public final class LeaseState {
      * events executor unless the lease is gone by then; requests are told one after another, in the order they came.
      */
     public void releaseRequested(String reason, Runnable observers) {
-        if (lost != null || released) {
+        LossEvents.Lane lane = releaseRequestLane;
+        if (lost != null || released || lane == null) {
             return;
         }
         for (Consumer<String> listener : releaseRequestListeners) {
-            releaseRequestLane.dispatch(() -> {
+            lane.dispatch(() -> {
                 if (lost == null && !released) {
                     listener.accept(reason);
                 }
             });
         }
         if (observers != null) {
-            releaseRequestLane.dispatch(observers);
+            lane.dispatch(observers);
         }
     }
 
