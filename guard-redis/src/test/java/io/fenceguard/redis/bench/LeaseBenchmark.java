@@ -39,8 +39,6 @@ import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
-import org.redisson.api.redisnode.RedisMaster;
-import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -55,8 +53,8 @@ import redis.clients.jedis.JedisPoolConfig;
  * through a Jedis pool and through a Spring Data Redis {@code LettuceConnectionFactory}.
  *
  * <p>Each lease path is also held against its client library alone: that library's own client (a Redisson client, a
- * Jedis pool, Lettuce's {@code RedisClient}; no Spring, no fenceguard) sending the script anchor's commands, the
- * provider's acquire script by EVALSHA and one PING for the release, what that client itself costs. The Redisson paths
+ * Jedis pool, Lettuce's {@code RedisClient}; no Spring, no fenceguard) sending the path's own commands, the
+ * provider's acquire script and its release script by EVALSHA, what that client itself costs. The Redisson paths
  * (plain and bg release) against Redisson alone, the Jedis paths against Jedis alone, the Lettuce paths against
  * Lettuce alone ({@link Impl#clientAlone()}): an "against its client alone" row each, with the client-alone CPU beside
  * the path's; the goal is at least 0.95 of it.
@@ -87,12 +85,12 @@ public final class LeaseBenchmark {
         FENCEGUARD_JEDIS_BG("fenceguard on Jedis, bg release"),
         FENCEGUARD_LETTUCE("fenceguard on Lettuce (Spring)"),
         FENCEGUARD_LETTUCE_BG("fenceguard on Lettuce, bg release"),
-        /** The script anchor's own commands (acquire script + PING) from Lettuce's sync API: the client's share. */
-        LETTUCE_ALONE("Lettuce alone, anchor's commands"),
+        /** The path's own commands (acquire script, release script) from Lettuce's sync API: the client's share. */
+        LETTUCE_ALONE("Lettuce alone, the path's commands"),
         /** The same from a Jedis pool, each command on a connection of its own borrowing, on the caller's thread. */
-        JEDIS_ALONE("Jedis alone, anchor's commands"),
-        /** The same through Redisson's own API, synchronously: {@code RScript.evalSha}, then the node's PING. */
-        REDISSON_ALONE("Redisson alone, anchor's commands"),
+        JEDIS_ALONE("Jedis alone, the path's commands"),
+        /** The same through Redisson's own API, synchronously: {@code RScript.evalSha} of each script. */
+        REDISSON_ALONE("Redisson alone, the path's commands"),
         RLOCK("Redisson RLock"),
         FENCED("Redisson RFencedLock");
 
@@ -102,7 +100,7 @@ public final class LeaseBenchmark {
             this.label = label;
         }
 
-        /** The client library sending the anchor's commands alone, which this lease path is held against; or null. */
+        /** The client library sending the path's commands alone, which this lease path is held against; or null. */
         Impl clientAlone() {
             return switch (this) {
                 case FENCEGUARD, FENCEGUARD_BG -> REDISSON_ALONE;
@@ -116,8 +114,11 @@ public final class LeaseBenchmark {
     private static final int RESOURCES_PER_THREAD = 64;
     /** What each lease path should reach of its client library sending the same commands alone. */
     private static final double CLIENT_ALONE_GOAL = 0.95;
-    /** The acquire script's arguments as the script anchor's: a lock of 1 ms, free again when the thread comes back. */
-    private static final List<String> ANCHOR_ARGS = List.of("client-alone", "1", "0", "10000");
+    /**
+     * The acquire script's arguments for a client alone: a holder of its own, a lease of 10 s (released at once, as
+     * the path's), no lock-delay; then the release script with that holder, as the path sends them.
+     */
+    private static final List<String> ALONE_ACQUIRE_ARGS = List.of("client-alone", "10000", "0", "10000");
     /** The implementations to measure: all by default, or those named in {@code -Dbench.impls} (e.g. to profile one). */
     private static final Impl[] IMPLS = System.getProperty("bench.impls", "").isBlank() ? Impl.values()
             : Arrays.stream(System.getProperty("bench.impls").split(",")).map(String::trim).map(Impl::valueOf)
@@ -143,9 +144,9 @@ public final class LeaseBenchmark {
     /** Redisson without fenceguard: a client of its own with the Redisson paths' config, its script API and node. */
     private RedissonClient redissonAloneClient;
     private RScript redissonAloneScript;
-    private RedisMaster redissonAloneNode;
     /** The provider's acquire script's digest, loaded once: the server's script cache serves every client. */
     private String acquireSha;
+    private String releaseSha;
     private final String prefix;
     private volatile long sink;
 
@@ -202,10 +203,10 @@ public final class LeaseBenchmark {
         bench.lettuceAloneConnection = bench.lettuceAloneClient.connect();
         bench.lettuceAlone = bench.lettuceAloneConnection.sync();
         bench.acquireSha = bench.lettuceAlone.scriptLoad(LeaseScriptTexts.acquire());
+        bench.releaseSha = bench.lettuceAlone.scriptLoad(LeaseScriptTexts.release());
         bench.jedisAlone = new JedisPool(jedisConfig, URI.create(url));
         bench.redissonAloneClient = Redisson.create(redissonConfig(url));
         bench.redissonAloneScript = bench.redissonAloneClient.getScript(StringCodec.INSTANCE);
-        bench.redissonAloneNode = bench.redissonAloneClient.getRedisNodes(RedisNodes.SINGLE).getInstance();
         try {
             System.out.printf("rounds %d x %.1f s per implementation and thread count, warm-up %.1f s each; "
                     + "one operation = acquire + release, uncontended, %d resources per thread%n",
@@ -243,6 +244,11 @@ public final class LeaseBenchmark {
     }
 
     /** The acquire script's keys as the script anchor's: this run's, one set per implementation and resource. */
+    /** The channel the release script publishes on (nobody listens: the path's release publishes as well). */
+    private static String releaseChannel(List<String> keys) {
+        return keys.get(0) + ":released";
+    }
+
     private List<String> anchorKeys(Impl impl, String name) {
         String keys = prefix + impl.name().toLowerCase(Locale.ROOT) + ":{" + name + "}:";
         return List.of(keys + "lock", keys + "delay", keys + "seq", keys + "given-up");
@@ -460,24 +466,33 @@ public final class LeaseBenchmark {
                 }
             }
             case LETTUCE_ALONE -> {
+                List<String> keys = anchorKeys(impl, name);
                 List<Object> granted = lettuceAlone.evalsha(acquireSha, ScriptOutputType.MULTI,
-                        anchorKeys(impl, name).toArray(String[]::new), ANCHOR_ARGS.toArray(String[]::new));
-                sink += granted.size() + lettuceAlone.ping().length();
+                        keys.toArray(String[]::new), ALONE_ACQUIRE_ARGS.toArray(String[]::new));
+                Long released = lettuceAlone.evalsha(releaseSha, ScriptOutputType.INTEGER,
+                        new String[] {keys.get(0), keys.get(1)}, "client-alone", releaseChannel(keys));
+                sink += granted.size() + released;
             }
             case JEDIS_ALONE -> {
                 // A connection per command, as the lease path borrows one for the acquire and one for the release.
+                List<String> keys = anchorKeys(impl, name);
                 try (Jedis connection = jedisAlone.getResource()) {
-                    sink += ((List<?>) connection.evalsha(acquireSha, anchorKeys(impl, name), ANCHOR_ARGS)).size();
+                    sink += ((List<?>) connection.evalsha(acquireSha, keys, ALONE_ACQUIRE_ARGS)).size();
                 }
                 try (Jedis connection = jedisAlone.getResource()) {
-                    sink += connection.ping().length();
+                    sink += (Long) connection.evalsha(releaseSha, keys.subList(0, 2),
+                            List.of("client-alone", releaseChannel(keys)));
                 }
             }
             case REDISSON_ALONE -> {
-                List<Object> keys = new ArrayList<>(anchorKeys(impl, name));
-                List<?> granted = redissonAloneScript.evalSha((String) keys.get(0), RScript.Mode.READ_WRITE, acquireSha,
-                        RScript.ReturnType.LIST, keys, ANCHOR_ARGS.toArray());
-                sink += granted.size() + (redissonAloneNode.ping() ? 1 : 0);
+                List<String> names = anchorKeys(impl, name);
+                List<Object> keys = new ArrayList<>(names);
+                List<?> granted = redissonAloneScript.evalSha(names.get(0), RScript.Mode.READ_WRITE, acquireSha,
+                        RScript.ReturnType.LIST, keys, ALONE_ACQUIRE_ARGS.toArray());
+                Long released = redissonAloneScript.evalSha(names.get(0), RScript.Mode.READ_WRITE, releaseSha,
+                        RScript.ReturnType.LONG, new ArrayList<>(keys.subList(0, 2)), "client-alone",
+                        releaseChannel(names));
+                sink += granted.size() + released;
             }
             case RLOCK -> {
                 RLock lock = redisson.getLock(prefix + "rlock:" + name);
@@ -605,7 +620,7 @@ public final class LeaseBenchmark {
                     return;
                 }
                 double ops = r.medianOpsPerSecond();
-                // The path's client alone: that library sending the anchor's commands, its CPU the path's floor.
+                // The path's client alone: that library sending the path's commands, its CPU the path's floor.
                 Result alone = impl.clientAlone() == null ? null : e.getValue().get(impl.clientAlone());
                 BenchTable.row("redis", impl.label + ", acquire+release, " + e.getKey() + " thread(s)", ops, "ops/s",
                         "Redisson RLock", rlock == null ? Double.NaN : ops / rlock.medianOpsPerSecond(),

@@ -13,4 +13,9 @@ public final class LeaseScriptTexts {
     public static String acquire() {
         return RedisLeaseScripts.ACQUIRE;
     }
+
+    /** The release: compare-and-delete, then a publish on the channel. KEYS: lock, delay; ARGV: holder, channel. */
+    public static String release() {
+        return RedisLeaseScripts.RELEASE;
+    }
 }
