@@ -14,12 +14,16 @@ import java.util.concurrent.ConcurrentHashMap;
 final class HeldLeases {
 
     /** A held lease: its state, its key for re-entry, and its first handle (the one observers are told of). */
-    record Held(LeaseState state, String threadKey, Lease lease) {
+    record Held(LeaseState state, ThreadKey threadKey, Lease lease) {
+    }
+
+    /** A thread and a resource: a value to look up, not a string made for each look-up. */
+    record ThreadKey(long thread, ResourceName resource) {
     }
 
     private final LeaseManager manager;
     private final Map<String, Held> byHolder = new ConcurrentHashMap<>();
-    private final Map<String, LeaseState> byThread = new ConcurrentHashMap<>();
+    private final Map<ThreadKey, LeaseState> byThread = new ConcurrentHashMap<>();
 
     HeldLeases(LeaseManager manager) {
         this.manager = manager;
@@ -27,7 +31,7 @@ final class HeldLeases {
 
     /** Records a lease granted to this thread. */
     void add(LeaseState state, Lease lease) {
-        String threadKey = threadKey(state.request().resource());
+        ThreadKey threadKey = threadKey(state.request().resource());
         byHolder.put(state.request().holder(), new Held(state, threadKey, lease));
         byThread.put(threadKey, state);
     }
@@ -101,7 +105,7 @@ final class HeldLeases {
         return null;
     }
 
-    private static String threadKey(ResourceName resource) {
-        return Thread.currentThread().getId() + "\n" + resource.value();
+    private static ThreadKey threadKey(ResourceName resource) {
+        return new ThreadKey(Thread.currentThread().getId(), resource);
     }
 }
