@@ -28,11 +28,13 @@ import org.apache.kafka.common.record.TimestampType;
  * {@code bench.driver.poll} records of one partition, each record with one fence header read lazily from buffers
  * as a consumer's fetch leaves it, go through {@link FencingConsumerInterceptor#onConsume} and then, record by
  * record, {@link FencingRecordInterceptor#intercept} and {@code afterRecord}, as a listener container calls them
- * (on the in-memory store). The same records go record by record through the record interceptor alone (no
- * decisions at poll time), and through a loop that only reads each record's headers (the part of the work any
- * admission must do: Kafka decodes a header's key and copies its value when first asked). Variants alternate
- * round by round; each prints the median of its rounds in ns per record. The polls are made before each round
- * and not timed. Always exits.
+ * (on the in-memory store): "per-poll". The same records go record by record through the record interceptor alone
+ * (no decisions at poll time): "per-record". The floors: "headers" only reads each record's fence header (what any
+ * admission must do: Kafka decodes a header's key and copies its value when first asked); "source" also names the
+ * record's source; "floor" also binds a presented lease with that source around the listener, as the record
+ * interceptor does. Choose with {@code bench.driver.variants} (comma-separated; all by default). Variants alternate
+ * round by round, each on polls made just before they are consumed and not timed; each prints the median of its
+ * rounds in ns per record (and the range). Always exits.
  */
 public final class AdmissionPathDriver {
 
@@ -40,7 +42,7 @@ public final class AdmissionPathDriver {
     private static final int POLLS = Integer.getInteger("bench.driver.polls", 200);
     private static final int ROUNDS = Integer.getInteger("bench.driver.rounds", 30);
     private static final int WARMUP = Integer.getInteger("bench.driver.warmup", 10);
-    private static final String VARIANTS = System.getProperty("bench.driver.variants", "headers,per-poll,per-record");
+    private static final String VARIANTS = System.getProperty("bench.driver.variants", "headers,source,floor,per-poll,per-record");
 
     /** What the loops compute, printed at the end so that no loop is optimised away. */
     private static long sink;
@@ -74,7 +76,8 @@ public final class AdmissionPathDriver {
                 String topic = "driver-" + variants.get(v);
                 Variant variant = switch (variants.get(v)) {
                     case "headers" -> new HeadersOnly();
-                    case "floor" -> new Floor(Fence.of("account:driver", "1"));
+                    case "floor" -> new Floor(Fence.of("account:driver", "1"), true);
+                    case "source" -> new Floor(Fence.of("account:driver", "1"), false);
                     case "per-poll" -> perPoll();
                     case "per-record" -> perRecord();
                     default -> throw new IllegalArgumentException("no variant " + variants.get(v));
@@ -144,9 +147,10 @@ public final class AdmissionPathDriver {
 
     /**
      * What any admission of a record must do besides asking the store: read its fence header, name its source
-     * and bind a presented lease with that source while the listener runs.
+     * and bind a presented lease with that source while the listener runs ({@code lease}; without it, "source":
+     * the header and the source alone).
      */
-    private record Floor(Fence fence) implements Variant {
+    private record Floor(Fence fence, boolean lease) implements Variant {
         @Override
         public long consume(ConsumerRecords<String, String> poll) {
             long seen = 0;
@@ -157,6 +161,10 @@ public final class AdmissionPathDriver {
                     }
                 }
                 String source = "kafka:" + record.topic() + "-" + record.partition() + "@" + record.offset();
+                if (!lease) {
+                    seen += source.length();
+                    continue;
+                }
                 try (LeaseContext.Scope scope = LeaseContext.bind(io.fenceguard.core.Lease.presented(fence, source))) {
                     seen += LeaseContext.current().orElseThrow().token().value() & 1;
                 }
