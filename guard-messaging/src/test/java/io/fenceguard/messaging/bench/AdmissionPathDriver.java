@@ -28,8 +28,9 @@ import org.apache.kafka.common.record.TimestampType;
  * {@code bench.driver.poll} records of one partition, each record with one fence header read lazily from buffers
  * as a consumer's fetch leaves it, go through {@link FencingConsumerInterceptor#onConsume} and then, record by
  * record, {@link FencingRecordInterceptor#intercept} and {@code afterRecord}, as a listener container calls them
- * (on the in-memory store): "per-poll". The same records go record by record through the record interceptor alone
- * (no decisions at poll time): "per-record". The floors: "headers" only reads each record's fence header (what any
+ * (on the in-memory store): "per-poll"; "poll-time" is its consumer interceptor alone. The same records go record
+ * by record through the record interceptor alone (no decisions at poll time): "per-record". The floors: "headers"
+ * only reads each record's fence header (what any
  * admission must do: Kafka decodes a header's key and copies its value when first asked); "source" also names the
  * record's source; "floor" also binds a presented lease with that source around the listener, as the record
  * interceptor does. Choose with {@code bench.driver.variants} (comma-separated; all by default). Variants alternate
@@ -42,7 +43,7 @@ public final class AdmissionPathDriver {
     private static final int POLLS = Integer.getInteger("bench.driver.polls", 200);
     private static final int ROUNDS = Integer.getInteger("bench.driver.rounds", 30);
     private static final int WARMUP = Integer.getInteger("bench.driver.warmup", 10);
-    private static final String VARIANTS = System.getProperty("bench.driver.variants", "headers,source,floor,per-poll,per-record");
+    private static final String VARIANTS = System.getProperty("bench.driver.variants", "headers,source,floor,poll-time,per-poll,per-record");
 
     /** What the loops compute, printed at the end so that no loop is optimised away. */
     private static long sink;
@@ -80,6 +81,7 @@ public final class AdmissionPathDriver {
                     case "source" -> new Floor(Fence.of("account:driver", "1"), false);
                     case "per-poll" -> perPoll();
                     case "per-record" -> perRecord();
+                    case "poll-time" -> pollTime();
                     default -> throw new IllegalArgumentException("no variant " + variants.get(v));
                 };
                 long nanos = 0;
@@ -178,6 +180,13 @@ public final class AdmissionPathDriver {
         FencingConsumerInterceptor<String, String> consumerInterceptor = new FencingConsumerInterceptor<>();
         consumerInterceptor.configure(FencingConsumerInterceptor.configs(admission));
         return new ThroughRecordInterceptor(consumerInterceptor, new FencingRecordInterceptor<>(admission));
+    }
+
+    /** The consumer interceptor alone: the per-poll path's work at poll time. */
+    private static Variant pollTime() {
+        FencingConsumerInterceptor<String, String> consumerInterceptor = new FencingConsumerInterceptor<>();
+        consumerInterceptor.configure(FencingConsumerInterceptor.configs(MessageAdmission.of(InMemoryHighWaterStore.create())));
+        return poll -> consumerInterceptor.onConsume(poll).count();
     }
 
     private static Variant perRecord() {
