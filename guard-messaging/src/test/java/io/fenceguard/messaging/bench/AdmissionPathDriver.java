@@ -30,12 +30,11 @@ import org.apache.kafka.common.record.TimestampType;
  * record, {@link FencingRecordInterceptor#intercept} and {@code afterRecord}, as a listener container calls them
  * (on the in-memory store): "per-poll"; "poll-time" is its consumer interceptor alone. The same records go record
  * by record through the record interceptor alone (no decisions at poll time): "per-record". The floors: "headers"
- * only reads each record's fence header (what any
- * admission must do: Kafka decodes a header's key and copies its value when first asked); "source" also names the
- * record's source; "floor" also binds a presented lease with that source around the listener, as the record
- * interceptor does. Choose with {@code bench.driver.variants} (comma-separated; all by default). Variants alternate
- * round by round, each on polls made just before they are consumed and not timed; each prints the median of its
- * rounds in ns per record (and the range). Always exits.
+ * only reads each record's fence header (what any admission must do: Kafka decodes a header's key and copies its
+ * value when first asked); "source" also names the record's source; "floor" also binds a presented lease with that
+ * source around the listener, as the record interceptor does. Choose with {@code bench.driver.variants}
+ * (comma-separated; all by default). Variants alternate round by round, each on polls made just before they are
+ * consumed and not timed; each prints the median of its rounds in ns per record (and the range). Always exits.
  */
 public final class AdmissionPathDriver {
 
@@ -43,7 +42,8 @@ public final class AdmissionPathDriver {
     private static final int POLLS = Integer.getInteger("bench.driver.polls", 200);
     private static final int ROUNDS = Integer.getInteger("bench.driver.rounds", 30);
     private static final int WARMUP = Integer.getInteger("bench.driver.warmup", 10);
-    private static final String VARIANTS = System.getProperty("bench.driver.variants", "headers,source,floor,poll-time,per-poll,per-record");
+    private static final String VARIANTS = System.getProperty("bench.driver.variants",
+            "headers,source,floor,poll-time,per-poll,per-record");
 
     /** What the loops compute, printed at the end so that no loop is optimised away. */
     private static long sink;
@@ -120,7 +120,7 @@ public final class AdmissionPathDriver {
             records.add(new ConsumerRecord<>(topic, 0, from + i, 0L, TimestampType.CREATE_TIME, -1, 8, null,
                     "record-" + i, headers, Optional.empty()));
         }
-        return new ConsumerRecords<>(Map.of(tp, records));
+        return new ConsumerRecords<>(Map.of(tp, records), Map.of());
     }
 
     /** One way of consuming polls: answers what its listener saw, so that no work is optimised away. */
