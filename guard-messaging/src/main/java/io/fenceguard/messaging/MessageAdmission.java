@@ -29,6 +29,12 @@ public final class MessageAdmission {
     private final TokenBound bound;
     private final MarkHealing healing;
     private final IssuedTokenBound issuedBound;
+    /**
+     * The header value parsed last and its fence: a consumer's messages mostly repeat one producer's header, which
+     * is then parsed once rather than per message (the bounds are still checked per message). A plain field: a
+     * {@link Parsed} is immutable, and a thread that misses another's (or sees an older one) only parses again.
+     */
+    private Parsed lastParsed;
 
     private MessageAdmission(HighWaterStore store, RefusalListener listener, TokenBound bound,
             MarkHealing healing, IssuedTokenBound issuedBound) {
@@ -145,11 +151,17 @@ public final class MessageAdmission {
                     null, null, null, null);
         }
         Fence fence;
-        try {
-            fence = FenceHeader.parse(headerValue).fence();
-        } catch (FenceHeaderException e) {
-            throw new MessageRefusedException(Reason.MALFORMED, "message from " + source + ": " + e.getMessage(),
-                    null, null, null, e);
+        Parsed last = lastParsed;
+        if (last != null && last.value().equals(headerValue)) {
+            fence = last.fence();
+        } else {
+            try {
+                fence = FenceHeader.parse(headerValue).fence();
+            } catch (FenceHeaderException e) {
+                throw new MessageRefusedException(Reason.MALFORMED, "message from " + source + ": " + e.getMessage(),
+                        null, null, null, e);
+            }
+            lastParsed = new Parsed(headerValue, fence);
         }
         if (bound != null) {
             boolean allowed;
@@ -195,6 +207,10 @@ public final class MessageAdmission {
         return new MessageRefusedException(Reason.STALE, "stale message from " + source + ": token "
                 + fence.token() + " for " + fence.resource() + " is older than the high-water mark "
                 + admission.highWater(), fence.resource(), fence.token(), admission.highWater(), null);
+    }
+
+    /** A header value that parsed, and its fence. */
+    private record Parsed(String value, Fence fence) {
     }
 
     /** A message of a batch: the values of its fence headers and where it came from (as for {@link #admitHeaders}). */

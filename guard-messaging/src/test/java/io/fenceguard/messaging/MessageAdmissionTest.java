@@ -94,6 +94,32 @@ class MessageAdmissionTest {
     }
 
     /**
+     * A header seen before is parsed once, but each message with it is still checked: against a bound that moved
+     * since, and against the mark; and other headers in between get their own fences.
+     */
+    @Test
+    void aRepeatedHeaderIsCheckedAgainForEachMessage() {
+        java.util.concurrent.atomic.AtomicLong ceiling = new java.util.concurrent.atomic.AtomicLong(100);
+        MessageAdmission bounded = admission.withTokenBound(() -> FencingToken.of(ceiling.get()));
+        assertThat(bounded.admit("v1;r=account:1;t=50", "a")).isEqualTo(Fence.of("account:1", "50"));
+        assertThat(bounded.admit("v1;r=account:2;t=7", "b")).isEqualTo(Fence.of("account:2", "7"));
+        assertThat(bounded.admit(new String("v1;r=account:1;t=50"), "c")).isEqualTo(Fence.of("account:1", "50"));
+        ceiling.set(49);
+        assertThatThrownBy(() -> bounded.admit("v1;r=account:1;t=50", "d"))
+                .isInstanceOfSatisfying(MessageRefusedException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(Reason.OUT_OF_RANGE);
+                    assertThat(e.getMessage()).contains("from d");
+                });
+        ceiling.set(100);
+        assertThat(bounded.admit("v1;r=account:1;t=60", "e")).isEqualTo(Fence.of("account:1", "60"));
+        assertThatThrownBy(() -> bounded.admit("v1;r=account:1;t=50", "f"))
+                .isInstanceOfSatisfying(MessageRefusedException.class, e -> assertThat(e.reason()).isEqualTo(Reason.STALE));
+        assertThatThrownBy(() -> bounded.admit("v1;r=account:1;t=050", "g"))
+                .isInstanceOfSatisfying(MessageRefusedException.class, e -> assertThat(e.reason()).isEqualTo(Reason.MALFORMED));
+        assertThat(told).containsExactly(Reason.OUT_OF_RANGE, Reason.STALE, Reason.MALFORMED);
+    }
+
+    /**
      * A batch gets the answers its messages would get admitted one after another: random batches over three
      * resources (repeated fences, runs of one header, older and newer tokens, unfenced and malformed messages),
      * decided in one call on one store and one by one on another, from the same marks; with a token bound too, so

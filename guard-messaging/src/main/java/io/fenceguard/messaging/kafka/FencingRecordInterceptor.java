@@ -27,7 +27,8 @@ import org.springframework.kafka.listener.RecordInterceptor;
 public class FencingRecordInterceptor<K, V> implements RecordInterceptor<K, V> {
 
     private final MessageAdmission admission;
-    private final ThreadLocal<LeaseContext.Scope> bound = new ThreadLocal<>();
+    /** Per thread, the scope of the lease bound while its record's listener runs. */
+    private final ThreadLocal<Bound> bound = ThreadLocal.withInitial(Bound::new);
 
     public FencingRecordInterceptor(MessageAdmission admission) {
         this.admission = Objects.requireNonNull(admission, "admission");
@@ -35,7 +36,9 @@ public class FencingRecordInterceptor<K, V> implements RecordInterceptor<K, V> {
 
     @Override
     public ConsumerRecord<K, V> intercept(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
-        unbind();
+        // one look-up of the thread's state per record, kept rather than set and cleared per record
+        Bound thread = bound.get();
+        thread.unbind();
         PolledDecisions.Taken decided = PolledDecisions.take(record);
         String source;
         Fence fence;
@@ -48,27 +51,31 @@ public class FencingRecordInterceptor<K, V> implements RecordInterceptor<K, V> {
         } else {
             throw decided.decision().refusal();
         }
-        bound.set(LeaseContext.bind(Lease.presented(fence, source)));
+        thread.scope = LeaseContext.bind(Lease.presented(fence, source));
         return record;
     }
 
     @Override
     public void afterRecord(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
-        unbind();
+        bound.get().unbind();
     }
 
     @Override
     public void clearThreadState(Consumer<?, ?> consumer) {
-        unbind();
+        bound.get().unbind();
         bound.remove();
     }
 
-    private void unbind() {
-        LeaseContext.Scope scope = bound.get();
-        if (scope != null) {
-            // set, not removed: the thread's next record sets it again in place
-            bound.set(null);
-            scope.close();
+    /** A thread's bound scope, if any. */
+    private static final class Bound {
+        LeaseContext.Scope scope;
+
+        void unbind() {
+            LeaseContext.Scope bound = scope;
+            if (bound != null) {
+                scope = null;
+                bound.close();
+            }
         }
     }
 
