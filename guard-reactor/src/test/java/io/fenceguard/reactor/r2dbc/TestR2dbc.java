@@ -52,6 +52,15 @@ public final class TestR2dbc {
         return new PostgresqlConnectionFactory(config.build());
     }
 
+    /** A new schema with the guard's migrations applied, over JDBC: for a test whose rows no other test may touch. */
+    public static PGSimpleDataSource migratedSchema(String schema) {
+        execute("CREATE SCHEMA " + schema);
+        PGSimpleDataSource dataSource = jdbc();
+        dataSource.setCurrentSchema(schema);
+        FenceguardMigrations.migrate(dataSource);
+        return dataSource;
+    }
+
     public static void execute(String sql) {
         try (Connection connection = jdbc().getConnection(); Statement statement = connection.createStatement()) {
             statement.execute(sql);

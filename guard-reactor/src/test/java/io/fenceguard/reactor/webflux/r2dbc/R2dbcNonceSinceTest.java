@@ -12,7 +12,6 @@ import io.fenceguard.admission.SignedAdmissionStore.Nonce;
 import io.fenceguard.core.Fence;
 import io.fenceguard.core.FencingToken;
 import io.fenceguard.core.ResourceName;
-import io.fenceguard.db.FenceguardMigrations;
 import io.fenceguard.jdbc.admission.JdbcHighWaterStore;
 import io.fenceguard.reactor.r2dbc.TestR2dbc;
 import java.sql.Connection;
@@ -41,7 +40,7 @@ class R2dbcNonceSinceTest {
     private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
 
     private final String schema = "r2dbc_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    private final PGSimpleDataSource jdbc = migrated(schema);
+    private final PGSimpleDataSource jdbc = TestR2dbc.migratedSchema(schema);
     private final R2dbcHighWaterStore store = R2dbcHighWaterStore.of(TestR2dbc.r2dbc(),
             schema + "." + JdbcHighWaterStore.DEFAULT_TABLE);
     private final NonBlockingAdmissionStore nonBlocking = store.nonBlocking().orElseThrow();
@@ -93,13 +92,6 @@ class R2dbcNonceSinceTest {
         return stage.toCompletableFuture().get(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
-    private static PGSimpleDataSource migrated(String schema) {
-        TestR2dbc.execute("CREATE SCHEMA " + schema);
-        PGSimpleDataSource dataSource = TestR2dbc.jdbc();
-        dataSource.setCurrentSchema(schema);
-        FenceguardMigrations.migrate(dataSource);
-        return dataSource;
-    }
 
     private void emptyNonceSince() throws SQLException {
         try (Connection c = jdbc.getConnection(); Statement s = c.createStatement()) {
