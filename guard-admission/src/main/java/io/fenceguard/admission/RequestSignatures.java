@@ -60,6 +60,11 @@ public final class RequestSignatures {
      * {@code MessageDigest.getInstance}; null when the provider's digests cannot be copied.
      */
     private static final MessageDigest SHA_256 = copyable(newSha256());
+    /**
+     * Each thread's digest of whole bodies ({@link #contentDigest}), copied once: {@code digest} leaves it reset,
+     * so a body is digested without a copy of the digest's state every time.
+     */
+    private static final ThreadLocal<MessageDigest> BODY_DIGEST = ThreadLocal.withInitial(RequestSignatures::sha256);
     /** The Content-Digest of an empty body (a request without one), the same every time. */
     private static final String EMPTY_BODY_DIGEST = format(sha256().digest(new byte[0]));
 
@@ -99,7 +104,7 @@ public final class RequestSignatures {
         if (body == null || body.length == 0) {
             return EMPTY_BODY_DIGEST;
         }
-        return format(sha256().digest(body));
+        return format(BODY_DIGEST.get().digest(body));
     }
 
     /**

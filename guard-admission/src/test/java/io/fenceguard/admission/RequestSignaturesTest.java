@@ -59,6 +59,20 @@ class RequestSignaturesTest {
     }
 
     @Test
+    void aBodysContentDigestIsItsSha256EachTime() throws Exception {
+        byte[] first = "{\"amount\":5}".getBytes(StandardCharsets.UTF_8);
+        byte[] second = new byte[10_000];
+        java.util.Arrays.fill(second, (byte) 7);
+        for (int i = 0; i < 3; i++) {
+            for (byte[] body : List.of(first, second, new byte[0])) {
+                String expected = "sha-256=:" + Base64.getEncoder().encodeToString(
+                        java.security.MessageDigest.getInstance("SHA-256").digest(body)) + ":";
+                assertThat(RequestSignatures.contentDigest(body)).isEqualTo(expected);
+            }
+        }
+    }
+
+    @Test
     void anotherUriMethodOrFencingValueDoesNotVerify() {
         RequestSignatures signatures = RequestSignatures.of(KEYS, "X-Fence", CLOCK, Duration.ofSeconds(30));
         Map<String, String> headers = signatures.sign("PUT", TARGET, FENCE, new byte[0]);
