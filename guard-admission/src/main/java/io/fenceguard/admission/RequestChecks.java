@@ -102,12 +102,15 @@ final class RequestChecks {
             throws Refused {
         Fence presented = header.fence();
         try {
-            if (signatures != null && request != null && RequestSignatures.present(request)) {
+            // Signature-Input read once: whether the request is request-signed, and then its value.
+            List<String> input = signatures == null || request == null ? null
+                    : request.header(RequestSignatures.SIGNATURE_INPUT);
+            if (input != null && (!input.isEmpty() || !request.header(RequestSignatures.SIGNATURE).isEmpty())) {
                 if (header.isSigned()) {
                     throw FenceHeaderException.malformed("a request-signed request carries the unsigned " + headerName
                             + " header, not a compact signature too");
                 }
-                return signatures.verify(request, value);
+                return signatures.verify(request, value, input);
             }
             if (requestSignaturesRequired) {
                 throw FenceHeaderException.untrusted("this endpoint requires a request signature (Signature-Input, "

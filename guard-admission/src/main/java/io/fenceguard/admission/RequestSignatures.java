@@ -60,17 +60,28 @@ public final class RequestSignatures {
      * {@code MessageDigest.getInstance}; null when the provider's digests cannot be copied.
      */
     private static final MessageDigest SHA_256 = copyable(newSha256());
+    /**
+     * Each thread's digest of whole bodies ({@link #contentDigest}), copied once: {@code digest} leaves it reset,
+     * so a body is digested without a copy of the digest's state every time.
+     */
+    private static final ThreadLocal<MessageDigest> BODY_DIGEST = ThreadLocal.withInitial(RequestSignatures::sha256);
     /** The Content-Digest of an empty body (a request without one), the same every time. */
     private static final String EMPTY_BODY_DIGEST = format(sha256().digest(new byte[0]));
 
     private final SigningKeys keys;
     private final String headerName;
+    /** The fencing header's name as the signature covers it: lower case, made once. */
+    private final String coveredHeader;
+    /** The signature base's line of the fencing header up to its value: {@code "fencing-token": }. */
+    private final String headerLine;
     private final Clock clock;
     private final Duration lifetime;
 
     private RequestSignatures(SigningKeys keys, String headerName, Clock clock, Duration lifetime) {
         this.keys = keys;
         this.headerName = headerName;
+        this.coveredHeader = headerName.toLowerCase(Locale.ROOT);
+        this.headerLine = "\n\"" + coveredHeader + "\": ";
         this.clock = clock;
         this.lifetime = lifetime;
     }
@@ -93,7 +104,7 @@ public final class RequestSignatures {
         if (body == null || body.length == 0) {
             return EMPTY_BODY_DIGEST;
         }
-        return format(sha256().digest(body));
+        return format(BODY_DIGEST.get().digest(body));
     }
 
     /**
@@ -175,7 +186,7 @@ public final class RequestSignatures {
         long created = clock.instant().getEpochSecond();
         byte[] nonce = new byte[18];
         RANDOM.get().nextBytes(nonce);
-        String params = "(\"@method\" \"@target-uri\" \"" + headerName.toLowerCase(Locale.ROOT) + "\" \"content-digest\")"
+        String params = "(\"@method\" \"@target-uri\" \"" + coveredHeader + "\" \"content-digest\")"
                 + ";created=" + created + ";expires=" + (created + lifetime.toSeconds()) + ";keyid=\"" + keyId
                 + "\";nonce=\"" + Base64.getUrlEncoder().withoutPadding().encodeToString(nonce) + "\";alg=\"hmac-sha256\"";
         String digest = contentDigest;
@@ -220,15 +231,20 @@ public final class RequestSignatures {
      *     digest or signature mismatch)
      */
     public Verified verify(InboundRequest request, String fencingValue) {
-        String input = single(request, SIGNATURE_INPUT);
-        String signature = single(request, SIGNATURE);
+        return verify(request, fencingValue, request.header(SIGNATURE_INPUT));
+    }
+
+    /** As {@link #verify(InboundRequest, String)}, the request's Signature-Input values read already. */
+    Verified verify(InboundRequest request, String fencingValue, List<String> inputValues) {
+        String input = single(inputValues, SIGNATURE_INPUT);
+        String signature = single(request.header(SIGNATURE), SIGNATURE);
         SignatureInput in = SignatureInput.parse(input);
         if (in == null) {
             throw FenceHeaderException.malformed("Signature-Input is not fg=(\"@method\" \"@target-uri\" \""
-                    + headerName.toLowerCase(Locale.ROOT) + "\" \"content-digest\");created=;expires=;keyid=;nonce=;"
+                    + coveredHeader + "\" \"content-digest\");created=;expires=;keyid=;nonce=;"
                     + "alg=\"hmac-sha256\"");
         }
-        if (!in.header().equals(headerName.toLowerCase(Locale.ROOT))) {
+        if (!in.header().equals(coveredHeader)) {
             throw FenceHeaderException.untrusted("the request signature does not cover the " + headerName + " header");
         }
         if (!SignatureInput.isBase64Sha256(signature, SIGNATURE_PREFIX)) {
@@ -251,7 +267,7 @@ public final class RequestSignatures {
         if (key == null) {
             throw FenceHeaderException.untrusted("the request is signed with unknown key '" + keyId + "'");
         }
-        String digest = single(request, CONTENT_DIGEST);
+        String digest = single(request.header(CONTENT_DIGEST), CONTENT_DIGEST);
         if (!SignatureInput.isBase64Sha256(digest, DIGEST_PREFIX)) {
             throw FenceHeaderException.malformed("Content-Digest is sha-256=:<base64>:");
         }
@@ -271,15 +287,14 @@ public final class RequestSignatures {
     }
 
     private String base(String method, String targetUri, String fencingValue, String digest, String params) {
-        return "\"@method\": " + method.toUpperCase(Locale.ROOT) + "\n"
-                + "\"@target-uri\": " + targetUri + "\n"
-                + "\"" + headerName.toLowerCase(Locale.ROOT) + "\": " + fencingValue + "\n"
-                + "\"content-digest\": " + digest + "\n"
-                + "\"@signature-params\": " + params;
+        return "\"@method\": " + method.toUpperCase(Locale.ROOT)
+                + "\n\"@target-uri\": " + targetUri
+                + headerLine + fencingValue
+                + "\n\"content-digest\": " + digest
+                + "\n\"@signature-params\": " + params;
     }
 
-    private static String single(InboundRequest request, String name) {
-        List<String> values = request.header(name);
+    private static String single(List<String> values, String name) {
         if (values.size() != 1 || values.get(0).length() > 1_000) {
             throw FenceHeaderException.malformed("a request signature needs exactly one " + name + " header of at most "
                     + "1000 characters");

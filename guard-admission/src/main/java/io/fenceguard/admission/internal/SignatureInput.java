@@ -22,12 +22,12 @@ public record SignatureInput(String header, long created, long expires, String k
         if (header == null || !in.literal("\" \"content-digest\");created=")) {
             return null;
         }
-        String created = in.run(CharClass.DIGITS, 1, 12);
-        if (created == null || !in.literal(";expires=")) {
+        long created = in.number();
+        if (created < 0 || !in.literal(";expires=")) {
             return null;
         }
-        String expires = in.run(CharClass.DIGITS, 1, 12);
-        if (expires == null || !in.literal(";keyid=\"")) {
+        long expires = in.number();
+        if (expires < 0 || !in.literal(";keyid=\"")) {
             return null;
         }
         String keyId = in.run(CharClass.KEY_ID, 1, 32);
@@ -38,7 +38,7 @@ public record SignatureInput(String header, long created, long expires, String k
         if (nonce == null || !in.literal("\";alg=\"hmac-sha256\"") || !in.atEnd()) {
             return null;
         }
-        return new SignatureInput(header, Long.parseLong(created), Long.parseLong(expires), keyId, nonce);
+        return new SignatureInput(header, created, expires, keyId, nonce);
     }
 
     /** Whether {@code value} is {@code prefix}, 43 base64 characters, {@code =:} (a SHA-256 value in a structured field). */
@@ -72,6 +72,17 @@ public record SignatureInput(String header, long created, long expires, String k
             }
             at = end;
             return text.substring(start, end);
+        }
+
+        /** The number of the run of 1 to 12 digits here (read without a substring); -1 when there is none. */
+        long number() {
+            int start = at;
+            int end = CharClass.DIGITS.run(text, start, 12);
+            if (end == start) {
+                return -1;
+            }
+            at = end;
+            return Long.parseLong(text, start, end, 10);
         }
 
         boolean atEnd() {

@@ -12,7 +12,17 @@ import io.fenceguard.core.LeaseContext;
 import io.fenceguard.core.LeaseManager;
 import io.fenceguard.core.ResourceName;
 import io.fenceguard.core.memory.InMemoryLeaseProvider;
+import io.fenceguard.admission.FencedRoute;
+import io.fenceguard.admission.InMemoryHighWaterStore;
+import io.fenceguard.admission.InboundFence;
+import io.fenceguard.http.filter.FencingFilter;
 import io.fenceguard.http.filter.spring.FencingExchangeFilterFunction;
+import jakarta.servlet.FilterChain;
+import java.util.List;
+import java.util.Set;
+import org.openjdk.jmh.annotations.Level;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
 import io.fenceguard.test.support.JmhRun;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +59,9 @@ import reactor.core.publisher.Mono;
  * and signing (what a client adds per outgoing request). Then a request signature over a 1 KiB body as the
  * servlet side's {@code WebClient} filter makes it (the body written into an in-memory request, no network),
  * against its anchor, the same signature made directly ({@code RequestSignatures.sign}: one digest, one HMAC),
- * and the same with a 64 KiB body. With JMH's allocation profiler ({@code -prof gc}, through JMH's own main) the
+ * and the same with a 64 KiB body. Then the servlet filter itself on a PUT without a body ({@code MockHttpServletRequest},
+ * a chain that does nothing): request-signed against its anchor, compact signed, and the in-memory store's record of
+ * a nonce, the part of a request-signed admission those leave out. With JMH's allocation profiler ({@code -prof gc}, through JMH's own main) the
  * bytes allocated per call show whether the body is copied, independent of the machine's load.
  *
  * <pre>
@@ -218,9 +230,104 @@ public class FenceHeaderBenchmark {
         }
     }
 
+    /**
+     * The servlet filter on a PUT without a body and a compact signed header, as the HTTP benchmark's "in-memory,
+     * compact signed" row sends it: the anchor of {@link #filterRequestSigned}. The chain does nothing.
+     */
+    @Benchmark
+    public Object filterCompact(FilterState state) throws Exception {
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        state.compactFilter.doFilter(state.compactRequest, response, state.chain);
+        return response;
+    }
+
+    /**
+     * The servlet filter on a request-signed PUT without a body, as the HTTP benchmark's "in-memory,
+     * request-signed" row sends it (signed beforehand, a nonce of its own each; the nonces recorded as first used
+     * without a store, {@link #inMemoryNonce} is that part): what checking a request signature costs the filter.
+     */
+    @Benchmark
+    public Object filterRequestSigned(FilterState state) throws Exception {
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        state.signedFilter.doFilter(state.nextSigned(), response, state.chain);
+        return response;
+    }
+
+    /** The in-memory store's record of a nonce's first use, each call a new nonce, the expired ones forgotten. */
+    @Benchmark
+    public boolean inMemoryNonce(FilterState state) {
+        return state.nonces.firstUse(state.nextNonce(), java.time.Instant.now().plusSeconds(1));
+    }
+
+    /** Two servlet filters on the in-memory store and the requests they check. */
+    @State(Scope.Benchmark)
+    public static class FilterState {
+        private static final int SIGNED_REQUESTS = 4096;
+        private final SigningKeys keys = SigningKeys.of(Map.of(
+                "k1", "fenceguard-bench-key-one-0123456789abcdef".getBytes(StandardCharsets.UTF_8),
+                "k2", "fenceguard-bench-key-two-0123456789abcdef".getBytes(StandardCharsets.UTF_8)), "k1");
+        private final Fence fence = new Fence(ResourceName.of("account:bench"), FencingToken.of(42));
+        private final InMemoryHighWaterStore nonces = InMemoryHighWaterStore.create();
+        private final FilterChain chain = (request, response) -> {
+        };
+        private FencingFilter compactFilter;
+        private FencingFilter signedFilter;
+        private MockHttpServletRequest compactRequest;
+        private final MockHttpServletRequest[] signed = new MockHttpServletRequest[SIGNED_REQUESTS];
+        private int next;
+        private final String noncePrefix = Long.toString(System.nanoTime(), 36) + "-";
+        private long nonceCount;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            List<FencedRoute> routes = List.of(FencedRoute.of(Set.of("PUT"), "/accounts/{id}", "account:{id}"));
+            compactFilter = FencingFilter.of(InboundFence.of(routes, InMemoryHighWaterStore.create(), keys));
+            // Every nonce taken as first used: the requests are sent again on every lap of the ring.
+            signedFilter = FencingFilter.of(InboundFence.of(routes, InMemoryHighWaterStore.create(), keys)
+                    .withRequestSignatures((nonce, expires) -> true, true));
+            compactRequest = request();
+            compactRequest.addHeader(FenceHeader.DEFAULT_NAME, keys.header(fence).value());
+        }
+
+        /** Signed anew for each iteration: a signature lives 30 seconds. */
+        @Setup(Level.Iteration)
+        public void sign() {
+            RequestSignatures signer = RequestSignatures.of(keys, FenceHeader.DEFAULT_NAME);
+            String unsigned = FenceHeader.of(fence).value();
+            URI target = URI.create("http://127.0.0.1:8080/accounts/bench");
+            for (int i = 0; i < SIGNED_REQUESTS; i++) {
+                MockHttpServletRequest request = request();
+                signer.sign("PUT", target, unsigned, new byte[0]).forEach(request::addHeader);
+                signed[i] = request;
+            }
+        }
+
+        private static MockHttpServletRequest request() {
+            MockHttpServletRequest request = new MockHttpServletRequest("PUT", "/accounts/bench");
+            request.setServerName("127.0.0.1");
+            request.setServerPort(8080);
+            request.setServletPath("/accounts/bench");
+            request.setContent(new byte[0]);
+            return request;
+        }
+
+        MockHttpServletRequest nextSigned() {
+            MockHttpServletRequest request = signed[next];
+            next = (next + 1) % SIGNED_REQUESTS;
+            // the body read again: each lap reads the same (empty) content
+            request.setContent(new byte[0]);
+            return request;
+        }
+
+        String nextNonce() {
+            return noncePrefix + nonceCount++;
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         JmhRun.printResults(FenceHeaderBenchmark.class, "fenceguard HTTP fencing header (JMH, average time per call, signed header)",
                 name -> "", Map.of("webClientRequestSignature1KiB", "requestSignature1KiB",
-                        "webClientRequestSignature64KiB", "requestSignature64KiB"));
+                        "webClientRequestSignature64KiB", "requestSignature64KiB",
+                        "filterRequestSigned", "filterCompact"));
     }
 }
