@@ -17,7 +17,6 @@ import io.fenceguard.admission.Verdict;
 import io.fenceguard.core.Fence;
 import io.fenceguard.http.filter.internal.BufferedResponse;
 import io.fenceguard.http.filter.internal.CachedBodyRequest;
-import io.fenceguard.http.filter.internal.TargetUris;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -70,8 +69,6 @@ public final class FencingFilter implements Filter {
     /** The step that runs a fenced request's work and holds its response back ({@code null}: none needed). */
     private final RequestTransaction requestTransaction;
     private final boolean coalescing;
-    /** The target URIs of recent request-signed requests, parsed once each. */
-    private final TargetUris targetUris = new TargetUris();
 
     private FencingFilter(InboundFence fence, RefusalListener listener, int maxSignedBodyBytes, HandlerOrder order,
             IdempotencyStore idempotency, AdmissionTransaction transaction, boolean coalescing) {
@@ -327,9 +324,9 @@ public final class FencingFilter implements Filter {
     }
 
     /** The URI the client addressed: the request URL as the container (and its forwarded-header handling) sees it. */
-    private URI targetUri(HttpServletRequest http) {
+    private static URI targetUri(HttpServletRequest http) {
         String query = http.getQueryString();
         StringBuffer url = http.getRequestURL();
-        return targetUris.of(query == null ? url.toString() : url.append('?').append(query).toString());
+        return URI.create(query == null ? url.toString() : url.append('?').append(query).toString());
     }
 }
