@@ -137,14 +137,21 @@ public final class AdmissionPathDriver {
         public long consume(ConsumerRecords<String, String> poll) {
             long seen = 0;
             for (ConsumerRecord<String, String> record : poll) {
-                for (Header header : record.headers()) {
-                    if (MessageHeaders.FENCE.equals(header.key())) {
-                        seen += header.value().length;
-                    }
-                }
+                seen += fenceHeaderBytes(record);
             }
             return seen;
         }
+    }
+
+    /** Reads the record's fence headers, as an admission does: the bytes read. */
+    private static long fenceHeaderBytes(ConsumerRecord<String, String> record) {
+        long seen = 0;
+        for (Header header : record.headers()) {
+            if (MessageHeaders.FENCE.equals(header.key())) {
+                seen += header.value().length;
+            }
+        }
+        return seen;
     }
 
     /**
@@ -157,11 +164,7 @@ public final class AdmissionPathDriver {
         public long consume(ConsumerRecords<String, String> poll) {
             long seen = 0;
             for (ConsumerRecord<String, String> record : poll) {
-                for (Header header : record.headers()) {
-                    if (MessageHeaders.FENCE.equals(header.key())) {
-                        seen += header.value().length;
-                    }
-                }
+                seen += fenceHeaderBytes(record);
                 String source = "kafka:" + record.topic() + "-" + record.partition() + "@" + record.offset();
                 if (!lease) {
                     seen += source.length();
