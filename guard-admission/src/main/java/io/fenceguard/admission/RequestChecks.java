@@ -105,7 +105,7 @@ final class RequestChecks {
             // Signature-Input read once: whether the request is request-signed, and then its value.
             List<String> input = signatures == null || request == null ? null
                     : request.header(RequestSignatures.SIGNATURE_INPUT);
-            if (input != null && (!input.isEmpty() || !request.header(RequestSignatures.SIGNATURE).isEmpty())) {
+            if (input != null && RequestSignatures.present(request, input)) {
                 if (header.isSigned()) {
                     throw FenceHeaderException.malformed("a request-signed request carries the unsigned " + headerName
                             + " header, not a compact signature too");

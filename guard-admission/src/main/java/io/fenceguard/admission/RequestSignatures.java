@@ -201,7 +201,12 @@ public final class RequestSignatures {
 
     /** Whether {@code request} carries a request signature (which then must verify). */
     public static boolean present(InboundRequest request) {
-        return !request.header(SIGNATURE_INPUT).isEmpty() || !request.header(SIGNATURE).isEmpty();
+        return present(request, request.header(SIGNATURE_INPUT));
+    }
+
+    /** As {@link #present(InboundRequest)}, the request's Signature-Input values read already. */
+    static boolean present(InboundRequest request, List<String> inputValues) {
+        return !inputValues.isEmpty() || !request.header(SIGNATURE).isEmpty();
     }
 
     /**
