@@ -226,11 +226,7 @@ public final class LeaseState {
             return;
         }
         for (Consumer<String> listener : releaseRequestListeners) {
-            lane.dispatch(() -> {
-                if (lost == null && !released) {
-                    listener.accept(reason);
-                }
-            });
+            lane.dispatch(whileHeld(() -> listener.accept(reason)));
         }
         if (observers != null) {
             lane.dispatch(observers);
@@ -251,13 +247,13 @@ public final class LeaseState {
         }
     }
 
-    /** Runs {@code listener} on the events executor, unless the lease was lost or released by then. */
-    private void dispatchWhileHeld(Runnable listener) {
-        events.dispatch(() -> {
+    /** {@code listener}, run only if the lease is neither lost nor released by the time it runs. */
+    private Runnable whileHeld(Runnable listener) {
+        return () -> {
             if (lost == null && !released) {
                 listener.run();
             }
-        });
+        };
     }
 
     private void closeQuietly(AutoCloseable watch, String what) {
@@ -387,7 +383,7 @@ public final class LeaseState {
         void fire(int episode, long remaining) {
             int told = toldEpisode.get();
             if (told < episode && toldEpisode.compareAndSet(told, episode)) {
-                dispatchWhileHeld(() -> listener.accept(remaining));
+                events.dispatch(whileHeld(() -> listener.accept(remaining)));
             }
         }
     }
