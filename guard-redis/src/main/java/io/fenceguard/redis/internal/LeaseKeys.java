@@ -5,18 +5,12 @@ import java.util.List;
 
 /**
  * The Redis names of one resource. All keys carry the resource as a hash tag so that Redis Cluster
- * keeps them in one slot and a single script can touch them atomically. Each name is made when first asked for: an
- * acquire asks for three of them, a release for three others, a renewal for two, and a lease makes its keys again for
- * each of these calls.
+ * keeps them in one slot and a single script can touch them atomically. Each name is made when asked for: an acquire
+ * uses three of them, a release three others, a renewal two, and a lease's keys are made again for each call.
  */
 public final class LeaseKeys {
 
     private final String base;
-    // made on first use; a race makes the same String twice, which is harmless
-    private String lock;
-    private String delay;
-    private String seq;
-    private String channel;
 
     private LeaseKeys(String base) {
         this.base = base;
@@ -28,26 +22,22 @@ public final class LeaseKeys {
 
     /** Hash {holder, token}; lives for the lease time, renewed by the watchdog. */
     public String lock() {
-        String name = lock;
-        return name != null ? name : (lock = base + ":lock");
+        return base + ":lock";
     }
 
     /** Marker that outlives the lock by the lock-delay; deleted only by a clean release. */
     public String delay() {
-        String name = delay;
-        return name != null ? name : (delay = base + ":delay");
+        return base + ":delay";
     }
 
     /** The last token minted; outlives both so that tokens keep growing while the resource is busy. */
     public String seq() {
-        String name = seq;
-        return name != null ? name : (seq = base + ":seq");
+        return base + ":seq";
     }
 
     /** Pub/sub channel told on every release. */
     public String channel() {
-        String name = channel;
-        return name != null ? name : (channel = base + ":released");
+        return base + ":released";
     }
 
     /** With a durable epoch: hash {e, n}, the resource's epoch and its grants in it (instead of seq). */
