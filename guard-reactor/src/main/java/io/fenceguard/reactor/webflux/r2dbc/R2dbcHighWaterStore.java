@@ -59,7 +59,6 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
     private static final Logger log = LoggerFactory.getLogger(R2dbcHighWaterStore.class);
 
     private final ConnectionFactory connectionFactory;
-    private final String table;
     private final R2dbcStatements sql;
     private final Duration retention;
     /** The connection of the transaction the calls on this thread join, within {@link #joining}. */
@@ -73,7 +72,6 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
 
     private R2dbcHighWaterStore(ConnectionFactory connectionFactory, R2dbcStatements sql, Duration retention) {
         this.connectionFactory = connectionFactory;
-        this.table = sql.table();
         this.sql = sql;
         this.retention = retention;
     }
@@ -315,7 +313,7 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
                 .doOnNext(there -> {
                     if (nonceSinceChecked == null && !there) {
                         log.info("high-water store on {}: no unlogged table {} (fenceguard's migration V7), so every "
-                                + "request-signed admission waits for its own WAL flush", table, sql.nonceSinceTable());
+                                + "request-signed admission waits for its own WAL flush", sql.table(), sql.nonceSinceTable());
                     }
                     nonceSinceChecked = there;
                 });
@@ -569,6 +567,6 @@ public final class R2dbcHighWaterStore implements IdempotentAdmissionStore, Nonc
 
     @Override
     public String toString() {
-        return "R2dbcHighWaterStore[" + table + "]";
+        return "R2dbcHighWaterStore[" + sql.table() + "]";
     }
 }
