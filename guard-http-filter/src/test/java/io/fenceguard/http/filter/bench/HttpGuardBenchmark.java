@@ -46,8 +46,8 @@ import javax.sql.DataSource;
  * rotating order (so neither JIT warm-up nor a drift in machine load favours one); figures are over all
  * rounds. Beside each row, the servers' CPU per request (the process's CPU less the load driver's threads'). Then an
  * open loop: each endpoint at half its anchor's closed-loop rate (a shared store's row and its one-call row at half the
- * one-call row's), p50 and p99 from each request's due time, and what each filter adds over its one-call row. The header's parse and verification alone are the JMH micro-benchmark
- * {@link FenceHeaderBenchmark}.
+ * one-call row's), p50 and p99 from each request's due time, and what each filter adds over its one-call row. The
+ * header's parse and verification alone are the JMH micro-benchmark {@link FenceHeaderBenchmark}.
  *
  * <p>Transient client errors are retried and reported ({@link LoadDriver}); every request has a
  * timeout, the whole run a deadline, and the JVM always exits: 0 with figures, 1 on a failure, 3 when
@@ -460,16 +460,17 @@ public final class HttpGuardBenchmark {
                 "p50 added", "p99 added", "compared with");
         long[][] percentiles = new long[rows.size()][];
         double[] rates = new double[rows.size()];
+        // each row's one-call row (-1: none), and the rows that are some row's one-call row
+        int[] floor = new int[rows.size()];
         java.util.Set<Integer> floors = new java.util.HashSet<>();
-        for (Row row : rows) {
-            int floor = indexOf(rows, floorOf(row.name()));
-            if (floor >= 0) {
-                floors.add(floor);
+        for (int i = 0; i < rows.size(); i++) {
+            floor[i] = indexOf(rows, floorOf(rows.get(i).name()));
+            if (floor[i] >= 0) {
+                floors.add(floor[i]);
             }
         }
         for (int i = 0; i < rows.size(); i++) {
-            int floor = indexOf(rows, floorOf(rows.get(i).name()));
-            int paceOf = floor >= 0 ? floor : floors.contains(i) ? i : rows.get(i).anchor();
+            int paceOf = floor[i] >= 0 ? floor[i] : floors.contains(i) ? i : rows.get(i).anchor();
             rates[i] = results[paceOf][0] / 2.0;
             if (rates[i] < 1) {
                 continue;
@@ -483,8 +484,7 @@ public final class HttpGuardBenchmark {
             if (percentiles[i] == null) {
                 continue;
             }
-            int floor = indexOf(rows, floorOf(rows.get(i).name()));
-            int base = floor >= 0 ? floor : rows.get(i).anchor();
+            int base = floor[i] >= 0 ? floor[i] : rows.get(i).anchor();
             // a one-call row runs at its own pace, not its anchor's: its percentiles stand alone
             boolean compared = base != i && percentiles[base] != null && !floors.contains(i);
             long p50 = compared ? percentiles[i][0] - percentiles[base][0] : 0;
