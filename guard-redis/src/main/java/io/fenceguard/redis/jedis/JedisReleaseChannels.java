@@ -136,7 +136,7 @@ final class JedisReleaseChannels implements Runnable {
 
             @Override
             public void onSubscribe(String channel, int count) {
-                live(this);
+                live(this, names);
                 listeners.confirmed(channel);
             }
         };
@@ -165,8 +165,12 @@ final class JedisReleaseChannels implements Runnable {
         }
     }
 
-    /** The connection is subscribed: channels added since its names were taken are subscribed now. */
-    private void live(JedisPubSub pubSub) {
+    /**
+     * The connection is subscribed: channels added since its {@code names} were taken are subscribed now. Not those
+     * names again: their acknowledgements are still on their way, and a second one, read after a waiter left and
+     * another came, would confirm the newcomer's subscription before Redis had it.
+     */
+    private void live(JedisPubSub pubSub, String[] names) {
         lock.lock();
         try {
             if (current == pubSub || closed) {
@@ -174,6 +178,7 @@ final class JedisReleaseChannels implements Runnable {
             }
             current = pubSub;
             List<String> missing = listeners.unsubscribed();
+            missing.removeAll(List.of(names));
             if (!missing.isEmpty()) {
                 pubSub.subscribe(missing.toArray(String[]::new));
             }
