@@ -207,6 +207,11 @@ public final class HttpGuardBenchmark {
             return fixed(port, null, path);
         }
 
+        /** The index the next row added will have. */
+        public int rowCount() {
+            return rows.size();
+        }
+
         /** The index of the row named {@code name}, the anchor of rows compared with it. */
         public int indexOf(String name) {
             int at = HttpGuardBenchmark.indexOf(rows, name);
@@ -323,6 +328,22 @@ public final class HttpGuardBenchmark {
                 }
             });
             rows.add(new Row("no filter, handler: one PostgreSQL query", fixed(queryPort, null, "/round-trip/bench"), 0));
+            // What a request-signed row must do at least: record its nonce, one write per request (committed without
+            // waiting for its WAL flush, as the store's), compared with the one query. A nonce of this run's own.
+            String run = Long.toString(System.nanoTime(), 36);
+            java.util.concurrent.atomic.AtomicLong nonces = new java.util.concurrent.atomic.AtomicLong();
+            int writePort = setup.startRoundTrip("postgres-nonce-write", () -> {
+                try (java.sql.Connection c = pool.getConnection(); java.sql.PreparedStatement insert = c.prepareStatement(
+                        "WITH fresh AS (INSERT INTO fenceguard_http_nonce (nonce, expires_at) VALUES (?, ?) "
+                                + "ON CONFLICT (nonce) DO NOTHING RETURNING 1) "
+                                + "SELECT (SELECT count(*) FROM fresh), set_config('synchronous_commit', 'off', true)")) {
+                    insert.setString(1, "bench-write-" + run + "-" + nonces.incrementAndGet());
+                    insert.setTimestamp(2, java.sql.Timestamp.from(java.time.Instant.now().plusSeconds(300)));
+                    insert.executeQuery().close();
+                }
+            });
+            rows.add(new Row("no filter, handler: one PostgreSQL nonce write", fixed(writePort, null,
+                    "/round-trip/bench"), indexOf(rows, "no filter, handler: one PostgreSQL query")));
             int unsignedPort = setup.start("memory-unsigned", Map.of("test.unsigned", "true"), null, false);
             rows.add(new Row("in-memory, unsigned", fixed(unsignedPort, unsigned), 0));
             int memoryPort = setup.start("memory", Map.of(), null, false);

@@ -84,9 +84,20 @@ public final class RedisHttpGuardBenchmark {
                     RedisScriptClient.Reply.LONG, List.of(prefix + "round-trip"), List.of(),
                     System.nanoTime() + 5_000_000_000L)
                     .toCompletableFuture().join());
+            // What a request-signed row must do at least: record its nonce (SET NX with its expiry), one script call
+            // per request, compared with the one call. A nonce of this run's own.
+            java.util.concurrent.atomic.AtomicLong nonces = new java.util.concurrent.atomic.AtomicLong();
+            int nonceWrite = setup.startRoundTrip("redis-nonce-write", () -> client.eval(
+                    "return redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) and 1 or 0",
+                    RedisScriptClient.Reply.LONG, List.of(prefix + "nonce-write:" + nonces.incrementAndGet()),
+                    List.of("300000"), System.nanoTime() + 5_000_000_000L)
+                    .toCompletableFuture().join());
+            int oneCall = setup.rowCount();
             return List.of(
                     new HttpGuardBenchmark.Row("no filter, handler: one Redis script call",
                             setup.plain(roundTrip, "/round-trip/bench"), 0),
+                    new HttpGuardBenchmark.Row("no filter, handler: one Redis nonce write",
+                            setup.plain(nonceWrite, "/round-trip/bench"), oneCall),
                     new HttpGuardBenchmark.Row("Redis, compact signed", setup.compact(compact, null), 0),
                     new HttpGuardBenchmark.Row("Redis, compact, call per request", setup.compact(compactAlone, null), 0),
                     new HttpGuardBenchmark.Row("Redis, request-signed", setup.requestSigned(requestSigned), 0),
