@@ -212,7 +212,8 @@ public final class WebFluxGuardBenchmark {
                 "Redis store (Lettuce), compact, non-blocking", "R2DBC store (PostgreSQL), compact, non-blocking",
                 "no filter, handler: one R2DBC query, async",
                 "Redis store (Lettuce), request-signed, non-blocking", "R2DBC store (PostgreSQL), request-signed, non-blocking",
-                "Redis store (Lettuce), request-signed + key, non-blocking"};
+                "Redis store (Lettuce), request-signed + key, non-blocking",
+                "no filter, handler: one Redis nonce write, async", "no filter, handler: one R2DBC nonce write, async"};
         // the rows whose requests are signed per request (those with "+ key" also carry an idempotency key each)
         java.util.Set<String> requestSigned = java.util.Set.of("in-memory store, request-signed",
                 "JDBC store (PostgreSQL), request-signed", "Redis store, request-signed", "no filter, request-signed requests",
@@ -220,7 +221,8 @@ public final class WebFluxGuardBenchmark {
                 "Redis store (Lettuce), request-signed + key, non-blocking");
         java.util.Set<String> unfenced = java.util.Set.of("no filter", "no filter, handler: one PostgreSQL query",
                 "no filter, handler: one Redis script call", "no filter, handler: one Redis script call, async",
-                "no filter, handler: one R2DBC query, async");
+                "no filter, handler: one R2DBC query, async", "no filter, handler: one Redis nonce write, async",
+                "no filter, handler: one R2DBC nonce write, async");
         List<NettyServer> servers = new ArrayList<>();
         List<Runnable> closing = new ArrayList<>();
         ExecutorService clients = Executors.newFixedThreadPool(THREADS, named("bench-client"));
@@ -280,6 +282,23 @@ public final class WebFluxGuardBenchmark {
             servers.add(server(lettuceMarks, keys, false, true));
             servers.add(server(io.fenceguard.reactor.webflux.r2dbc.R2dbcHighWaterStore.of(r2dbcPool), keys, false, true));
             servers.add(server(lettuceMarks, keys, false, true, true, lettuceMarks));
+            // What a request-signed row must do at least, without blocking: record its nonce, one write per request
+            // (Redis: SET NX with its expiry; PostgreSQL: an insert committed without waiting for its flush, as the
+            // stores'). A nonce of this run's own.
+            java.util.concurrent.atomic.AtomicLong nonces = new java.util.concurrent.atomic.AtomicLong();
+            servers.add(roundTripServer(() -> reactor.core.publisher.Mono.fromCompletionStage(() -> lettuceScripts.evalAsync(
+                    "return redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) and 1 or 0",
+                    io.fenceguard.redis.RedisScriptClient.Reply.LONG, List.of(keyPrefix + "nonce-write:"
+                            + nonces.incrementAndGet()), List.of("300000"), REQUEST_TIMEOUT.toNanos()))));
+            servers.add(roundTripServer(() -> reactor.core.publisher.Mono.usingWhen(r2dbcPool.create(),
+                    c -> reactor.core.publisher.Flux.from(c.createStatement("WITH fresh AS (INSERT INTO "
+                                    + "fenceguard_http_nonce (nonce, expires_at) VALUES ($1, $2) ON CONFLICT (nonce) "
+                                    + "DO NOTHING RETURNING 1) SELECT (SELECT count(*) FROM fresh), "
+                                    + "set_config('synchronous_commit', 'off', true)")
+                                    .bind(0, keyPrefix + "nonce-write:" + nonces.incrementAndGet())
+                                    .bind(1, java.time.LocalDateTime.now().plusMinutes(5)).execute())
+                            .concatMap(r -> r.map((row, meta) -> 1)).then(),
+                    io.r2dbc.spi.Connection::close)));
             // a token of now, as a clock-floor lease mints it: not below the floor the Redis store set when it started
             long token = Math.max(System.currentTimeMillis() * 1000,
                     redisMarks.floor().map(FencingToken::value).orElse(0L));
@@ -404,8 +423,9 @@ public final class WebFluxGuardBenchmark {
             closing.forEach(Runnable::run);
             try {
                 TestRedisson.shared().getKeys().deleteByPattern(keyPrefix + "*");
+                TestR2dbc.execute("DELETE FROM fenceguard_http_nonce WHERE nonce LIKE '" + keyPrefix + "%'");
             } catch (RuntimeException e) {
-                System.out.println("could not remove the keys under " + keyPrefix + ": " + e);
+                System.out.println("could not remove the keys and nonces under " + keyPrefix + ": " + e);
             }
         }
     }
