@@ -1,9 +1,10 @@
 package io.fenceguard.core;
 
 import io.fenceguard.core.internal.LeaseState;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A held lease on a resource with its fencing token. Close it to release (try-with-resources);
@@ -15,18 +16,39 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class Lease implements AutoCloseable {
 
+    /**
+     * What a presented fence has left: the time a lease of {@code Long.MAX_VALUE / 4} nanoseconds would have, less
+     * its drift allowance. Nothing renews or expires a presented fence, so no clock is read for it.
+     */
+    private static final Duration PRESENTED_REMAINING =
+            Duration.ofNanos(Long.MAX_VALUE / 4 - (Long.MAX_VALUE / 4 / 100 + 2_000_000L));
+
+    private static final VarHandle CLOSED;
+
+    static {
+        try {
+            CLOSED = MethodHandles.lookup().findVarHandle(Lease.class, "closed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Fence fence;
+    /** What this process knows of a lease it holds; null for a {@link #presented} fence, which it does not hold. */
     private final LeaseState state;
     private final LeaseManager manager;
     private final String holder;
     /** Who presented a {@link #presented} fence; its holder name is made only when asked for. */
     private final String presentedBy;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    /** Set once by {@link #close}, through {@link #CLOSED}: no object of its own per lease. */
+    private volatile boolean closed;
 
     Lease(LeaseState state, LeaseManager manager, String holder) {
-        this(state, manager, holder, null);
+        this(state.fence(), state, manager, holder, null);
     }
 
-    private Lease(LeaseState state, LeaseManager manager, String holder, String presentedBy) {
+    private Lease(Fence fence, LeaseState state, LeaseManager manager, String holder, String presentedBy) {
+        this.fence = fence;
         this.state = state;
         this.manager = manager;
         this.holder = holder;
@@ -45,9 +67,9 @@ public final class Lease implements AutoCloseable {
         if (fence == null || source == null) {
             throw new IllegalArgumentException("fence and source are required");
         }
-        LeaseState state = new LeaseState(fence, null, null, Long.MAX_VALUE / 4, System.nanoTime(), null);
-        // a consumer presents one per message: the holder's name is seldom read, so it is not built here
-        return new Lease(state, null, null, source);
+        // a consumer presents one per message: no lease state (clock, deadline, listeners) is kept for what is
+        // neither renewed nor lost, and the holder's name, seldom read, is not built here
+        return new Lease(fence, null, null, null, source);
     }
 
     /** Whether this is a {@link #presented} fence rather than a lease held by this process. */
@@ -57,15 +79,15 @@ public final class Lease implements AutoCloseable {
 
     /** The resource and token: what the writes under this lease are fenced with. */
     public Fence fence() {
-        return state.fence();
+        return fence;
     }
 
     public ResourceName resource() {
-        return state.fence().resource();
+        return fence.resource();
     }
 
     public FencingToken token() {
-        return state.fence().token();
+        return fence.token();
     }
 
     /**
@@ -73,7 +95,7 @@ public final class Lease implements AutoCloseable {
      * exclusive lease granted after it. A presented fence counts as exclusive.
      */
     public LeaseMode mode() {
-        return state.request() == null ? LeaseMode.EXCLUSIVE : state.request().mode();
+        return state == null ? LeaseMode.EXCLUSIVE : state.request().mode();
     }
 
     /** Who holds it: unique per lease (client id, thread, sequence), or {@code presented:<source>}. */
@@ -83,15 +105,21 @@ public final class Lease implements AutoCloseable {
 
     /** Time left before the lease runs out unless renewed; zero once lost or released. */
     public Duration remaining() {
-        return closed.get() ? Duration.ZERO : Duration.ofNanos(state.remainingNanos());
+        if (closed) {
+            return Duration.ZERO;
+        }
+        return state == null ? PRESENTED_REMAINING : Duration.ofNanos(state.remainingNanos());
     }
 
     public boolean isValid() {
-        return !closed.get() && state.isValid();
+        return !closed && (state == null || state.isValid());
     }
 
     /** Why the lease was lost, if it was. */
     public Optional<LeaseLossReason> lossReason() {
+        if (state == null) {
+            return Optional.empty();
+        }
         state.isValid();
         return Optional.ofNullable(state.lossReason());
     }
@@ -103,10 +131,10 @@ public final class Lease implements AutoCloseable {
      * @throws FenceguardException when it was already released
      */
     public void ensureValid() {
-        if (!closed.get() && state.isValid()) {
+        if (isValid()) {
             return;
         }
-        LeaseLossReason reason = state.lossReason();
+        LeaseLossReason reason = state == null ? null : state.lossReason();
         if (reason != null) {
             throw new LeaseLostException(resource(), token(), reason);
         }
@@ -133,7 +161,7 @@ public final class Lease implements AutoCloseable {
      * {@link LeaseConfig#atRiskShare()} of it is left. False once lost or released.
      */
     public boolean isAtRisk() {
-        return manager != null && !closed.get() && state.isAtRisk();
+        return manager != null && !closed && state.isAtRisk();
     }
 
     /**
@@ -171,13 +199,14 @@ public final class Lease implements AutoCloseable {
         return manager == candidate;
     }
 
+    /** Only for leases from a manager: a presented fence has none. */
     LeaseState state() {
         return state;
     }
 
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) {
+        if (CLOSED.compareAndSet(this, false, true)) {
             if (manager != null) {
                 manager.release(this);
             }
@@ -186,6 +215,6 @@ public final class Lease implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Lease[" + fence() + ", holder " + holder() + (state.lossReason() != null ? ", lost" : "") + "]";
+        return "Lease[" + fence() + ", holder " + holder() + (state != null && state.lossReason() != null ? ", lost" : "") + "]";
     }
 }

@@ -15,20 +15,25 @@ import java.util.function.Supplier;
  */
 public final class LeaseContext {
 
-    private static final ThreadLocal<List<Lease>> BOUND = ThreadLocal.withInitial(List::of);
+    /** Each thread's bound leases, in a holder of its own: a bind and its close write a field, not the thread's map. */
+    private static final ThreadLocal<Bound> BOUND = ThreadLocal.withInitial(Bound::new);
+
+    private static final class Bound {
+        List<Lease> leases = List.of();
+    }
 
     private LeaseContext() {
     }
 
     /** The innermost bound lease. */
     public static Optional<Lease> current() {
-        List<Lease> leases = BOUND.get();
+        List<Lease> leases = BOUND.get().leases;
         return leases.isEmpty() ? Optional.empty() : Optional.of(leases.get(leases.size() - 1));
     }
 
     /** The innermost bound lease on {@code resource}. */
     public static Optional<Lease> current(ResourceName resource) {
-        List<Lease> leases = BOUND.get();
+        List<Lease> leases = BOUND.get().leases;
         for (int i = leases.size() - 1; i >= 0; i--) {
             if (leases.get(i).resource().equals(resource)) {
                 return Optional.of(leases.get(i));
@@ -39,7 +44,7 @@ public final class LeaseContext {
 
     /** Every bound lease, outermost first. */
     public static List<Lease> all() {
-        return BOUND.get();
+        return BOUND.get().leases;
     }
 
     /**
@@ -59,7 +64,8 @@ public final class LeaseContext {
         if (lease == null) {
             throw new IllegalArgumentException("lease must not be null");
         }
-        List<Lease> before = BOUND.get();
+        Bound thread = BOUND.get();
+        List<Lease> before = thread.leases;
         List<Lease> after;
         if (before.isEmpty()) {
             after = Collections.singletonList(lease);   // the usual case: one lease, bound and unbound per message
@@ -69,13 +75,13 @@ public final class LeaseContext {
             after.add(lease);
             after = Collections.unmodifiableList(after);
         }
-        BOUND.set(after);
+        thread.leases = after;
         return new Scope(before, lease);
     }
 
     /** Runs {@code task} with the leases bound now, wherever it runs. */
     public static Runnable wrap(Runnable task) {
-        List<Lease> captured = BOUND.get();
+        List<Lease> captured = BOUND.get().leases;
         return () -> {
             try (Scope ignored = restore(captured)) {
                 task.run();
@@ -84,7 +90,7 @@ public final class LeaseContext {
     }
 
     public static <T> Callable<T> wrap(Callable<T> task) {
-        List<Lease> captured = BOUND.get();
+        List<Lease> captured = BOUND.get().leases;
         return () -> {
             try (Scope ignored = restore(captured)) {
                 return task.call();
@@ -93,7 +99,7 @@ public final class LeaseContext {
     }
 
     public static <T> Supplier<T> wrapSupplier(Supplier<T> task) {
-        List<Lease> captured = BOUND.get();
+        List<Lease> captured = BOUND.get().leases;
         return () -> {
             try (Scope ignored = restore(captured)) {
                 return task.get();
@@ -107,8 +113,9 @@ public final class LeaseContext {
     }
 
     private static Scope restore(List<Lease> leases) {
-        List<Lease> before = BOUND.get();
-        BOUND.set(leases);
+        Bound thread = BOUND.get();
+        List<Lease> before = thread.leases;
+        thread.leases = leases;
         return new Scope(before, null);
     }
 
@@ -133,10 +140,11 @@ public final class LeaseContext {
                 return;
             }
             closed = true;
-            List<Lease> now = bound == null ? previous : without(BOUND.get(), bound);
-            // set, not removed, when empty: the thread's next bind replaces the value in place (the empty list
-            // holds nothing, and the thread local is this class's own)
-            BOUND.set(now.isEmpty() ? List.of() : now);
+            Bound thread = BOUND.get();
+            List<Lease> now = bound == null ? previous : without(thread.leases, bound);
+            // kept, not removed, when empty: the thread's next bind writes the same holder (an empty one holds
+            // nothing, and the thread local is this class's own)
+            thread.leases = now.isEmpty() ? List.of() : now;
         }
 
         /** {@code leases} without the innermost occurrence of {@code lease} (by identity). */

@@ -130,6 +130,28 @@ class LeaseContextTest {
     }
 
     @Test
+    void presentedFenceStaysValidUntilClosedAndIsNeverLost() {
+        ResourceName resource = ResourceName.of("ctx:presented-state" + System.nanoTime());
+        Lease presented = Lease.presented(Fence.of(resource, FencingToken.of(5)), "kafka:orders-0@7");
+        assertThat(presented.isValid()).isTrue();
+        assertThat(presented.mode()).isEqualTo(LeaseMode.EXCLUSIVE);
+        assertThat(presented.lossReason()).isEmpty();
+        // nothing renews it, and nothing runs out: far more time is left than any run lasts
+        assertThat(presented.remaining()).isGreaterThan(Duration.ofDays(365L * 50));
+        presented.ensureValid();
+
+        presented.close();
+        presented.close();
+        assertThat(presented.isValid()).isFalse();
+        assertThat(presented.remaining()).isEqualTo(Duration.ZERO);
+        assertThat(presented.lossReason()).isEmpty();
+        assertThat(presented.toString()).doesNotContain("lost");
+        // closed, not lost: it says it was released
+        assertThatThrownBy(presented::ensureValid).isInstanceOf(FenceguardException.class)
+                .isNotInstanceOf(LeaseLostException.class).hasMessageContaining("already released");
+    }
+
+    @Test
     void requireValidWithoutALeaseSaysSo() {
         assertThatThrownBy(LeaseContext::requireValid).isInstanceOf(FenceguardException.class)
                 .hasMessageContaining("no lease");

@@ -24,7 +24,6 @@ public final class LeaseState {
     private final long leaseNanos;
     private final long driftNanos;
     private final LossEvents events;
-    /** Empty and never added to for a presented fence, which nobody listens to (see {@code Lease}). */
     private final List<Registration> lossListeners;
     /** Below this much time left, a lease whose latest renewals are unconfirmed is at risk. */
     private final long atRiskNanos;
@@ -50,10 +49,6 @@ public final class LeaseState {
     private AutoCloseable storeWatch;
     private AutoCloseable releaseRequestWatch;
 
-    /**
-     * @param request null for a presented fence, which no store holds for this process
-     * @param grant null for a presented fence
-     */
     public LeaseState(Fence fence, LeaseRequest request, Grant grant, long leaseNanos, long sentAtNanos,
                       LossEvents events) {
         this(fence, request, grant, leaseNanos, sentAtNanos, events, 0.5);
@@ -62,11 +57,9 @@ public final class LeaseState {
     /** @param atRiskShare the share of the lease below which unconfirmed renewals put it at risk */
     public LeaseState(Fence fence, LeaseRequest request, Grant grant, long leaseNanos, long sentAtNanos,
                       LossEvents events, double atRiskShare) {
-        // a consumer presents a fence per message: no listener lists for what nobody can listen to
-        boolean presented = request == null;
-        this.lossListeners = presented ? List.of() : new CopyOnWriteArrayList<>();
-        this.riskListeners = presented ? List.of() : new CopyOnWriteArrayList<>();
-        this.releaseRequestListeners = presented ? List.of() : new CopyOnWriteArrayList<>();
+        this.lossListeners = new CopyOnWriteArrayList<>();
+        this.riskListeners = new CopyOnWriteArrayList<>();
+        this.releaseRequestListeners = new CopyOnWriteArrayList<>();
         this.atRiskNanos = (long) (leaseNanos * atRiskShare);
         this.lastSentNanos = sentAtNanos;
         this.lastConfirmedNanos = sentAtNanos;
