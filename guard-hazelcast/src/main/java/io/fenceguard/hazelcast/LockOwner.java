@@ -61,6 +61,8 @@ final class LockOwner {
     /** A pooled thread runs the lease's commands: the next command is queued for it. */
     private boolean running;
     private boolean endReported;
+    /** The lock was given back, or refused, under this lease's owner id, which holds and waits for nothing since. */
+    private volatile boolean ownerIdFree;
     private ScheduledFuture<?> expiry;
     private long expiresAtNanos;
     private Consumer<LeaseLossReason> lossListener;
@@ -222,6 +224,10 @@ final class LockOwner {
         }
         if (ended) {
             onEnd.run();
+            if (ownerIdFree) {
+                // The lease's last command has run: no call of it uses the id any more.
+                LockOwnerIds.reuse(ownerId);
+            }
         }
     }
 
@@ -245,6 +251,8 @@ final class LockOwner {
             return;
         }
         if (fence == FencedLock.INVALID_FENCE) {
+            // Refused when the wait ran out: the group no longer queues this owner for the lock.
+            ownerIdFree = true;
             end(null);
             granted.complete(fence);
             return;
@@ -308,6 +316,8 @@ final class LockOwner {
     private void giveBack(CompletableFuture<Boolean> answer) {
         retry(() -> {
             lock.unlock();
+            // A lease locks once: given back, its owner holds nothing.
+            ownerIdFree = true;
             answer.complete(true);
         }, () -> answer.complete(false), answer::completeExceptionally);
     }
