@@ -2,6 +2,7 @@ package io.fenceguard.hazelcast.bench;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.cp.lock.FencedLock;
+import com.hazelcast.internal.util.ThreadUtil;
 import io.fenceguard.core.Lease;
 import io.fenceguard.core.LeaseConfig;
 import io.fenceguard.core.LeaseManager;
@@ -19,7 +20,10 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,12 +47,20 @@ import java.util.concurrent.atomic.AtomicLong;
  * operations of the round, median over the rounds: it moves far less with the machine's load than the rate.
  *
  * <p>Settings: {@code -Dbench.rounds} (default 10), {@code -Dbench.seconds} per round (default 0.75),
- * {@code -Dbench.warmup} seconds (default 1.5).
+ * {@code -Dbench.warmup} seconds (default 1.5); {@code -Dbench.handoff=true} adds a row of the provider's floor: the
+ * FencedLock's two calls each made by a pooled thread while the caller waits for it, as the provider makes them
+ * (without it the provider's waits would not be bounded), with no lease around them.
  */
 public final class HazelcastLeaseBenchmark {
 
     private static final String ANCHOR = "FencedLock, used directly";
     private static final String FENCEGUARD = "fenceguard HazelcastLeaseProvider";
+    private static final String HANDOFF = "FencedLock, each call handed to a pooled thread";
+    private static final ExecutorService handOff = Executors.newCachedThreadPool(work -> {
+        Thread thread = new Thread(work, "bench-hand-off");
+        thread.setDaemon(true);
+        return thread;
+    });
     private static final com.sun.management.OperatingSystemMXBean PROCESS =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     private static volatile long sink;
@@ -81,6 +93,19 @@ public final class HazelcastLeaseBenchmark {
                     sink += lock.lockAndGetFence();
                     lock.unlock();
                 });
+                if (Boolean.getBoolean("bench.handoff")) {
+                    // The provider's floor: each call made by a pooled thread for the caller, which waits with a
+                    // timeout of its own, as the provider does to bound its waits; no lease, no bookkeeping.
+                    implementations.put(HANDOFF, resource -> {
+                        FencedLock lock = member.getCPSubsystem().getLock("bench-handoff:" + resource);
+                        long owner = Thread.currentThread().getId();
+                        sink += handOff.submit(() -> asOwner(owner, lock::lockAndGetFence)).get(10, TimeUnit.SECONDS);
+                        handOff.submit(() -> asOwner(owner, () -> {
+                            lock.unlock();
+                            return 0L;
+                        })).get(10, TimeUnit.SECONDS);
+                    });
+                }
                 implementations.put(FENCEGUARD + ", SPI only", resource -> {
                     LeaseRequest request = new LeaseRequest(ResourceName.of("bench-spi:" + resource),
                             "bench-" + Thread.currentThread().getName(), Duration.ofSeconds(30));
@@ -128,6 +153,16 @@ public final class HazelcastLeaseBenchmark {
         }
         BenchTable.print();
         return true;
+    }
+
+    /** Runs {@code call} as the lock's owner {@code owner} (the caller's thread), whichever thread makes it. */
+    private static long asOwner(long owner, Callable<Long> call) throws Exception {
+        ThreadUtil.setThreadId(owner);
+        try {
+            return call.call();
+        } finally {
+            ThreadUtil.removeThreadId();
+        }
     }
 
     /** One round of one implementation: its rate, and the process's CPU time per operation meanwhile. */
