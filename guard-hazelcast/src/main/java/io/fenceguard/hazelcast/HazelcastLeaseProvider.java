@@ -20,7 +20,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -69,7 +68,7 @@ public final class HazelcastLeaseProvider extends AbstractLeaseProvider {
     /** The threads that make the leases' calls on their locks: as many as calls under way. */
     private final ThreadPoolExecutor lockThreads;
     /** Tells the leases when their lease time passes without a renewal. */
-    private final ScheduledThreadPoolExecutor expiries;
+    private final ExpiryTimer expiries;
     private volatile boolean closed;
 
     private HazelcastLeaseProvider(HazelcastInstance hazelcast, HazelcastLeaseConfig config) {
@@ -78,10 +77,7 @@ public final class HazelcastLeaseProvider extends AbstractLeaseProvider {
         this.lifecycleListener = hazelcast.getLifecycleService().addLifecycleListener(this::lifecycle);
         this.lockThreads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 daemons("fenceguard-hazelcast-lock-"));
-        this.expiries = new ScheduledThreadPoolExecutor(1, daemons("fenceguard-hazelcast-expiry-"));
-        this.expiries.setKeepAliveTime(60, TimeUnit.SECONDS);
-        this.expiries.allowCoreThreadTimeOut(true);
-        this.expiries.setRemoveOnCancelPolicy(true);
+        this.expiries = new ExpiryTimer(daemons("fenceguard-hazelcast-expiry-"));
     }
 
     private static ThreadFactory daemons(String prefix) {

@@ -9,7 +9,6 @@ import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -51,7 +50,7 @@ final class LockOwner {
     private final long deadlineNanos;
     private final Executor threads;
     /** Tells the lease when its lease time passes without a renewal. */
-    private final ScheduledExecutorService timer;
+    private final ExpiryTimer timer;
     /** The lease's owner of its FencedLock, in place of the serving thread's id. */
     private final long ownerId = LockOwnerIds.next();
     /** The fence, {@link FencedLock#INVALID_FENCE} when the wait ran out; cancelled by a caller that gave up. */
@@ -62,6 +61,8 @@ final class LockOwner {
     /** A pooled thread runs the lease's commands: the next command is queued for it. */
     private boolean running;
     private boolean endReported;
+    /** The lock was given back, or refused, under this lease's owner id, which holds and waits for nothing since. */
+    private volatile boolean ownerIdFree;
     private ScheduledFuture<?> expiry;
     private long expiresAtNanos;
     private Consumer<LeaseLossReason> lossListener;
@@ -77,7 +78,7 @@ final class LockOwner {
      * @param onEnd         called once, on a pooled thread, when the lease ends here
      */
     LockOwner(HazelcastInstance hazelcast, Supplier<FencedLock> locks, ResourceName resource, long leaseNanos, long sentNanos,
-              long deadlineNanos, Executor threads, ScheduledExecutorService timer, Runnable onEnd) {
+              long deadlineNanos, Executor threads, ExpiryTimer timer, Runnable onEnd) {
         this.hazelcast = hazelcast;
         this.locks = locks;
         this.resource = resource;
@@ -223,6 +224,10 @@ final class LockOwner {
         }
         if (ended) {
             onEnd.run();
+            if (ownerIdFree) {
+                // The lease's last command has run: no call of it uses the id any more.
+                LockOwnerIds.reuse(ownerId);
+            }
         }
     }
 
@@ -246,6 +251,8 @@ final class LockOwner {
             return;
         }
         if (fence == FencedLock.INVALID_FENCE) {
+            // Refused when the wait ran out: the group no longer queues this owner for the lock.
+            ownerIdFree = true;
             end(null);
             granted.complete(fence);
             return;
@@ -253,12 +260,19 @@ final class LockOwner {
         this.fence = fence;
         synchronized (this) {
             state = State.HOLDING;
-            expireIn(expiresAtNanos - System.nanoTime());
         }
+        timer.admit(this, leaseNanos);
         if (!granted.complete(fence)) {
             // The caller gave up while the lock was on its way: nobody holds this lease, so nobody may hold the lock.
             end(null);
             giveBack(new CompletableFuture<>());
+        }
+    }
+
+    /** Puts the held lease on the timer (once), for the end of its lease time; nothing when it ended meanwhile. */
+    synchronized void armExpiry() {
+        if (state == State.HOLDING && expiry == null) {
+            expireIn(expiresAtNanos - System.nanoTime());
         }
     }
 
@@ -275,7 +289,7 @@ final class LockOwner {
                     }
                 });
             }
-        }, Math.max(0, nanos), TimeUnit.NANOSECONDS);
+        }, nanos);
     }
 
     /** True when the lease is held and its time has passed; when it is held and renewed meanwhile, checked again later. */
@@ -302,6 +316,8 @@ final class LockOwner {
     private void giveBack(CompletableFuture<Boolean> answer) {
         retry(() -> {
             lock.unlock();
+            // A lease locks once: given back, its owner holds nothing.
+            ownerIdFree = true;
             answer.complete(true);
         }, () -> answer.complete(false), answer::completeExceptionally);
     }
