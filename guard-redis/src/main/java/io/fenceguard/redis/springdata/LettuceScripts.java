@@ -99,6 +99,10 @@ final class LettuceScripts implements ScriptRunner {
      * Sent only while Lettuce is connected: while it reconnects it would hold the call and send it once Redis is back,
      * long after the caller gave up (an acquire granted then is one more lock to give back). A call refused here is a
      * transient failure that the caller tries again within its time, as with a refused connection.
+     *
+     * <p>One stage on Lettuce's command: its answer is converted, or on NOSCRIPT the script sent by EVAL, by the
+     * thread that completes the command (Lettuce's, which every call of every thread shares), so each call adds one
+     * completion there, not one per step.
      */
     private CompletableFuture<Object> send(Held held, String script, ScriptOutputType type, byte[][] keys,
                                            byte[][] args) {
@@ -108,11 +112,28 @@ final class LettuceScripts implements ScriptRunner {
         }
         RedisClusterAsyncCommands<byte[], byte[]> commands = held.commands();
         String digest = digests.computeIfAbsent(script, commands::digest);
-        CompletableFuture<Object> first = commands.<Object>evalsha(digest, type, keys, args).toCompletableFuture();
-        return first.exceptionallyCompose(e -> unwrap(e) instanceof RedisNoScriptException
-                        ? commands.<Object>eval(script, type, keys, args).toCompletableFuture()
-                        : CompletableFuture.failedFuture(unwrap(e)))
-                .thenApply(LettuceScripts::strings);
+        CompletableFuture<Object> answer = new CompletableFuture<>();
+        commands.<Object>evalsha(digest, type, keys, args).whenComplete((reply, error) -> {
+            if (error == null) {
+                answer.complete(strings(reply));
+            } else if (unwrap(error) instanceof RedisNoScriptException) {
+                commands.<Object>eval(script, type, keys, args).whenComplete((evalReply, evalError) -> {
+                    if (evalError == null) {
+                        answer.complete(strings(evalReply));
+                    } else {
+                        fail(answer, evalError);
+                    }
+                });
+            } else {
+                fail(answer, error);
+            }
+        });
+        return answer;
+    }
+
+    /** Failed as a dependent stage fails: Lettuce's exception in a {@link CompletionException}. */
+    private static void fail(CompletableFuture<Object> answer, Throwable error) {
+        answer.completeExceptionally(new CompletionException(unwrap(error)));
     }
 
     /** SCRIPT LOAD of each, pipelined on the connection (on a Cluster, Lettuce sends each to every master). */
