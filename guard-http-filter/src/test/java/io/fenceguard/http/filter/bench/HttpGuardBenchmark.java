@@ -123,7 +123,8 @@ public final class HttpGuardBenchmark {
      * reach, its floor in the table; {@code null} for a row without a shared store.
      */
     static String floorOf(String row) {
-        String server = row.startsWith("JDBC") ? "PostgreSQL query" : row.startsWith("Redis") ? "Redis script call" : null;
+        String server = row.startsWith("JDBC") ? "PostgreSQL query" : row.startsWith("MariaDB") ? "MariaDB query"
+                : row.startsWith("Redis") ? "Redis script call" : null;
         if (server == null) {
             return null;
         }
@@ -312,6 +313,7 @@ public final class HttpGuardBenchmark {
         RequestSignatures signer = RequestSignatures.of(keys, "Fencing-Token");
         // One pool for every instance (each row runs alone): together they stay within the server's connection limit.
         try (BenchPostgres postgres = new BenchPostgres(); HikariDataSource pool = postgres.pool(2 * THREADS);
+                BenchMariaDb mariadb = new BenchMariaDb(); HikariDataSource mariaPool = mariadb.pool(2 * THREADS);
                 Instances instances = new Instances();
                 LoadDriver driver = new LoadDriver(THREADS, ATTEMPTS, REQUEST_TIMEOUT); extension) {
             Setup setup = new Setup(instances, pool, signer, unsigned, compact);
@@ -370,6 +372,30 @@ public final class HttpGuardBenchmark {
                     "test.idempotency", "true"), () -> new ClaimApart<>(JdbcHighWaterStore.of(pool)),
                     false);
             rows.add(new Row("JDBC, request-signed + key apart", setup.requestSignedWithKeys(jdbcKeyedApartPort), 0));
+            // The JDBC store on MariaDB: its one-call and one-write rows, compact and request-signed. Its nonce's
+            // insert waits for its flush (MariaDB has no commit that does not, per transaction).
+            int mariaQueryPort = setup.startRoundTrip("mariadb-round-trip", () -> {
+                try (java.sql.Connection c = mariaPool.getConnection(); java.sql.Statement query = c.createStatement()) {
+                    query.execute("SELECT 1");
+                }
+            });
+            rows.add(new Row("no filter, handler: one MariaDB query", fixed(mariaQueryPort, null, "/round-trip/bench"), 0));
+            int mariaWritePort = setup.startRoundTrip("mariadb-nonce-write", () -> {
+                try (java.sql.Connection c = mariaPool.getConnection(); java.sql.PreparedStatement insert = c.prepareStatement(
+                        "INSERT IGNORE INTO fenceguard_http_nonce (nonce, expires_at) VALUES (?, ?)")) {
+                    insert.setString(1, "bench-write-" + run + "-" + nonces.incrementAndGet());
+                    insert.setTimestamp(2, java.sql.Timestamp.from(java.time.Instant.now().plusSeconds(300)));
+                    insert.executeUpdate();
+                }
+            });
+            rows.add(new Row("no filter, handler: one MariaDB nonce write", fixed(mariaWritePort, null,
+                    "/round-trip/bench"), indexOf(rows, "no filter, handler: one MariaDB query")));
+            JdbcHighWaterStore mariaStore = JdbcHighWaterStore.of(mariaPool);
+            int mariaPort = setup.start("mariadb", Map.of(), () -> mariaStore, false);
+            rows.add(new Row("MariaDB, compact signed", fixed(mariaPort, compact), 0));
+            int mariaRequestPort = setup.start("mariadb-request", Map.of("test.request-signatures", "true"),
+                    () -> mariaStore, false);
+            rows.add(new Row("MariaDB, request-signed", signed(mariaRequestPort, signer, unsigned), 0));
             int openWritesPort = setup.start("open-writes", Map.of("test.fencing", "false"), null, true);
             int writesAnchor = rows.size();
             rows.add(new Row("no filter, handler writes", fixed(openWritesPort, null, "/writes/bench"), writesAnchor));
