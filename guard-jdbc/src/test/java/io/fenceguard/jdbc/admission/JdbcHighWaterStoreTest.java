@@ -262,6 +262,40 @@ class JdbcHighWaterStoreTest {
         assertAdmitClaiming(JdbcHighWaterStore.of(ds));
     }
 
+    /**
+     * While another transaction holds the mark's row locked, a continuing and a stale token are decided at once; a
+     * newer one waits for the row and, once that transaction gives up, claims it.
+     */
+    private static void continuingAdmissionTakesNoLock(javax.sql.DataSource ds, JdbcHighWaterStore store, String table)
+            throws Exception {
+        ResourceName r = ResourceName.of("held:" + UUID.randomUUID().toString().substring(0, 8));
+        assertThat(store.admit(fence(r, 5)).outcome()).isEqualTo(Outcome.CLAIMED);
+        try (var holder = ds.getConnection()) {
+            holder.setAutoCommit(false);
+            try (var lock = holder.prepareStatement("SELECT token FROM " + table + " WHERE resource = ? FOR UPDATE")) {
+                lock.setString(1, r.value());
+                lock.executeQuery().close();
+            }
+            var pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+            try {
+                var continued = pool.submit(() -> store.admit(fence(r, 5)));
+                // Decided while the row is locked: it waits for no lock (without the unlocked read it would wait
+                // until the holder ends, and the get would give up).
+                assertThat(continued.get(20, java.util.concurrent.TimeUnit.SECONDS).outcome())
+                        .isEqualTo(Outcome.CONTINUED);
+                assertThat(pool.submit(() -> store.admit(fence(r, 4))).get(20, java.util.concurrent.TimeUnit.SECONDS)
+                        .outcome()).isEqualTo(Outcome.STALE);
+                var claim = pool.submit(() -> store.admit(fence(r, 6)));
+                holder.rollback();
+                assertThat(claim.get(60, java.util.concurrent.TimeUnit.SECONDS).outcome()).isEqualTo(Outcome.CLAIMED);
+            } finally {
+                holder.rollback();
+                pool.shutdownNow();
+            }
+        }
+        assertThat(store.admit(fence(r, 5)).outcome()).isEqualTo(Outcome.STALE);
+    }
+
     /** MariaDB takes the locking-read path; many first admissions of one resource race to insert its row. */
     @Test
     void mariadbLockingReadUnderConcurrentFirstAdmissions() throws Exception {
@@ -288,6 +322,7 @@ class JdbcHighWaterStoreTest {
                 assertNonce(store);
                 assertSigned(store);
                 assertSignedGroup(store);
+                continuingAdmissionTakesNoLock(ds, store, table);
                 for (int round = 0; round < 20; round++) {
                     ResourceName r = ResourceName.of("race:" + round + ":" + UUID.randomUUID().toString().substring(0, 8));
                     var pool = java.util.concurrent.Executors.newFixedThreadPool(8);

@@ -21,8 +21,19 @@ final class LockingReadHighWaterSql extends HighWaterSql {
         super(table);
     }
 
+    /**
+     * A mark at least the presented token, read without a lock, decides (equal: continued, higher: stale): marks only
+     * grow, so the committed mark the read sees orders this admission before any claim it did not see, as a locked
+     * read made a moment earlier would. A lease's requests after its first are then one read, not a transaction; only
+     * a newer token (or a resource without a row) locks the row to claim it.
+     */
     @Override
     public Admission admit(Connection connection, Fence presented) throws SQLException {
+        connection.setAutoCommit(true);
+        FencingToken seen = read(connection, presented.resource(), "");
+        if (seen != null && !presented.token().isNewerThan(seen)) {
+            return Admission.of(presented, seen);
+        }
         Admission admission = admitExisting(connection, presented);
         if (admission != null) {
             return admission;
